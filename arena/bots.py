@@ -1,0 +1,174 @@
+"""The Bot protocol and how bots are found: bundled in `bots/`, installed under the `arena.bots`
+entry-point group, registered with `arena submit`, or named by a spec `path/to/file.py:ClassName`."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import random
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, ClassVar
+
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
+"""The bundled bots; a `bots/` folder in the working directory is searched as well."""
+ENTRY_POINT_GROUP = "arena.bots"
+
+
+class Bot:
+    """Base class for bots: override `act` (and `reset` to prepare for a game)."""
+
+    name: ClassVar[str] = ""
+    """Unique name by which configs and the command line find the bot."""
+    games: ClassVar[frozenset[str] | set[str] | None] = None
+    """Game ids the bot can play, or None for any game (through the generic interface)."""
+
+    def __init__(self, **params: Any) -> None:
+        self.params = params
+
+    def reset(self, game_id: str, seat: int, rules: Any, rng: random.Random) -> None:
+        """Called before each game: the game, this bot's seat, the rules and its only rng."""
+        self.game_id, self.seat, self.rules, self.rng = game_id, seat, rules, rng
+
+    def act(self, observation: Any) -> Any:
+        """The move to play: one of `observation.legal_moves`."""
+        raise NotImplementedError
+
+
+class BotError(ValueError):
+    """A bot that cannot be found or loaded, or that cannot play what is asked of it."""
+
+
+def can_play(bot_class: type, game_id: str) -> bool:
+    """True when the bot declares it plays `game_id` (or any game)."""
+    games = getattr(bot_class, "games", None)
+    return games is None or game_id in games
+
+
+def check_interface(bot_class: Any, where: str) -> type:
+    """`bot_class` itself, if it is a class with the Bot interface; raises BotError otherwise."""
+    if not inspect.isclass(bot_class):
+        raise BotError(f"{where} is not a class")
+    missing = [m for m in ("reset", "act") if not callable(getattr(bot_class, m, None))]
+    if missing:
+        raise BotError(f"{where} has no {' or '.join(missing)} method")
+    if not isinstance(getattr(bot_class, "name", None), str) or not bot_class.name:
+        raise BotError(f"{where} has no name (a class attribute `name = \"my-bot\"`)")
+    games = getattr(bot_class, "games", None)
+    if games is not None and not (isinstance(games, (set, frozenset, tuple, list)) and
+                                  all(isinstance(g, str) for g in games)):
+        raise BotError(f"{where}: `games` must be a set of game ids or None")
+    return bot_class
+
+
+_modules: dict[Path, Any] = {}
+
+
+def _load_module(path: Path) -> Any:
+    path = path.resolve()
+    if path not in _modules:
+        if not path.is_file():
+            raise BotError(f"no bot file {path}")
+        tag = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+        module_name = f"arena_user_bots.{path.stem}_{tag}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:
+            del sys.modules[module_name]
+            raise BotError(f"cannot import {path}: {type(error).__name__}: {error}") from None
+        _modules[path] = module
+    return _modules[path]
+
+
+def _bots_in(module: Any) -> list[type]:
+    return [obj for obj in vars(module).values()
+            if inspect.isclass(obj) and obj.__module__ == module.__name__ and issubclass(obj, Bot)
+            and obj.name]
+
+
+def load_spec(spec: str) -> type:
+    """The bot class named by `path/to/file.py:ClassName`."""
+    path, _, class_name = spec.rpartition(":")
+    module = _load_module(Path(path))
+    if not hasattr(module, class_name):
+        raise BotError(f"{path} has no class {class_name!r}")
+    return check_interface(getattr(module, class_name), spec)
+
+
+def bot_dirs() -> list[Path]:
+    """Folders searched for bots by name: the bundled `bots/`, then `./bots`."""
+    dirs = [BUNDLED_DIR]
+    local = Path("bots").resolve()
+    if local != BUNDLED_DIR and local.is_dir():
+        dirs.append(local)
+    return dirs
+
+
+def folder_bots(folder: Path) -> dict[str, type]:
+    """The bots defined in the `*.py` files of `folder` (a file that fails to import is skipped with a warning)."""
+    found: dict[str, type] = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        try:
+            module = _load_module(path)
+        except BotError as error:
+            print(f"warning: skipped {error}", file=sys.stderr)
+            continue
+        for bot_class in _bots_in(module):
+            found.setdefault(bot_class.name, bot_class)
+    return found
+
+
+def available_bots() -> dict[str, type]:
+    """Every bot that can be named: bundled and dropped-in files, registered bots, entry points."""
+    found: dict[str, type] = {}
+    for folder in bot_dirs():
+        for name, bot_class in folder_bots(folder).items():
+            found.setdefault(name, bot_class)
+    for name, spec in registered_bots().items():
+        if name not in found:
+            try:
+                found[name] = load_spec(spec) if ".py:" in spec else _entry_point(spec)
+            except BotError as error:
+                print(f"warning: skipped registered bot {name}: {error}", file=sys.stderr)
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name not in found:
+            try:
+                found[point.name] = check_interface(point.load(), f"entry point {point.name}")
+            except Exception as error:
+                print(f"warning: skipped entry point {point.name}: {error}", file=sys.stderr)
+    return found
+
+
+def _entry_point(name: str) -> type:
+    for point in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            return check_interface(point.load(), f"entry point {name}")
+        except BotError:
+            raise
+        except Exception as error:
+            raise BotError(f"cannot load entry point {name}: {type(error).__name__}: {error}") from None
+    raise BotError(f"no entry point {name!r} in group {ENTRY_POINT_GROUP}")
+
+
+def registered_bots() -> dict[str, str]:
+    """Bots made available by `arena submit`: name -> spec."""
+    from arena.registry import load_registry
+
+    return load_registry()
+
+
+def load_bot_class(spec: str) -> type:
+    """The bot class for a name or a `file.py:ClassName` spec; raises BotError."""
+    if ".py:" in spec:
+        return load_spec(spec)
+    bots = available_bots()
+    if spec not in bots:
+        raise BotError(f"unknown bot {spec!r} (bots: {', '.join(sorted(bots))})")
+    return bots[spec]

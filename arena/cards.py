@@ -1,0 +1,65 @@
+"""Cards as plain ints, with lookup tables and the RULES.md notation (`TH`, `AS`, `JK`).
+
+A card is `suit * 13 + rank`: ranks 0..12 are A 2 3 4 5 6 7 8 9 T J Q K, suits 0..3 are
+C D H S. The joker is 52 (jokers are alike, so every joker is the same int).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, TypeAlias
+
+Card: TypeAlias = int
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+JOKER: Card = 52
+ACE, JACK, QUEEN, KING = 0, 10, 11, 12
+
+DECK: tuple[Card, ...] = tuple(range(52))
+
+RANK: tuple[int, ...] = tuple(c % 13 for c in DECK) + (-1,)
+"""Rank index of a card (A=0 .. K=12; -1 for the joker)."""
+SUIT: tuple[int, ...] = tuple(c // 13 for c in DECK) + (-1,)
+"""Suit index of a card (C=0 D=1 H=2 S=3; -1 for the joker)."""
+NAME: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in DECK) + ("JK",)
+"""Notation of a card: `TH`, `AS`, `JK`."""
+IS_FACE: tuple[bool, ...] = tuple(RANK[c] >= JACK for c in DECK) + (False,)
+"""True for J, Q, K (court cards)."""
+IS_RED: tuple[bool, ...] = tuple(SUIT[c] in (1, 2) for c in DECK) + (False,)
+
+_BY_NAME = {name: card for card, name in enumerate(NAME)}
+
+
+class CardError(ValueError):
+    """A string that is not a card in RULES.md notation."""
+
+
+def card_name(card: Card) -> str:
+    """The notation of one card, e.g. `TH`."""
+    return NAME[card]
+
+
+def parse_card(text: str) -> Card:
+    """The card written as `text` (`TH`, `as`, `JK`); raises CardError."""
+    card = _BY_NAME.get(text.strip().upper()) if isinstance(text, str) else None
+    if card is None:
+        raise CardError(f"not a card: {text!r} (write rank then suit, e.g. TH, AS, JK)")
+    return card
+
+
+def card_names(cards: Iterable[Card]) -> list[str]:
+    """The notation of each card, in order."""
+    return [NAME[c] for c in cards]
+
+
+def parse_cards(texts: Iterable[str]) -> list[Card]:
+    """The cards written in `texts`, in order."""
+    return [parse_card(t) for t in texts]
+
+
+def shuffled_deck(seed: int | str, jokers: int = 0) -> list[Card]:
+    """A full pack (plus `jokers` jokers) shuffled by a private rng seeded with `seed`."""
+    deck = list(DECK) + [JOKER] * jokers
+    random.Random(seed).shuffle(deck)
+    return deck

@@ -1,0 +1,23 @@
+"""The game registry: the four games by id, imported on first use."""
+
+from __future__ import annotations
+
+import importlib
+
+from arena.games.base import Game, MoveError, Outcome, RulesError, make_rules, ranks_from_scores
+
+GAME_IDS = ("caterpillar", "give_or_take", "go_for_it", "duke_of_york")
+
+__all__ = ["GAME_IDS", "Game", "MoveError", "Outcome", "RulesError", "UnknownGameError",
+           "get_game", "make_rules", "ranks_from_scores"]
+
+
+class UnknownGameError(LookupError):
+    """A game id that arena does not know."""
+
+
+def get_game(game_id: str) -> Game:
+    """The game module for `game_id`."""
+    if game_id not in GAME_IDS:
+        raise UnknownGameError(f"unknown game {game_id!r} (games: {', '.join(GAME_IDS)})")
+    return importlib.import_module(f"arena.games.{game_id}")  # type: ignore[return-value]

@@ -1,0 +1,158 @@
+"""The referee: plays one game between bots, enforcing legality and turning faults into forfeits,
+and writes the transcript JSON of DESIGN.md."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+from arena.games import Game, Outcome
+from arena.seeds import derive_seed
+
+
+@dataclass(slots=True)
+class Played:
+    """One finished game: its outcome, the fault if any, and the final state (for transcripts)."""
+
+    outcome: Outcome
+    fault_seat: int | None
+    fault: str | None
+    decisions: int
+    state: Any
+
+
+def bot_seeds(seed: int, players: int) -> list[int]:
+    """The seed of each seat's bot rng in a game dealt from `seed`."""
+    return [derive_seed(seed, "bot", seat) for seat in range(players)]
+
+
+def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,
+         move_time_limit: float | None = None) -> Played:
+    """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits."""
+    state = game.new_state(rules, seed)
+    seeds = seeds or bot_seeds(seed, len(bots))
+    for seat, bot in enumerate(bots):
+        try:
+            bot.reset(game.id, seat, rules, random.Random(seeds[seat]))
+        except Exception as error:
+            return _forfeit(game, state, seat, "crash", _describe(error), 0)
+    decisions, observe, apply, to_move, clock = 0, game.observe, game.apply, game.to_move, time.perf_counter
+    while (seat := to_move(state)) is not None:
+        observation = observe(state, seat)
+        started = clock()
+        try:
+            move = bots[seat].act(observation)
+        except Exception as error:
+            return _forfeit(game, state, seat, "crash", _describe(error), decisions)
+        if move_time_limit is not None and clock() - started > move_time_limit:
+            return _forfeit(game, state, seat, "timeout", f"took {clock() - started:.3f}s", decisions)
+        legal = observation.legal_moves
+        try:  # apply the game's own move object, so a bot's look-alike never reaches the state
+            own = legal[legal.index(move)]
+            if type(own) is not type(move):
+                raise ValueError
+        except Exception:
+            return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", decisions)
+        apply(state, own)
+        decisions += 1
+    return Played(game.result(state), None, None, decisions, state)
+
+
+def _forfeit(game: Game, state: Any, fault_seat: int, termination: str, fault: str, decisions: int) -> Played:
+    """Scores as they stand; the seat at fault ranks last, the others among themselves by score."""
+    scores = game.scores(state)
+    n = len(scores)
+    ranks = [n - 1 if seat == fault_seat else
+             sum(1 for other, s in enumerate(scores) if other != fault_seat and s > scores[seat])
+             for seat in range(n)]
+    return Played(Outcome(tuple(scores), tuple(ranks), termination), fault_seat, fault, decisions, state)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short(value: Any) -> str:
+    try:
+        return _clip(repr(value))
+    except Exception:
+        return f"<unprintable {type(value).__name__}>"
+
+
+def _describe(error: BaseException) -> str:
+    try:
+        return _clip(f"{type(error).__name__}: {error}")
+    except Exception:
+        return type(error).__name__
+
+
+def transcript(game: Game, rules: Any, players: Sequence[str], seed: int, played: Played) -> dict:
+    """The transcript JSON object of DESIGN.md for a played game."""
+    deals = [{"layout": game.layout_json(layout),
+              "moves": [{"seat": seat, "move": game.move_to_str(move)} for seat, move in moves]}
+             for layout, moves in game.deals(played.state)]
+    return {"game": game.id, "rules": asdict(rules), "seed": seed, "players": list(players), "deals": deals,
+            "scores": list(played.outcome.scores), "ranks": list(played.outcome.ranks),
+            "termination": played.outcome.termination, "fault_seat": played.fault_seat, "fault": played.fault}
+
+
+def replay(data: dict) -> Outcome:
+    """Re-plays a transcript's moves through the engine and returns the outcome they reach.
+
+    For a forfeited game the outcome is the standing at the fault, as the referee computes it.
+    Raises ValueError when a recorded move is not legal at its point or a seat does not match.
+    """
+    from arena.games import get_game, make_rules
+
+    game = get_game(data["game"])
+    state = game.new_state(make_rules(game.Rules, data["rules"]), data["seed"])
+    for *_, state in replay_steps(data):
+        pass
+    if data["fault_seat"] is not None:
+        return _forfeit(game, state, data["fault_seat"], data["termination"], data["fault"], 0).outcome
+    return game.result(state)
+
+
+def replay_steps(data: dict):
+    """Re-plays a transcript's moves, yielding (deal number, seat, move text, state after the move)."""
+    from arena.games import get_game, make_rules
+
+    game = get_game(data["game"])
+    state = game.new_state(make_rules(game.Rules, data["rules"]), data["seed"])
+    for number, deal in enumerate(data["deals"]):
+        for entry in deal["moves"]:
+            move = game.parse_move(entry["move"])
+            if game.to_move(state) != entry["seat"] or move not in game.legal_moves(state):
+                raise ValueError(f"move {entry['move']!r} by seat {entry['seat']} does not fit the game")
+            game.apply(state, move)
+            yield number, entry["seat"], entry["move"], state
+
+
+def account(data: dict) -> list[str]:
+    """A readable account of a transcript: each deal's cards, each move with the running state, the result."""
+    from arena.games import get_game
+
+    game = get_game(data["game"])
+    players = data["players"]
+    lines = [f"{game.id} - seed {data['seed']} - " + ", ".join(f"seat {s}: {p}" for s, p in enumerate(players))]
+    width = max(len(p) for p in players)
+    steps = replay_steps(data)
+    for number, deal in enumerate(data["deals"]):
+        lines.append(f"deal {number + 1}" if len(data["deals"]) > 1 else "deal")
+        for key, value in deal["layout"].items():
+            if value and isinstance(value, list) and isinstance(value[0], list):
+                lines += [f"  {key} seat {s}: {' '.join(cards)}" for s, cards in enumerate(value)]
+            else:
+                lines.append(f"  {key}: {' '.join(value) if isinstance(value, list) else value}")
+        for _ in deal["moves"]:
+            _, seat, move, state = next(steps)
+            lines.append(f"    seat {seat} {players[seat]:<{width}}  {move:<9} {game.describe(state)}")
+    lines.append(f"result: {data['termination']}   scores {' '.join(map(str, data['scores']))}"
+                 f"   ranks {' '.join(map(str, data['ranks']))}")
+    if data["fault_seat"] is not None:
+        lines.append(f"seat {data['fault_seat']} ({players[data['fault_seat']]}) forfeits: {data['fault']}")
+    winners = [players[s] for s, r in enumerate(data["ranks"]) if r == 0]
+    lines.append(("winner: " if len(winners) == 1 else "tied: ") + ", ".join(winners))
+    return lines

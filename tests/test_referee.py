@@ -1,0 +1,115 @@
+"""The referee: faults become forfeits as DESIGN.md says (Referee and transcript)."""
+
+import time
+
+import pytest
+
+from arena import referee
+from arena.bots import Bot, load_bot_class
+from arena.games import get_game, make_rules
+
+CAT = get_game("caterpillar")
+RANDOM = load_bot_class("random")
+
+
+class Raises(Bot):
+    name = "raises"
+
+    def act(self, observation):
+        if len(observation.caterpillar) >= 4:
+            raise RuntimeError("boom")
+        return observation.legal_moves[0]
+
+
+class RaisesInReset(Bot):
+    name = "raises-in-reset"
+
+    def reset(self, *args):
+        raise KeyError("no")
+
+
+class Lookalike:
+    """Equal to everything: must not pass for a legal move."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def returning(value):
+    class Returns(Bot):
+        name = "returns"
+
+        def act(self, observation):
+            return value(observation) if callable(value) else value
+
+    return Returns
+
+
+class Slow(Bot):
+    name = "slow"
+
+    def act(self, observation):
+        time.sleep(0.05)
+        return observation.legal_moves[0]
+
+
+def play(bots, seed=5, **kwargs):
+    return referee.play(CAT, CAT.Rules(), bots, seed, **kwargs)
+
+
+def test_a_bot_that_raises_forfeits_and_ranks_last():
+    played = play([RANDOM(), Raises()])
+    assert played.outcome.termination == "crash" and played.fault_seat == 1
+    assert played.fault == "RuntimeError: boom"
+    assert played.outcome.ranks == (0, 1)
+    assert played.outcome.scores == tuple(CAT.scores(played.state))
+    assert len(CAT.deals(played.state)[0][1]) == 5  # the faulting decision left no move
+
+
+def test_a_fault_at_the_start_leaves_the_layout_and_no_moves():
+    played = play([RaisesInReset(), RANDOM()])
+    data = referee.transcript(CAT, CAT.Rules(), ["raises-in-reset", "random"], 5, played)
+    assert data["termination"] == "crash" and data["fault_seat"] == 0 and data["ranks"] == [1, 0]
+    assert data["deals"][0]["moves"] == [] and len(data["deals"][0]["layout"]["stock"]) == 26
+
+
+@pytest.mark.parametrize("value", [None, "7H", True, 3.0, Lookalike(), (lambda o: 52), (lambda o: [o.legal_moves[0]])],
+                         ids=["None", "a string", "a bool", "a float", "a look-alike", "no such card", "a list"])
+def test_garbage_is_an_illegal_move(value):
+    played = play([returning(value)(), RANDOM()])
+    assert played.outcome.termination == "illegal_move" and played.fault_seat == 0
+    assert played.outcome.ranks == (1, 0)
+
+
+def test_a_card_not_in_hand_is_an_illegal_move():
+    played = play([returning(lambda o: next(c for c in range(52) if c not in o.hand))(), RANDOM()])
+    assert played.outcome.termination == "illegal_move"
+
+
+def test_a_move_over_the_time_limit_is_a_timeout():
+    played = play([RANDOM(), Slow()], move_time_limit=0.01)
+    assert played.outcome.termination == "timeout" and played.fault_seat == 1
+
+
+def test_forfeit_ranks_the_others_among_themselves():
+    game = get_game("go_for_it")
+    rules = make_rules(game.Rules, {"players": 4})
+    bots = [RANDOM(), RANDOM(), returning(None)(), RANDOM()]
+    for seed in range(20):
+        played = referee.play(game, rules, bots, seed)
+        if played.fault_seat is not None:
+            break
+    scores, ranks = played.outcome.scores, played.outcome.ranks
+    assert ranks[2] == 3
+    for seat in (0, 1, 3):
+        assert ranks[seat] == sum(1 for other in (0, 1, 3) if scores[other] > scores[seat])
+
+
+def test_the_bots_rng_is_seeded_by_the_game_seed():
+    a = referee.transcript(CAT, CAT.Rules(), ["r", "r"], 9, play([RANDOM(), RANDOM()], seed=9))
+    b = referee.transcript(CAT, CAT.Rules(), ["r", "r"], 9, play([RANDOM(), RANDOM()], seed=9))
+    c = referee.transcript(CAT, CAT.Rules(), ["r", "r"], 9, play([RANDOM(), RANDOM()], seed=9,
+                                                                seeds=[1, 2]))
+    assert a == b and a["deals"][0]["layout"] == c["deals"][0]["layout"]
