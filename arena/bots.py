@@ -25,8 +25,15 @@ class Bot:
     games: ClassVar[frozenset[str] | set[str] | None] = None
     """Game ids the bot can play, or None for any game (through the generic interface)."""
 
+    defaults: ClassVar[dict[str, Any]] = {}
+    """The parameters the bot takes (config `params`), with their default values."""
+
     def __init__(self, **params: Any) -> None:
-        self.params = params
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            allowed = ", ".join(self.defaults) or "none"
+            raise TypeError(f"unknown parameter {unknown[0]!r} (parameters: {allowed})")
+        self.params = {**self.defaults, **params}
 
     def reset(self, game_id: str, seat: int, rules: Any, rng: random.Random) -> None:
         """Called before each game: the game, this bot's seat, the rules and its only rng."""
@@ -165,10 +172,26 @@ def registered_bots() -> dict[str, str]:
 
 
 def load_bot_class(spec: str) -> type:
-    """The bot class for a name or a `file.py:ClassName` spec; raises BotError."""
+    """The bot class for a name, a `file.py:ClassName` or a `package.module:ClassName` spec; raises BotError."""
     if ".py:" in spec:
         return load_spec(spec)
+    if ":" in spec:
+        module_name, _, class_name = spec.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as error:
+            raise BotError(f"cannot import {module_name}: {type(error).__name__}: {error}") from None
+        return check_interface(getattr(module, class_name, None), spec)
     bots = available_bots()
     if spec not in bots:
         raise BotError(f"unknown bot {spec!r} (bots: {', '.join(sorted(bots))})")
     return bots[spec]
+
+
+def resolved_spec(bot_class: type) -> str:
+    """A spec that loads `bot_class` in any process: `/abs/path/file.py:Class` or `module:Class`."""
+    module = sys.modules.get(bot_class.__module__)
+    path = getattr(module, "__file__", None)
+    if bot_class.__module__.startswith("arena_user_bots.") and path:
+        return f"{Path(path).resolve()}:{bot_class.__qualname__}"
+    return f"{bot_class.__module__}:{bot_class.__qualname__}"

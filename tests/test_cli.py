@@ -12,7 +12,7 @@ runner = CliRunner()
 
 
 def test_games_lists_every_game_and_option():
-    result = runner.invoke(app, ["games"], terminal_width=200)
+    result = runner.invoke(app, ["games"], env={"COLUMNS": "250"})
     assert result.exit_code == 0
     for word in ("caterpillar", "give_or_take", "go_for_it", "duke_of_york", "target", "jokers", "queen_zero"):
         assert word in result.output

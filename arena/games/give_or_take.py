@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.cards import DECK, JACK, KING, NAME, RANK, SUIT, Card, CardError, card_names, parse_card, shuffled_deck
+from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card, shuffled_deck
 from arena.games.base import MoveError, Outcome, option, ranks_from_scores
 
 id = "give_or_take"
@@ -298,9 +298,12 @@ def parse_move(text: str) -> Move:
     if not op or op not in OPS:
         raise MoveError(f"not a move: {text!r} (write a card then one of + - / * k, e.g. 7H+, KSk)")
     try:
-        return parse_card(text[:-1]), op
+        card = parse_card(text[:-1])
     except CardError as error:
         raise MoveError(f"{error} in move {text!r}") from None
+    if card == JOKER:
+        raise MoveError(f"not a move: {text!r} (Give or Take has no jokers)")
+    return card, op
 
 
 def deals(state: State) -> list[tuple[tuple, list[tuple[int, Move]]]]:
@@ -311,7 +314,7 @@ def deals(state: State) -> list[tuple[tuple, list[tuple[int, Move]]]]:
 def layout_json(layout: tuple) -> dict:
     """`dealer`, `hands` (2 x 6) and `turn_up`."""
     dealer, hands, turn_up = layout
-    return {"dealer": dealer, "hands": [card_names(h) for h in hands], "turn_up": NAME[turn_up]}
+    return {"dealer": dealer, "hands": [[NAME[c] for c in h] for h in hands], "turn_up": NAME[turn_up]}
 
 
 def describe(state: State) -> str:

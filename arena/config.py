@@ -1,0 +1,255 @@
+"""Tournament configs (TOML): models and validation. Every problem is one line naming the field."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots import BotError, can_play, load_bot_class, resolved_spec
+from arena.games import GAME_IDS, RulesError, UnknownGameError, get_game, make_rules
+
+
+class ConfigError(ValueError):
+    """A config that cannot be run; the message names the field and the problem."""
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One `[[games]]` table: a game under one set of rules, played by a round robin of bots."""
+
+    game: str
+    deals: int
+    duplicate: bool = True
+    rules: dict[str, Any] = field(default_factory=dict)
+    bots: tuple[str, ...] | None = None
+    """Names of the bots that play this game; all bots of the config when None."""
+
+    @property
+    def label(self) -> str:
+        """The variant's name in results and ratings, e.g. `go_for_it:jokers=true,players=3`."""
+        if not self.rules:
+            return self.game
+        options = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(self.rules.items()))
+        return f"{self.game}:{options}"
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One `[[bots]]` table: a named bot, where to find it, and its parameters."""
+
+    name: str
+    path: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    spec: str = ""
+    """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`)."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The `[run]` table."""
+
+    workers: int = 0
+    """Worker processes; 0 = one per core, 1 = play in this process."""
+    address: str | None = None
+    """A Ray cluster to run on instead of a local instance."""
+    batch_size: int = 2000
+    move_time_limit: float | None = 1.0
+
+
+@dataclass(frozen=True)
+class RatingSettingsConfig:
+    """The `[ratings]` table: the TrueSkill environment."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.1
+
+
+@dataclass(frozen=True)
+class Config:
+    """A whole tournament, exactly as its TOML says."""
+
+    name: str
+    seed: int
+    games: tuple[GameEntry, ...]
+    bots: tuple[BotEntry, ...]
+    run: RunSettings = RunSettings()
+    ratings: RatingSettingsConfig = RatingSettingsConfig()
+    text: str = ""
+    """The TOML text the config was read from."""
+
+
+def _check_keys(table: dict, allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{where}{key}: unknown field (fields: {', '.join(sorted(allowed))})")
+
+
+def _integer(value: Any, where: str, low: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or (low is not None and value < low):
+        wanted = "a positive integer" if low == 1 else "a non-negative integer" if low == 0 else "an integer"
+        raise ConfigError(f"{where}: must be {wanted}, not {value!r}")
+    return value
+
+
+def _number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < low or (value == low and not inclusive):
+        raise ConfigError(f"{where}: must be a number {'>=' if inclusive else '>'} {low:g}, not {value!r}")
+    return float(value)
+
+
+def _string(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: must be a non-empty string, not {value!r}")
+    return value
+
+
+def _table(value: Any, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be a table, not {value!r}")
+    return value
+
+
+def load_config(path: str | Path) -> Config:
+    """The config in the TOML file at `path`, validated."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    try:
+        return parse_config(text, base=path.parent)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def parse_config(text: str, base: Path = Path(".")) -> Config:
+    """The config in a TOML text; bot paths are relative to `base` (the config file's folder) or the cwd."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"malformed TOML: {error}") from None
+    _check_keys(data, {"name", "seed", "games", "bots", "run", "ratings"}, "")
+    for key in ("name", "seed", "games", "bots"):
+        if key not in data:
+            raise ConfigError(f"{key}: missing")
+    name = _string(data["name"], "name")
+    if any(ch in name for ch in "/\\") or name in (".", ".."):
+        raise ConfigError(f"name: must not contain a path separator, not {name!r}")
+    seed = _integer(data["seed"], "seed", 0)
+    if not isinstance(data["bots"], list) or not data["bots"]:
+        raise ConfigError("bots: must be a non-empty array of tables ([[bots]])")
+    bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", base) for i, raw in enumerate(data["bots"]))
+    names = [b.name for b in bots]
+    for i, bot_name in enumerate(names):
+        if names.index(bot_name) != i:
+            raise ConfigError(f"bots[{i}].name: {bot_name!r} appears twice")
+    if not isinstance(data["games"], list) or not data["games"]:
+        raise ConfigError("games: must be a non-empty array of tables ([[games]])")
+    games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots) for i, raw in enumerate(data["games"]))
+    labels = [g.label for g in games]
+    for i, label in enumerate(labels):
+        if labels.index(label) != i:
+            raise ConfigError(f"games[{i}]: {label} is listed twice")
+    run = _run_settings(_table(data.get("run", {}), "run"))
+    ratings = _ratings(_table(data.get("ratings", {}), "ratings"))
+    return Config(name, seed, games, bots, run, ratings, text)
+
+
+def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
+    _check_keys(raw, {"name", "path", "params"}, where)
+    if "name" not in raw:
+        raise ConfigError(f"{where}name: missing")
+    name = _string(raw["name"], where + "name")
+    path = raw.get("path")
+    params = _table(raw.get("params", {}), where + "params")
+    spec = name
+    if path is not None:
+        spec = _string(path, where + "path")
+        if ".py:" in spec and not Path(spec.split(":")[0]).is_absolute():
+            local = Path(spec.split(":")[0])
+            if not local.exists() and (base / local).exists():
+                spec = str(base / spec)
+    try:
+        bot_class = load_bot_class(spec)
+        bot_class(**params)
+    except BotError as error:
+        raise ConfigError(f"{where}{'path' if path else 'name'}: {error}") from None
+    except Exception as error:
+        raise ConfigError(f"{where}params: {bot_class.__name__}(**params) failed: {type(error).__name__}: {error}") from None
+    return BotEntry(name, path, params, resolved_spec(bot_class))
+
+
+def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
+    _check_keys(raw, {"game", "deals", "duplicate", "rules", "bots"}, where)
+    for key in ("game", "deals"):
+        if key not in raw:
+            raise ConfigError(f"{where}{key}: missing")
+    try:
+        game = get_game(_string(raw["game"], where + "game"))
+    except UnknownGameError as error:
+        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
+    deals = _integer(raw["deals"], where + "deals", 1)
+    duplicate = raw.get("duplicate", True)
+    if not isinstance(duplicate, bool):
+        raise ConfigError(f"{where}duplicate: must be true or false, not {duplicate!r}")
+    rules_raw = _table(raw.get("rules", {}), where + "rules")
+    try:
+        rules = make_rules(game.Rules, rules_raw)
+    except RulesError as error:
+        raise ConfigError(f"{where}rules: {error}") from None
+    by_name = {b.name: b for b in bots}
+    chosen = raw.get("bots")
+    if chosen is not None:
+        if not isinstance(chosen, list) or not all(isinstance(n, str) for n in chosen):
+            raise ConfigError(f"{where}bots: must be an array of bot names")
+        for bot_name in chosen:
+            if bot_name not in by_name:
+                raise ConfigError(f"{where}bots: no bot named {bot_name!r} in [[bots]]")
+    for bot_name in chosen if chosen is not None else by_name:
+        bot_class = load_bot_class(by_name[bot_name].spec)
+        if not can_play(bot_class, game.id):
+            raise ConfigError(f"{where}game: bot {bot_name!r} cannot play {game.id} "
+                              f"(it plays {', '.join(sorted(bot_class.games))}); list the bots that can in {where}bots")
+    players = game.players(rules)
+    entrants = len(chosen) if chosen is not None else len(bots)
+    if entrants < players:
+        raise ConfigError(f"{where}rules: {game.id} needs {players} players per table, "
+                          f"but only {entrants} bots can play it")
+    return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None)
+
+
+def _run_settings(raw: dict) -> RunSettings:
+    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit"}, "run.")
+    workers = raw.get("workers", 0)
+    address = raw.get("address")
+    if isinstance(workers, str):  # DESIGN.md: a Ray address in `workers` runs on that cluster
+        workers, address = 0, workers
+    workers = _integer(workers, "run.workers", 0)
+    if address is not None:
+        address = _string(address, "run.address")
+    batch_size = _integer(raw.get("batch_size", 2000), "run.batch_size", 1)
+    limit = raw.get("move_time_limit", 1.0)
+    limit = None if limit == 0 else _number(limit, "run.move_time_limit")
+    return RunSettings(workers, address, batch_size, limit)
+
+
+def _ratings(raw: dict) -> RatingSettingsConfig:
+    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability"}, "ratings.")
+    defaults = RatingSettingsConfig()
+    mu = raw.get("mu", defaults.mu)
+    if not isinstance(mu, (int, float)) or isinstance(mu, bool):
+        raise ConfigError(f"ratings.mu: must be a number, not {mu!r}")
+    sigma = _number(raw.get("sigma", mu / 3), "ratings.sigma")
+    beta = _number(raw.get("beta", sigma / 2), "ratings.beta")
+    tau = _number(raw.get("tau", sigma / 100), "ratings.tau", inclusive=True)
+    draw = raw.get("draw_probability", defaults.draw_probability)
+    if not isinstance(draw, (int, float)) or isinstance(draw, bool) or not 0 <= draw < 1:
+        raise ConfigError(f"ratings.draw_probability: must be a number in [0, 1), not {draw!r}")
+    return RatingSettingsConfig(float(mu), sigma, beta, tau, float(draw))

@@ -1,0 +1,384 @@
+"""Duke of York (RULES.md, Duke of York): five rounds; each round opens with an exchange with the
+two face-down table cards, then the players march the count up the hill towards 31 and back down
+towards 0, scoring for the top of the hill and for the bottom."""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from dataclasses import dataclass
+from math import comb
+from typing import NamedTuple
+
+from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffled_deck
+from arena.games.base import MoveError, Outcome, option, ranks_from_scores
+
+id = "duke_of_york"
+min_players = max_players = 2
+
+ROUNDS = 5
+HAND = 5
+TOP = 31
+
+VALUE_CHOICES = ("queen_zero", "face_value", "queen_eleven")
+# RULES.md, Duke of York: the card values of each `values` option, by rank A 2 .. 10 J Q K.
+_BY_RANK = {
+    "queen_zero": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 12),
+    "face_value": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
+    "queen_eleven": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13),
+}
+VALUES: dict[str, tuple[int, ...]] = {name: tuple(ranks[RANK[c]] for c in DECK) for name, ranks in _BY_RANK.items()}
+"""The value of each card (indexed by card int) under each `values` option."""
+
+# Moves are tuples built once: ("take", slot), ("discard", card), ("play", card).
+TAKES: tuple[tuple[str, int], ...] = (("take", 0), ("take", 1))
+DISCARD: tuple[tuple[str, Card], ...] = tuple(("discard", c) for c in DECK)
+PLAY: tuple[tuple[str, Card], ...] = tuple(("play", c) for c in DECK)
+HIDDEN_DISCARD = ("discard", None)
+"""How an observation shows the opponent's discard (it goes to the table face down)."""
+
+# Phases of a round: the four exchange decisions, then the play.
+LEADER_TAKE, LEADER_DISCARD, DEALER_TAKE, DEALER_DISCARD, PLAYING = range(5)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Duke of York's one option: the card values."""
+
+    values: str = option("queen_zero", "card values: queen_zero (Q=0 A=1 .. J=11 K=12), face_value "
+                         "(A=1 .. J=11 Q=12 K=13) or queen_eleven (A=1 .. Q=11 J=12 K=13)", choices=VALUE_CHOICES)
+
+
+class Observation(NamedTuple):
+    """What one seat knows: its hand, what it put on the table, the play of the round, the scores."""
+
+    seat: int
+    rules: Rules
+    round: int
+    """The round, 0..4."""
+    dealer: int
+    to_move: int | None
+    """The seat to decide, None when the game is over."""
+    hand: tuple[Card, ...]
+    """Own hand, sorted."""
+    table: tuple[Card | None, Card | None]
+    """Slots 0 and 1: a card this seat put there itself that nobody has taken since, else None."""
+    taken: Card | None
+    """The card this seat took from the table in this round's exchange (None before it takes)."""
+    count: int
+    direction: str
+    """'up' or 'down'."""
+    peak: int
+    """The highest count of the round so far (-1 before the first play)."""
+    peak_seat: int | None
+    """Who first brought the count to the peak (top of the hill so far)."""
+    played: tuple[tuple[int, Card], ...]
+    """(seat, card) for every card played this round, in order."""
+    earlier: tuple[tuple[tuple[int, Card], ...], ...]
+    """The cards played in each earlier round, as (seat, card) in order."""
+    moves: tuple[tuple[int, tuple], ...]
+    """This round's moves in order; the opponent's discards are shown as ('discard', None)."""
+    scores: tuple[int, ...]
+    opponent_hand_size: int
+    stock_size: int
+    legal_moves: tuple[tuple, ...]
+
+
+class State:
+    """A Duke of York game in progress (mutable; only the referee holds it)."""
+
+    __slots__ = ("rules", "value", "round", "dealer", "hands", "table", "owner", "stock", "set_aside",
+                 "history", "phase", "slot", "taken", "count", "down", "peak", "peak_seat", "played",
+                 "scores", "turn", "legal", "termination", "rounds", "moves", "ended")
+
+    def __repr__(self) -> str:
+        return (f"<duke_of_york round={self.round} count={self.count} {'down' if self.down else 'up'} "
+                f"scores={self.scores} turn={self.turn}>")
+
+
+def players(rules: Rules) -> int:
+    """Always two."""
+    return 2
+
+
+def _new_round(state: State, hands: list[list[Card]], layout) -> None:
+    """Starts round `state.round` with these hands (the table and stock are already in place)."""
+    state.dealer = (state.round + 1) % 2  # RULES.md: round r is dealt by seat (r + 1) % 2
+    state.hands = [sorted(hands[0]), sorted(hands[1])]
+    state.phase, state.slot, state.taken = LEADER_TAKE, None, [None, None]
+    state.count, state.down, state.peak, state.peak_seat = 0, False, -1, None
+    state.played = []
+    state.turn = 1 - state.dealer  # the other seat leads
+    state.legal = TAKES
+    state.moves = []
+    state.rounds.append((layout, state.moves))
+
+
+def _start(rules: Rules, hands: list[list[Card]], table: list[Card], stock: list[Card], round_: int = 0,
+           scores: tuple[int, int] = (0, 0), set_aside: list[Card] | None = None,
+           history: list[tuple] | None = None, owner: tuple[int, int] = (-1, -1)) -> State:
+    """A state at the start of round `round_` (before the exchange) from explicit cards."""
+    state = State()
+    state.rules, state.value = rules, VALUES[rules.values]
+    state.round = round_
+    state.table, state.owner = list(table), list(owner)
+    state.stock, state.set_aside = list(stock), list(set_aside or [])
+    state.history = list(history or [])
+    state.scores = list(scores)
+    state.termination, state.ended = None, None
+    state.rounds = []
+    _new_round(state, hands, ((round_ + 1) % 2, (tuple(hands[0]), tuple(hands[1])), tuple(table)))
+    return state
+
+
+def new_state(rules: Rules, seed: int) -> State:
+    """Shuffles once (RULES.md): 5 cards to each seat, 2 to the table slots, the other 40 are the stock."""
+    deck = shuffled_deck(seed)
+    return _start(rules, [deck[0:5], deck[5:10]], deck[10:12], deck[12:])
+
+
+def clone(state: State) -> State:
+    """An independent copy."""
+    copy = State()
+    copy.rules, copy.value, copy.round, copy.dealer = state.rules, state.value, state.round, state.dealer
+    copy.hands = [state.hands[0][:], state.hands[1][:]]
+    copy.table, copy.owner, copy.taken = state.table[:], state.owner[:], state.taken[:]
+    copy.stock, copy.set_aside, copy.history = state.stock[:], state.set_aside[:], state.history[:]
+    copy.phase, copy.slot, copy.count, copy.down = state.phase, state.slot, state.count, state.down
+    copy.peak, copy.peak_seat, copy.played = state.peak, state.peak_seat, state.played[:]
+    copy.scores, copy.turn, copy.legal, copy.termination = state.scores[:], state.turn, state.legal, state.termination
+    copy.moves, copy.ended = state.moves[:], state.ended
+    copy.rounds = state.rounds[:-1] + [(state.rounds[-1][0], copy.moves)]
+    return copy
+
+
+def to_move(state: State) -> int | None:
+    """The seat to decide, or None when the game is over."""
+    return None if state.termination else state.turn
+
+
+def legal_moves(state: State) -> tuple[tuple, ...]:
+    """Take slot 0 or 1; discard any card of the hand; or play a card that keeps the count in 0..31."""
+    return state.legal
+
+
+def apply(state: State, move: tuple) -> None:
+    """Plays a legal move for the seat to move; turns the play down, ends rounds and the game when due."""
+    seat = state.turn
+    kind, arg = move
+    state.moves.append((seat, move))
+    hand = state.hands[seat]
+    if kind == "play":
+        hand.remove(arg)
+        if state.down:
+            state.count -= state.value[arg]
+        else:
+            state.count += state.value[arg]
+            if state.count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
+                state.peak, state.peak_seat = state.count, seat
+        state.played.append((seat, arg))
+        if len(state.played) == 2 * HAND:  # both hands played out: this seat played the last card
+            _end_round(state, seat)
+            return
+        state.turn = 1 - seat
+        _play_turn(state)
+    elif kind == "take":
+        insort(hand, state.table[arg])
+        state.taken[seat] = state.table[arg]
+        state.table[arg], state.owner[arg], state.slot = None, -1, arg
+        state.phase += 1
+        state.legal = tuple(DISCARD[c] for c in hand)
+    else:  # discard, face down into the slot just taken from; only this seat knows what lies there
+        hand.remove(arg)
+        state.table[state.slot], state.owner[state.slot], state.slot = arg, seat, None
+        state.phase += 1
+        if state.phase == DEALER_TAKE:
+            state.turn, state.legal = state.dealer, TAKES
+        else:  # the exchange is over: the leader plays first, going up from 0
+            state.turn = 1 - state.dealer
+            _play_turn(state)
+
+
+def _play_turn(state: State) -> None:
+    """The legal plays of the seat to move; turns the play down or ends the round (stuck) when due."""
+    hand, value, count = state.hands[state.turn], state.value, state.count
+    if not state.down:
+        limit = TOP - count
+        legal = tuple(PLAY[c] for c in hand if value[c] <= limit)
+        if legal:
+            state.legal = legal
+            return
+        state.down = True  # RULES.md: no card fits going up, so the play turns down and this seat plays now
+    legal = tuple(PLAY[c] for c in hand if value[c] <= count)
+    if legal:
+        state.legal = legal
+    else:  # stuck: the round ends at once and the other seat played the last card
+        _end_round(state, 1 - state.turn)
+
+
+def _end_round(state: State, last: int) -> None:
+    """Scores the top and the bottom of the hill, then deals the next round or ends the game."""
+    peak, count = state.peak, state.count
+    state.scores[state.peak_seat] += 3 if peak == 31 else 2 if peak == 30 else 1
+    state.scores[last] += 3 if count == 0 else 2 if count == 1 else 1
+    state.history.append(tuple(state.played))
+    state.ended = (state.round, peak, state.peak_seat, count, last)
+    if state.round == ROUNDS - 1:  # the final position stays as it is, for observers
+        state.termination, state.legal, state.turn = "normal", (), None
+        return
+    state.set_aside += state.hands[0] + state.hands[1]  # unplayed cards are set aside unseen
+    state.round += 1
+    stock = state.stock
+    hands = [stock[0:HAND], stock[HAND:2 * HAND]]
+    state.stock = stock[2 * HAND:]
+    _new_round(state, hands, ((state.round + 1) % 2, (tuple(hands[0]), tuple(hands[1])), tuple(state.table)))
+
+
+def scores(state: State) -> list[int]:
+    """The scores as they stand."""
+    return state.scores[:]
+
+
+def result(state: State) -> Outcome:
+    """Scores, ranks and termination of a finished game (equal totals share rank 0: a draw)."""
+    return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)
+
+
+def observe(state: State, seat: int) -> Observation:
+    """What `seat` may know: never the opponent's hand, the stock or table cards it did not put there."""
+    table, owner = state.table, state.owner
+    moves = tuple(m if m[0] == seat or m[1][0] != "discard" else (m[0], HIDDEN_DISCARD) for m in state.moves)
+    return Observation(
+        seat, state.rules, state.round, state.dealer, None if state.termination else state.turn,
+        tuple(state.hands[seat]),
+        (table[0] if owner[0] == seat else None, table[1] if owner[1] == seat else None),
+        state.taken[seat], state.count, "down" if state.down else "up", state.peak, state.peak_seat,
+        tuple(state.played), tuple(state.history[:state.round]), moves, tuple(state.scores),
+        len(state.hands[1 - seat]), len(state.stock),
+        state.legal if seat == state.turn else ())
+
+
+def sample_world(observation: Observation, rng: random.Random) -> State:
+    """A state consistent with `observation`: the opponent's hand, the table slots this seat does not
+    know, the stock and the unseen set-aside cards are dealt at random from the unseen cards."""
+    obs = observation
+    me, opp = obs.seat, 1 - obs.seat
+    value = VALUES[obs.rules.values]
+    moves = list(obs.moves)
+    phase = min(len(moves), PLAYING)
+    empty = moves[-1][1][1] if phase in (LEADER_DISCARD, DEALER_DISCARD) else None
+    seen = set(obs.hand)
+    seen.update(c for c in obs.table if c is not None)
+    seen.update(c for _, c in obs.played)
+    for played in obs.earlier:
+        seen.update(c for _, c in played)
+    unseen = [c for c in DECK if c not in seen]
+    rng.shuffle(unseen)
+    size = obs.opponent_hand_size
+    if phase == PLAYING and obs.to_move == opp:
+        # The opponent to move holds a card that fits, else the play would have turned down or ended:
+        # deal k fitting cards with the exact conditional law of a uniform deal given "at least one".
+        limit = TOP - obs.count if obs.direction == "up" else obs.count
+        fit = [c for c in unseen if value[c] <= limit]
+        rest = [c for c in unseen if value[c] > limit]
+        ks = range(1, min(size, len(fit)) + 1)
+        k = rng.choices(ks, [comb(len(fit), k) * comb(len(rest), size - k) for k in ks])[0]
+        opp_hand = fit[:k] + rest[:size - k]
+        unseen = fit[k:] + rest[size - k:]
+        rng.shuffle(unseen)
+    else:
+        opp_hand, unseen = unseen[:size], unseen[size:]
+    table = list(obs.table)
+    for s in (0, 1):
+        if table[s] is None and s != empty:
+            table[s] = unseen.pop()
+    stock, set_aside = unseen[:obs.stock_size], unseen[obs.stock_size:]
+
+    # This round's exchange, replayed on what the sampled table shows: who knows each slot, and what
+    # the opponent discarded (still in its slot, or the card this seat then took from that slot).
+    owner, slot, taken = [-1, -1], None, [None, None]
+    taken[me] = obs.taken
+    for i, (seat, move) in enumerate(moves[:4]):
+        if move[0] == "take":
+            slot, owner[move[1]] = move[1], -1
+        else:
+            owner[slot] = seat
+            if seat == opp:
+                later = [m for s, m in moves[i + 1:4] if m == TAKES[slot]]
+                moves[i] = (opp, DISCARD[obs.taken if later else table[slot]])
+                taken[opp] = moves[i][1][1]
+    if taken[opp] is None and phase > (DEALER_TAKE if opp == obs.dealer else LEADER_TAKE):
+        taken[opp] = rng.choice(opp_hand)  # mid-exchange: any card of the hand could be the one taken
+    owner = [me if obs.table[s] is not None else opp if owner[s] == opp else -1 for s in (0, 1)]
+
+    hands = [list(obs.hand), opp_hand] if me == 0 else [opp_hand, list(obs.hand)]
+    state = State()
+    state.rules, state.value, state.round, state.dealer = obs.rules, value, obs.round, obs.dealer
+    state.hands = [sorted(hands[0]), sorted(hands[1])]
+    state.table, state.owner, state.stock, state.set_aside = table, owner, stock, set_aside
+    state.history = list(obs.earlier)
+    state.phase, state.slot, state.taken = phase, empty, taken
+    state.count, state.down, state.peak, state.peak_seat = obs.count, obs.direction == "down", obs.peak, obs.peak_seat
+    state.played, state.scores = list(obs.played), list(obs.scores)
+    state.moves = moves
+    state.rounds = [(None, moves)]  # a sampled world has no layouts: only this round's moves
+    state.termination, state.ended = None, None
+    if obs.to_move is None:
+        state.termination, state.turn, state.legal = "normal", None, ()
+        state.history.append(tuple(obs.played))
+    elif phase == PLAYING:
+        state.turn = obs.to_move
+        _play_turn(state)
+    else:
+        state.turn = 1 - obs.dealer if phase < DEALER_TAKE else obs.dealer
+        state.legal = TAKES if empty is None else tuple(DISCARD[c] for c in state.hands[state.turn])
+    return state
+
+
+def move_to_str(move: tuple) -> str:
+    """`take:0`, `discard:7H`, or the card played, e.g. `7H`."""
+    kind, arg = move
+    if kind == "play":
+        return NAME[arg]
+    if kind == "take":
+        return f"take:{arg}"
+    return "discard:" + ("??" if arg is None else NAME[arg])
+
+
+def parse_move(text: str) -> tuple:
+    """The move written as `text`: `take:0`, `take:1`, `discard:7H` or a card such as `7H`."""
+    if not isinstance(text, str):
+        raise MoveError(f"not a move: {text!r}")
+    word, colon, rest = text.strip().partition(":")
+    word = word.strip().lower()
+    try:
+        if not colon:
+            return PLAY[parse_card(word)]
+        if word == "take" and rest.strip() in ("0", "1"):
+            return TAKES[int(rest)]
+        if word == "discard":
+            return DISCARD[parse_card(rest)]
+    except (CardError, IndexError):
+        pass
+    raise MoveError(f"not a move: {text!r} (write take:0, take:1, discard:7H or a card such as 7H)")
+
+
+def deals(state: State) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
+    """One entry per round: (dealer, hands, table at the start of the round) and its moves."""
+    return state.rounds
+
+
+def layout_json(layout: tuple) -> dict:
+    """`dealer`, `hands` (2 x 5) and `table` ([slot 0, slot 1] at the start of the round)."""
+    dealer, hands, table = layout
+    return {"dealer": dealer, "hands": [card_names(h) for h in hands], "table": card_names(table)}
+
+
+def describe(state: State) -> str:
+    """The round, the count and its direction, and the scores, for a readable account."""
+    if state.ended and (state.termination or not state.moves):  # a round just ended
+        round_, peak, top, count, bottom = state.ended
+        return (f"round {round_ + 1} over: top {peak} seat {top}, bottom {count} seat {bottom}"
+                f"   scores {state.scores[0]}-{state.scores[1]}")
+    return (f"round {state.round + 1}  count {state.count:2d} {'down' if state.down else 'up  '}"
+            f"   scores {state.scores[0]}-{state.scores[1]}")

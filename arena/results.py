@@ -1,0 +1,140 @@
+"""The run directory and its Parquet result store: parts written atomically, read back, digested."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from arena.atomic import write_atomic
+
+SCHEMA = pa.schema([
+    ("game_index", pa.int64()),
+    ("game", pa.string()),
+    ("variant", pa.string()),
+    ("table", pa.int32()),
+    ("deal", pa.int32()),
+    ("rotation", pa.int32()),
+    ("seed", pa.int64()),
+    ("players", pa.list_(pa.string())),
+    ("scores", pa.list_(pa.int64())),
+    ("ranks", pa.list_(pa.int32())),
+    ("termination", pa.string()),
+    ("fault_seat", pa.int32()),
+    ("fault", pa.string()),
+    ("decisions", pa.int32()),
+    ("duration", pa.float64()),
+])
+TIMING_COLUMNS = {"duration"}
+PART_NAME = re.compile(r"part-(\d{12})-(\d{12})\.parquet")
+
+
+class ResultsError(ValueError):
+    """A run directory that is missing or does not hold what it should."""
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """The files of one run: `reports/<name>/`."""
+
+    path: Path
+
+    @property
+    def config(self) -> Path:
+        return self.path / "config.toml"
+
+    @property
+    def manifest(self) -> Path:
+        return self.path / "manifest.json"
+
+    @property
+    def results(self) -> Path:
+        return self.path / "results"
+
+    @property
+    def ratings(self) -> Path:
+        return self.path / "ratings.csv"
+
+    @property
+    def summary(self) -> Path:
+        return self.path / "summary.csv"
+
+    @property
+    def report(self) -> Path:
+        return self.path / "report.html"
+
+    def part(self, start: int, end: int) -> Path:
+        """The Parquet part holding games start..end-1."""
+        return self.results / f"part-{start:012d}-{end:012d}.parquet"
+
+
+def write_part(run: RunDir, start: int, end: int, columns: dict[str, list]) -> Path:
+    """Writes the results of games start..end-1 as one Parquet part, atomically."""
+    table = pa.Table.from_pydict(columns, schema=SCHEMA)
+    if table.num_rows != end - start:
+        raise ValueError(f"part {start}-{end} has {table.num_rows} rows")
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    path = run.part(start, end)
+    write_atomic(path, sink.getvalue().to_pybytes())
+    return path
+
+
+def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Path, str]]]:
+    """The readable parts as (start, end, path), and the damaged ones as (path, reason)."""
+    good, bad = [], []
+    if not run.results.is_dir():
+        return good, bad
+    for path in sorted(run.results.glob("part-*.parquet")):
+        match = PART_NAME.fullmatch(path.name)
+        if not match:
+            bad.append((path, "not a part name"))
+            continue
+        start, end = int(match[1]), int(match[2])
+        try:
+            rows = pq.read_metadata(path).num_rows
+        except Exception as error:
+            bad.append((path, f"unreadable ({type(error).__name__})"))
+            continue
+        if rows != end - start:
+            bad.append((path, f"holds {rows} rows, not {end - start}"))
+        else:
+            good.append((start, end, path))
+    return good, bad
+
+
+def load_results(run: RunDir) -> pa.Table:
+    """Every result of a run, sorted by game index; raises ResultsError for damaged parts."""
+    good, bad = scan_parts(run)
+    if bad:
+        path, reason = bad[0]
+        raise ResultsError(f"{path}: damaged result part ({reason}); run `arena tournament "
+                           f"{run.config} --resume` to replay it")
+    if not good:
+        return SCHEMA.empty_table()
+    tables = [pq.read_table(path, schema=SCHEMA) for _, _, path in good]
+    return pa.concat_tables(tables).sort_by("game_index")
+
+
+def digest(table: pa.Table) -> str:
+    """SHA-256 over the results in game-index order, timing columns left out."""
+    table = table.sort_by("game_index")
+    sha = hashlib.sha256()
+    for field in SCHEMA:
+        if field.name in TIMING_COLUMNS:
+            continue
+        sha.update(f"\x1e{field.name}\x1e".encode())
+        column = table.column(field.name).combine_chunks()
+        if pa.types.is_list(field.type):
+            sha.update(pc.list_value_length(column).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+            column = pc.list_flatten(column)
+        if pa.types.is_string(column.type):
+            sha.update("\x1f".join("\x00" if v is None else v for v in column.to_pylist()).encode())
+        else:
+            sha.update(pc.fill_null(column, -1).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+    return sha.hexdigest()

@@ -1,0 +1,88 @@
+"""The round robin: which bots play which game at which index, with which seeds.
+
+Game indices follow a canonical order: config game entries in order; within one, tables (every
+combination of `players` bots, in config order), then deals, then cyclic seat rotations. An index
+is decoded arithmetically, so a schedule of millions of games costs nothing to hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from arena.config import Config
+from arena.games import get_game, make_rules
+from arena.seeds import derive_seed
+
+
+@dataclass(frozen=True)
+class Block:
+    """The games of one config entry (one game under one set of rules)."""
+
+    entry: int
+    label: str
+    game_id: str
+    rules: Any
+    players: int
+    tables: tuple[tuple[int, ...], ...]
+    """Each table's bots, as indices into the config's bots, in seat order before rotation."""
+    deals: int
+    rotations: int
+    start: int
+    """Game index of the block's first game."""
+
+    @property
+    def count(self) -> int:
+        """Games in the block."""
+        return len(self.tables) * self.deals * self.rotations
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    """One game of the schedule: everything needed to play (or replay) it."""
+
+    index: int
+    block: Block
+    table: int
+    deal: int
+    rotation: int
+    seat_bots: tuple[int, ...]
+    """The bot (index into the config's bots) in each seat."""
+    deal_seed: int
+    bot_seeds: tuple[int, ...]
+
+
+class Schedule:
+    """Every game of a tournament, addressed by game index."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.blocks: list[Block] = []
+        names = [b.name for b in config.bots]
+        start = 0
+        for entry, item in enumerate(config.games):
+            game = get_game(item.game)
+            rules = make_rules(game.Rules, item.rules)
+            players = game.players(rules)
+            entrants = [names.index(n) for n in item.bots] if item.bots is not None else range(len(names))
+            tables = tuple(combinations(sorted(entrants), players))
+            block = Block(entry, item.label, game.id, rules, players, tables, item.deals,
+                          players if item.duplicate else 1, start)
+            self.blocks.append(block)
+            start += block.count
+        self.total = start
+
+    def game(self, index: int) -> ScheduledGame:
+        """The game at `index` (0 <= index < total)."""
+        if not 0 <= index < self.total:
+            raise IndexError(f"game index {index} is outside 0..{self.total - 1}")
+        block = next(b for b in reversed(self.blocks) if b.start <= index)
+        rest, rotation = divmod(index - block.start, block.rotations)
+        table, deal = divmod(rest, block.deals)
+        bots = block.tables[table]
+        seat_bots = tuple(bots[(seat + rotation) % block.players] for seat in range(block.players))
+        table_names = ",".join(self.config.bots[b].name for b in bots)
+        deal_seed = derive_seed(self.config.seed, block.label, table_names, deal)
+        bot_seeds = tuple(derive_seed(deal_seed, "bot", rotation, seat) for seat in range(block.players))
+        return ScheduledGame(index, block, table, deal, rotation, seat_bots, deal_seed, bot_seeds)
