@@ -7,7 +7,8 @@ C D H S. The joker is 52 (jokers are alike, so every joker is the same int).
 from __future__ import annotations
 
 import random
-from typing import Iterable, TypeAlias
+from collections.abc import Iterable
+from typing import TypeAlias
 
 Card: TypeAlias = int
 

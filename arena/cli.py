@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -29,11 +31,13 @@ def fail(message: str) -> NoReturn:
 def user_errors():
     """Turns the library's errors about bad input into `fail`."""
     from arena.bots import BotError
+    from arena.config import ConfigError
     from arena.games import MoveError, RulesError, UnknownGameError
+    from arena.results import ResultsError
 
     try:
         yield
-    except (BotError, RulesError, UnknownGameError, MoveError) as error:
+    except (BotError, RulesError, UnknownGameError, MoveError, ConfigError, ResultsError) as error:
         fail(str(error).strip("'\""))
 
 
@@ -60,7 +64,9 @@ def games() -> None:
     table = Table("game", "players", "option", "default", "allowed", "meaning")
     for game_id in GAME_IDS:
         game = get_game(game_id)
-        count = f"{game.min_players}-{game.max_players}" if game.max_players > game.min_players else str(game.min_players)
+        count = str(game.min_players)
+        if game.max_players > game.min_players:
+            count += f"-{game.max_players}"
         options = rules_options(game.Rules) or [{"name": "-", "default": "", "allowed": "", "help": ""}]
         for i, opt in enumerate(options):
             allowed = ", ".join(map(str, opt["allowed"])) if isinstance(opt["allowed"], tuple) else opt["allowed"] or ""
@@ -124,6 +130,156 @@ def play(
     if as_json:
         typer.echo(json.dumps(data))
     else:
+        typer.echo("\n".join(referee.account(data)))
+
+
+@contextmanager
+def progress_bar(enabled: bool):
+    """A rich progress bar (games done, games/s, ETA) fed by `on_progress(done, total)` calls."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+               TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn())
+    with Progress(*columns, transient=False) as progress:
+        task = progress.add_task("games", total=None, rate="-")
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+            speed = progress.tasks[0].speed
+            progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
+
+        yield on_progress
+
+
+def open_run(run: Path):
+    """The run directory `run`, which must hold a run's config."""
+    from arena.results import ResultsError, RunDir
+
+    run_dir = RunDir(run)
+    if not run_dir.config.is_file():
+        raise ResultsError(f"{run}: not a run directory (no config.toml); runs live in reports/<name>/")
+    return run_dir
+
+
+@app.command()
+def tournament(
+    config: Annotated[Path, typer.Argument(help="Tournament config (TOML), e.g. configs/quickstart.toml.")],
+    workers: Annotated[int | None, typer.Option(help="Worker processes: 0 = one per core, 1 = in process.")] = None,
+    address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Games per task (overrides the config).", min=1)] = None,
+    resume: Annotated[bool, typer.Option(help="Finish an interrupted run: play only what is missing.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Discard an existing run of this name and start afresh.")] = False,
+    out: Annotated[Path, typer.Option(help="Folder that holds the run directories.")] = Path("reports"),
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a round-robin tournament and print its rating tables.
+
+    Results go to OUT/<name>/ (config.toml, manifest.json, results/*.parquet, ratings.csv,
+    summary.csv, report.html). Example: arena tournament configs/quickstart.toml --workers 2
+    """
+    import dataclasses
+
+    from arena.config import load_config
+    from arena.results import RunDir
+    from arena.runner import finish_run, play_missing
+
+    with user_errors():
+        settings = load_config(config)
+        if batch_size:
+            settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, batch_size=batch_size))
+        run = RunDir(out / settings.name)
+        try:
+            with progress_bar(progress) as on_progress:
+                report = play_missing(settings, run, workers=workers, address=address, resume=resume,
+                                      overwrite=overwrite, on_progress=on_progress)
+        except KeyboardInterrupt:
+            fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
+        manifest = finish_run(settings, run, report)
+    show_ratings(run, None, "table")
+    typer.echo(f"{manifest['games']:,} games in {manifest['wall_seconds']:.1f}s "
+               f"({report.played_now:,} played now, {report.backend}, {report.workers} workers); "
+               f"digest {manifest['digest'][:16]}; run directory {run.path}")
+
+
+def show_ratings(run, game: str | None, form: str) -> None:
+    """Prints the rating tables of a run in one of the formats."""
+    from arena.ratings import format_tables
+
+    typer.echo(format_tables(run, game, form))
+
+
+class Format(str, Enum):
+    """Output formats of `arena ratings`."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command()
+def ratings(
+    run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")],
+    game: Annotated[str | None, typer.Option(help="Only this game (or variant label).")] = None,
+    format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
+) -> None:
+    """Show the rating tables of a run. Example: arena ratings reports/quickstart --format markdown"""
+    with user_errors():
+        show_ratings(open_run(run), game, format.value)
+
+
+@app.command()
+def reproduce(
+    run: Annotated[Path, typer.Argument(help="Run directory to reproduce.")],
+    workers: Annotated[int | None, typer.Option(help="Worker processes for the re-run.")] = None,
+) -> None:
+    """Re-run a run's saved config; exit 0 only when the results digest matches."""
+    import json
+    import tempfile
+
+    from arena.config import parse_config
+    from arena.results import RunDir, digest, load_results
+    from arena.runner import play_missing
+
+    with user_errors():
+        run_dir = open_run(run)
+        if not run_dir.manifest.is_file():
+            fail(f"{run}: the run has not finished (no manifest.json); finish it with --resume first")
+        expected = json.loads(run_dir.manifest.read_text())["digest"]
+        config = parse_config(run_dir.config.read_text())
+        with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
+            again = RunDir(Path(scratch) / config.name)
+            with progress_bar(sys.stderr.isatty()) as on_progress:
+                play_missing(config, again, workers=workers, on_progress=on_progress)
+            found = digest(load_results(again))
+    typer.echo(f"expected {expected}\nfound    {found}")
+    if found != expected:
+        typer.echo("MISMATCH: the re-run gave other results", err=True)
+        raise typer.Exit(1)
+    typer.echo("reproduced: identical results")
+
+
+@app.command()
+def replay(
+    run: Annotated[Path, typer.Argument(help="Run directory.")],
+    index: Annotated[int, typer.Argument(help="Game index (column game_index of the results).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
+) -> None:
+    """Regenerate one game of a run from its seeds and print it move by move (or as JSON)."""
+    from arena.runner import replay_game
+
+    with user_errors():
+        data = replay_game(open_run(run), index)
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        from arena import referee
+
         typer.echo("\n".join(referee.account(data)))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotError, can_play, load_bot_class, resolved_spec
-from arena.games import GAME_IDS, RulesError, UnknownGameError, get_game, make_rules
+from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 
 class ConfigError(ValueError):
@@ -31,8 +31,8 @@ class GameEntry:
         """The variant's name in results and ratings, e.g. `go_for_it:jokers=true,players=3`."""
         if not self.rules:
             return self.game
-        options = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(self.rules.items()))
-        return f"{self.game}:{options}"
+        text = {k: str(v).lower() if isinstance(v, bool) else v for k, v in sorted(self.rules.items())}
+        return f"{self.game}:" + ",".join(f"{k}={v}" for k, v in text.items())
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,8 @@ def _integer(value: Any, where: str, low: int | None = None) -> int:
 
 
 def _number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < low or (value == low and not inclusive):
+    if (not isinstance(value, (int, float)) or isinstance(value, bool) or value < low
+            or (value == low and not inclusive)):
         raise ConfigError(f"{where}: must be a number {'>=' if inclusive else '>'} {low:g}, not {value!r}")
     return float(value)
 
@@ -182,7 +183,7 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     except BotError as error:
         raise ConfigError(f"{where}{'path' if path else 'name'}: {error}") from None
     except Exception as error:
-        raise ConfigError(f"{where}params: {bot_class.__name__}(**params) failed: {type(error).__name__}: {error}") from None
+        raise ConfigError(f"{where}params: {type(error).__name__}: {error}") from None
     return BotEntry(name, path, params, resolved_spec(bot_class))
 
 

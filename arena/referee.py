@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from arena.games import Game, Outcome
 from arena.seeds import derive_seed
@@ -108,7 +109,7 @@ def replay(data: dict) -> Outcome:
 
     game = get_game(data["game"])
     state = game.new_state(make_rules(game.Rules, data["rules"]), data["seed"])
-    for *_, state in replay_steps(data):
+    for *_, state in replay_steps(data):  # noqa: B007 - the state after the last move is wanted
         pass
     if data["fault_seat"] is not None:
         return _forfeit(game, state, data["fault_seat"], data["termination"], data["fault"], 0).outcome

@@ -80,7 +80,8 @@ def serial_backend(config: Config, batches: list[Batch]) -> Iterator[tuple[Batch
         yield (start, end), play_batch(config, start, end)
 
 
-def ray_backend(config: Config, batches: list[Batch], workers: int, address: str | None) -> Iterator[tuple[Batch, dict]]:
+def ray_backend(config: Config, batches: list[Batch], workers: int,
+                address: str | None) -> Iterator[tuple[Batch, dict]]:
     """Plays the batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight."""
     import logging
 
@@ -185,3 +186,21 @@ def _comparable(config: Config) -> tuple:
     bots = tuple((b.name, b.path, repr(b.params)) for b in config.bots)
     return (config.name, config.seed, repr(config.games), bots, config.run.move_time_limit,
             repr(config.ratings))
+
+
+def replay_game(run: RunDir, index: int) -> dict:
+    """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
+    from arena.results import ResultsError
+
+    config = parse_config(run.config.read_text())
+    schedule, classes = _prepare(config)
+    if not 0 <= index < schedule.total:
+        raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
+    scheduled = schedule.game(index)
+    block = scheduled.block
+    game = get_game(block.game_id)
+    bots = [classes[b](**config.bots[b].params) for b in scheduled.seat_bots]
+    played = referee.play(game, block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
+                          move_time_limit=config.run.move_time_limit)
+    names = [config.bots[b].name for b in scheduled.seat_bots]
+    return referee.transcript(game, block.rules, names, scheduled.deal_seed, played)

@@ -31,7 +31,7 @@ class GreedyBot(Bot):
             after_world = game.clone(world)
             game.apply(after_world, move)
             after = game.scores(after_world)
-            changes = [a - b for a, b in zip(after, before)]
+            changes = [a - b for a, b in zip(after, before, strict=True)]
             others = (sum(changes) - changes[seat]) / (len(changes) - 1)
             gain = changes[seat] - others
             if best_gain is None or gain > best_gain:

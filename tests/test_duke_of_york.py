@@ -19,11 +19,13 @@ def names(cards):
     return " ".join(card_names(cards))
 
 
-def position(hand0, hand1, table="KS QS", values=QZ, round_=0, scores=(0, 0)):
-    """The start of round `round_` with these hands and table; the stock holds what a real game would."""
+def position(hand0, hand1, table=None, values=QZ, round_=0, scores=(0, 0)):
+    """The start of round `round_` with these hands and table (by default the two highest cards left);
+    the stock and the set-aside cards hold what a real game would."""
     hands = [parse_cards(hand0.split()), parse_cards(hand1.split())]
-    table = parse_cards(table.split())
-    used = set(hands[0] + hands[1] + table)
+    used = set(hands[0] + hands[1])
+    table = parse_cards(table.split()) if table else [c for c in reversed(DECK) if c not in used][:2]
+    used.update(table)
     rest = [c for c in DECK if c not in used]
     size = 10 * (g.ROUNDS - 1 - round_)
     return g._start(RULES[values], hands, table, rest[:size], round_, scores, set_aside=rest[size:])
@@ -65,8 +67,7 @@ VALUES = [
 def test_card_values(values, card, value):
     assert g.VALUES[values][parse_card(card)] == value
     # the value is what the card adds to the count when it is the first card played
-    state = played_position(f"{card} 2C 3C 4C 5C" if card != "2C" else "2C 3C 4C 5C 6C",
-                            "2D 3D 4D 5D 6D", card, values=values)
+    state = played_position(f"{card} 2C 3C 4C 5C", "2D 3D 4D 5D 6D", card, values=values)
     assert state.count == value
 
 
@@ -84,7 +85,7 @@ def test_rules_option():
 def test_deal_of_every_round():
     state = g.new_state(RULES[QZ], 7)
     rng = random.Random(3)
-    seen_rounds = []
+    seen_rounds, end_table, stock_then = [], None, None
     while g.to_move(state) is not None:
         if not state.moves:  # the start of a round
             r = state.round
@@ -100,8 +101,8 @@ def test_deal_of_every_round():
                 assert list(layout[1][0] + layout[1][1]) == stock_then[:10], "5 each from the top of the stock"
                 assert stock_before == len(stock_then)
             seen_rounds.append(r)
+        end_table, stock_then = state.table[:], state.stock[:]  # plays leave the table alone
         g.apply(state, rng.choice(g.legal_moves(state)))
-        end_table, stock_then = state.table[:], state.stock[:]
     assert seen_rounds == [0, 1, 2, 3, 4] and not state.stock
     layouts = [layout for layout, _ in g.deals(state)]
     deck_start = g.new_state(RULES[QZ], 7)
@@ -155,20 +156,18 @@ def test_exchange(rule, leader, dealer, hands, table, known):
 
 def test_table_knowledge_lasts_across_rounds():
     """The table slots keep what lies there; a player still knows the card it put there last round."""
-    state = played_position("TC 9C 5C 6C 3D", "9H AH 4H 7H 8H", "TC 9H 5C 7H 6C 8H 3D 4H")
+    state = position("TC 9C 5C 6C 3D", "9H AH 4H 7H 8H", table="KS QS")
     do(state, "take:1")  # seat 0 sees QS come into its hand
-    assert g.observe(state, 0).taken == parse_card("QS")
-    do(state, "discard:5C")
-    do(state, "take:0", "discard:KS")
-    state2 = played_position("TC 9C 5C 6C 3D", "9H AH 4H 7H 8H", "TC 9H 5C 7H 6C 8H 3D 4H")
-    do(state2, "take:1", "discard:5C", "take:0", "discard:KS")
-    do(state, "9C", "9H", "AH")  # seat 0 leads the play with 9C; the round ends when the hands run out
+    assert g.observe(state, 0).taken == parse_card("QS") and g.observe(state, 1).taken is None
+    do(state, "discard:5C", "take:0", "discard:KS")
+    do(state, "TC", "9H", "9C", "AH", "QS", "8H", "6C", "7H", "3D", "4H")  # both hands played out
     assert state.round == 1 and names(state.table) == "KS 5C"
     assert g.observe(state, 0).table == (None, parse_card("5C"))
     assert g.observe(state, 1).table == (parse_card("KS"), None)
     assert g.observe(state, 0).taken is None
-    do(state, "take:1")  # round 1 is led by seat 1, who now takes seat 0's card: seat 0 no longer knows the slot
+    do(state, "take:1")  # round 1 is led by seat 1, who takes seat 0's card: seat 0 no longer knows the slot
     assert g.observe(state, 0).table == (None, None)
+    assert g.observe(state, 1).taken == parse_card("5C")
 
 
 # RULES.md Play: going up, a player must play a card that keeps count + value <= 31 if they hold one
@@ -228,7 +227,7 @@ SCORING = [
     ("a round that never turned down is scored the same way; a Queen at the peak does not take the top",
      QZ, "AC 2C 3C 4C QC", "AD 2D 3D 4D QD", "AC AD 2C 2D 3C 3D 4C 4D QC QD", 20, 20, (0, 1 + 1)),
     ("face_value: the same rules with Q = 12", FV,
-     "QC 8C 7C 2C AC", "KD 9D 4D 3D 5D", "QC KD 2C 4D 8C 3D 7C 9D AC 5D", 31, 6, (0, 3 + 1)),
+     "QC 8C 7C 2C AC", "KD 4D 2D 3D 5D", "QC KD 2C 4D 8C 5D 7C 3D AC 2D", 31, 5, (0, 3 + 1)),
 ]
 
 
@@ -243,7 +242,7 @@ def test_round_scoring(rule, values, leader, dealer, plays, peak, count, points)
     assert state.round == 1 and state.history[0] == tuple(
         (i % 2, c) for i, c in enumerate(parse_cards(plays.split())))
     assert state.ended[1] == peak and state.ended[3] == count
-    assert tuple(s - b for s, b in zip(state.scores, before)) == points
+    assert tuple(s - b for s, b in zip(state.scores, before, strict=True)) == points
     assert len(state.set_aside) == 10 - len(plays.split()), "unplayed cards are set aside"
 
 
@@ -300,8 +299,8 @@ def test_layout_json():
 
 def test_sample_world_opponent_to_move_holds_a_fitting_card():
     """The opponent to move must hold a card that fits, else the play would have turned down or ended."""
-    state = played_position("KC KD 7C KS 3C", "KH 6D 2D AD 4D", "KC KH 7C 6D KD 2D 3C AD 4D")
-    assert g.to_move(state) == 0 and state.count == 4 and state.down
+    state = played_position("KC 9C 7C 5C AC", "KH 6D 3D 2D 4D", "KC KH 7C 6D 9C 4D 5C 3D")
+    assert g.to_move(state) == 0 and state.count == 4 and state.down and len(state.hands[0]) == 1
     obs = g.observe(state, 1)
     for k in range(200):
         world = g.sample_world(obs, random.Random(k))
@@ -332,7 +331,7 @@ def reference_scores(state):
         hands = [list(hands[0]), list(hands[1])]
         leader = 1 - dealer
         assert [s for s, _ in moves[:4]] == [leader, leader, dealer, dealer]
-        for (seat, take), (_, discard) in zip(moves[0:4:2], moves[1:4:2]):
+        for (seat, take), (_, discard) in zip(moves[0:4:2], moves[1:4:2], strict=True):
             hands[seat].append(table[take[1]])
             hands[seat].remove(discard[1])
             table[take[1]] = discard[1]
@@ -380,7 +379,7 @@ seeds = st.integers(0, 2**63 - 1)
 rng_seeds = st.integers(0, 2**32)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(values=values_st, seed=seeds, rng_seed=rng_seeds)
 def test_random_games_keep_the_rules(values, seed, rng_seed):
     """Cards are conserved at every step, the game ends after 5 rounds, and scores and ranks follow
@@ -426,7 +425,7 @@ def reshuffle_unseen(state, seat, rng):
     state.stock, state.set_aside = hidden[k:k + len(state.stock)], hidden[k + len(state.stock):]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(values=values_st, seed=seeds, rng_seed=rng_seeds)
 def test_no_leaks_and_sample_world(values, seed, rng_seed):
     """Observations hold nothing a seat cannot see; sample_world agrees with the observation exactly,
@@ -446,7 +445,8 @@ def test_no_leaks_and_sample_world(values, seed, rng_seed):
             assert g.observe(world, seat) == obs, "sample_world is consistent with the observation"
             assert cards_everywhere(world) == list(DECK)
             if to_move is not None:
-                assert g.legal_moves(world) == g.legal_moves(state)
+                if seat == to_move:
+                    assert g.legal_moves(world) == g.legal_moves(state)
                 if rng.random() < 0.3:
                     while g.to_move(world) is not None:
                         g.apply(world, rng.choice(g.legal_moves(world)))

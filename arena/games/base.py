@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Protocol, Sequence, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 Move: TypeAlias = Hashable
 """A move: a hashable value each game defines (a card int, a `(card, op)` pair, a word)."""

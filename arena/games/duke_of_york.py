@@ -364,7 +364,8 @@ def parse_move(text: str) -> tuple:
 
 
 def deals(state: State) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
-    """One entry per round: (dealer, hands, table at the start of the round) and its moves."""
+    """One entry per round: (dealer, hands, table at the start of the round) and its moves (a sampled
+    world has only its current round, with layout None)."""
     return state.rounds
 
 
