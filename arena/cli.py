@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -139,8 +139,15 @@ def progress_bar(enabled: bool):
     if not enabled:
         yield None
         return
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
@@ -208,12 +215,12 @@ def tournament(
 
 def show_ratings(run, game: str | None, form: str) -> None:
     """Prints the rating tables of a run in one of the formats."""
-    from arena.ratings import format_tables
+    from arena.display import format_tables
 
     typer.echo(format_tables(run, game, form))
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     """Output formats of `arena ratings`."""
 
     table = "table"

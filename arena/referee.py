@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.clock import MoveClock, MoveTimeout
 from arena.games import Game, Outcome
 from arena.seeds import derive_seed
 
@@ -39,16 +40,26 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             bot.reset(game.id, seat, rules, random.Random(seeds[seat]))
         except Exception as error:
             return _forfeit(game, state, seat, "crash", _describe(error), 0)
-    decisions, observe, apply, to_move, clock = 0, game.observe, game.apply, game.to_move, time.perf_counter
+    decisions, observe, apply, to_move = 0, game.observe, game.apply, game.to_move
+    acts = [bot.act for bot in bots]
+    clock = MoveClock(move_time_limit) if move_time_limit is not None else None
+    now = time.perf_counter
     while (seat := to_move(state)) is not None:
         observation = observe(state, seat)
-        started = clock()
         try:
-            move = bots[seat].act(observation)
+            if clock is None:
+                move = acts[seat](observation)
+            else:
+                clock.started = now()
+                move = acts[seat](observation)
+                took, clock.started = now() - clock.started, None
+                if took > clock.limit:  # a bot that swallowed MoveTimeout, or no signals here
+                    raise MoveTimeout
+        except MoveTimeout:
+            clock.started = None
+            return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
         except Exception as error:
             return _forfeit(game, state, seat, "crash", _describe(error), decisions)
-        if move_time_limit is not None and clock() - started > move_time_limit:
-            return _forfeit(game, state, seat, "timeout", f"took {clock() - started:.3f}s", decisions)
         legal = observation.legal_moves
         try:  # apply the game's own move object, so a bot's look-alike never reaches the state
             own = legal[legal.index(move)]

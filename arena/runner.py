@@ -123,12 +123,17 @@ class RunReport:
     play_seconds: float
     backend: str
     workers: int
+    started_at: str
+    """When this invocation began (UTC, ISO 8601)."""
 
 
 def play_missing(config: Config, run: RunDir, *, workers: int | None = None, address: str | None = None,
                  resume: bool = False, overwrite: bool = False,
                  on_progress: Callable[[int, int], None] | None = None) -> RunReport:
     """Plays every game of the config not yet saved in `run` and saves each batch as it finishes."""
+    from datetime import UTC, datetime
+
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
     total = Schedule(config).total
     good, bad = scan_parts(run)
@@ -159,7 +164,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
             played_now += end - start
             if on_progress:
                 on_progress(saved + played_now, total)
-    return RunReport(total, played_now, time.perf_counter() - started, backend, workers)
+    return RunReport(total, played_now, time.perf_counter() - started, backend, workers, started_at)
 
 
 def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
@@ -204,3 +209,66 @@ def replay_game(run: RunDir, index: int) -> dict:
                           move_time_limit=config.run.move_time_limit)
     names = [config.bots[b].name for b in scheduled.seat_bots]
     return referee.transcript(game, block.rules, names, scheduled.deal_seed, played)
+
+
+def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
+    """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv and manifest.json."""
+    import json
+    import platform
+    from datetime import UTC, datetime
+    from importlib.metadata import version
+
+    import pandas as pd
+
+    from arena.atomic import write_atomic
+    from arena.ratings import RatingSettings, rate_results, summaries
+    from arena.results import ResultsError, digest, load_results
+
+    started = time.perf_counter()
+    table = load_results(run)
+    indices = table.column("game_index").to_numpy()
+    if len(indices) != report.total or (len(indices) and (indices[0] != 0 or indices[-1] != report.total - 1)):
+        raise ResultsError(f"{run.results} holds {len(indices):,} of {report.total:,} games: run with --resume")
+    results_digest = digest(table)
+    frame = table.to_pandas()
+    load_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    ratings = rate_results(frame, RatingSettings(**vars(config.ratings)))
+    rating_seconds = time.perf_counter() - started
+    tables = pd.concat([r.table.assign(variant=v) for v, r in ratings.items()], ignore_index=True)
+    tables = tables[["variant", *[c for c in tables.columns if c != "variant"]]]
+    write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
+    rows = []
+    for variant, summary in summaries(frame, ratings).items():
+        pairs = summary.pairwise.stack(future_stack=True).dropna().rename("win_rate").reset_index()
+        rows.append(pairs.assign(variant=variant, kind="pairwise"))
+        rows.append(summary.seats.assign(variant=variant, kind="seat"))
+    summary_table = pd.concat(rows, ignore_index=True)
+    first = ["variant", "kind", "bot", "opponent", "seat"]
+    summary_table = summary_table[first + [c for c in summary_table.columns if c not in first]]
+    write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
+    counts = frame.groupby("variant", sort=False).size()
+    terminations = frame.groupby(["variant", "termination"], sort=False).size()
+    previous = json.loads(run.manifest.read_text()) if run.manifest.is_file() else {}
+    manifest = {
+        "name": config.name,
+        "digest": results_digest,
+        "games": int(report.total),
+        "games_by_variant": {k: int(v) for k, v in counts.items()},
+        "terminations": {f"{v}/{t}": int(n) for (v, t), n in terminations.items()},
+        "bots": {b.name: {"spec": b.spec, "params": b.params} for b in config.bots},
+        "backend": report.backend,
+        "workers": report.workers,
+        "batch_size": config.run.batch_size,
+        "started": previous.get("started", report.started_at),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "played_now": report.played_now,
+        "wall_seconds": round(report.play_seconds + load_seconds + rating_seconds, 3),
+        "play_seconds": round(report.play_seconds, 3),
+        "load_seconds": round(load_seconds, 3),
+        "rating_seconds": round(rating_seconds, 3),
+        "versions": {"arena": version("arena"), "python": platform.python_version(),
+                     **{p: version(p) for p in ("ray", "trueskill", "pandas", "pyarrow")}},
+    }
+    write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
+    return manifest

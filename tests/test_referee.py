@@ -113,3 +113,41 @@ def test_the_bots_rng_is_seeded_by_the_game_seed():
     c = referee.transcript(CAT, CAT.Rules(), ["r", "r"], 9, play([RANDOM(), RANDOM()], seed=9,
                                                                 seeds=[1, 2]))
     assert a == b and a["deals"][0]["layout"] == c["deals"][0]["layout"]
+
+
+class BusyLoop(Bot):
+    name = "busy"
+
+    def act(self, observation):
+        while True:
+            pass
+
+
+class Sleeps(Bot):
+    name = "sleeps"
+
+    def act(self, observation):
+        time.sleep(30)
+
+
+class Swallows(Bot):
+    name = "swallows"
+
+    def act(self, observation):
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:
+            try:
+                time.sleep(0.01)
+            except BaseException:
+                pass
+        return observation.legal_moves[0]
+
+
+@pytest.mark.parametrize("hog", [BusyLoop, Sleeps, Swallows])
+def test_the_time_limit_preempts_a_move(hog):
+    started = time.perf_counter()
+    played = play([RANDOM(), hog()], move_time_limit=0.1)
+    assert played.outcome.termination == "timeout" and played.fault_seat == 1
+    assert time.perf_counter() - started < (0.5 if hog is Swallows else 0.3)
+    after = play([RANDOM(), RANDOM()], move_time_limit=0.1)  # the clock leaves later games alone
+    assert after.fault_seat is None

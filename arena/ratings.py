@@ -1,0 +1,587 @@
+"""TrueSkill ratings per game variant and the pandas summaries of a tournament's results.
+
+The rating engine re-implements trueskill 0.4.5 (`TrueSkill.rate` with one player per team, ranks
+as given, ties as draws) on plain floats: it gives the package's mu and sigma (same cdf/pdf/ppf,
+same factor-graph schedule and convergence test) about 100 times faster. Two-player games use the
+closed form of the truncated-Gaussian update; games of three or more seats replay the package's
+message passing operation by operation, because its loop stops early (min_delta, 10 iterations)
+and the result depends on exactly where it stops.
+
+`rate_results` rates a results frame (one row per game) variant by variant; `summaries` adds the
+pairwise matrix and the seat advantage. See `benchmarks/ratings.py` for the speed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import trueskill
+
+MIN_DELTA = trueskill.DELTA
+"""The package's default convergence threshold of `TrueSkill.rate` (0.0001)."""
+MAX_ITERATIONS = 10
+"""The package stops passing messages after this many rounds even when not converged."""
+Z95 = 1.96
+"""Normal quantile of the 95% confidence intervals."""
+
+_INF = float("inf")
+_SQRT2 = math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_FP_MESSAGE = 'Cannot calculate correctly, set backend to "mpmath"'
+
+
+@dataclass(frozen=True)
+class RatingSettings:
+    """The TrueSkill environment of a tournament: the `[ratings]` table of its config."""
+
+    mu: float = 25.0
+    """Initial mean of every bot's rating."""
+    sigma: float = 25.0 / 3
+    """Initial standard deviation."""
+    beta: float = 25.0 / 6
+    """Performance spread: a beta lead is about a 76% chance to win."""
+    tau: float = 25.0 / 300
+    """Dynamics: added to sigma before every game so ratings can keep moving."""
+    draw_probability: float = 0.1
+    """Chance that two adjacent seats draw; sets the draw margin."""
+    backend: str | tuple | None = None
+    """trueskill's cdf/pdf/ppf: None (its own erfc approximation), "mpmath", "scipy" or a tuple."""
+
+    def __post_init__(self) -> None:
+        if not (self.sigma > 0 and self.beta > 0 and self.tau >= 0):
+            raise ValueError(f"ratings: need sigma > 0, beta > 0, tau >= 0, not {self}")
+        if not 0 <= self.draw_probability < 1:
+            raise ValueError(f"ratings: draw_probability must be in [0, 1), not {self.draw_probability!r}")
+
+    def env(self) -> trueskill.TrueSkill:
+        """A fresh `trueskill.TrueSkill` environment with these constants (never the global one)."""
+        return trueskill.TrueSkill(self.mu, self.sigma, self.beta, self.tau, self.draw_probability,
+                                   backend=self.backend)
+
+
+# --- the package's math, operation for operation -------------------------------------------------
+
+def _cdf(x: float) -> float:
+    """trueskill.backends.cdf(x), bit for bit: its erfc approximation (fractional error < 1.2e-7)."""
+    u = -x / _SQRT2
+    z = abs(u)
+    t = 1. / (1. + z / 2.)
+    r = t * math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+            -0.82215223 + t * 0.17087277)))))))))
+    return 0.5 * (2. - r if u < 0 else r)
+
+
+def _pdf(x: float) -> float:
+    """trueskill.backends.pdf(x), bit for bit (`x ** 2`, not `x * x`: they differ in the last bit)."""
+    return _INV_SQRT_2PI * math.exp(-(x ** 2 / 2))
+
+
+def _make_vw(cdf: Callable[[float], float], pdf: Callable[[float], float]):
+    """The package's v and w functions of the truncated Gaussian, for a cdf/pdf backend."""
+
+    def vw(diff: float, margin: float, drawn: bool) -> tuple[float, float]:
+        """(v, w) as `TrueSkill.v_win`/`w_win` (or `v_draw`/`w_draw`), raising where they raise."""
+        if drawn:
+            abs_diff = abs(diff)
+            a, b = margin - abs_diff, -margin - abs_diff
+            denom = cdf(a) - cdf(b)
+            if not denom:  # w_draw raises here (v_draw alone would not)
+                raise FloatingPointError(_FP_MESSAGE)
+            v_abs = (pdf(b) - pdf(a)) / denom
+            w = v_abs ** 2 + (a * pdf(a) - b * pdf(b)) / denom
+            return (-v_abs if diff < 0 else v_abs), w
+        x = diff - margin
+        denom = cdf(x)
+        v = pdf(x) / denom if denom else -x
+        w = v * (v + x)
+        if 0 < w < 1:
+            return v, w
+        raise FloatingPointError(_FP_MESSAGE)
+
+    return vw
+
+
+_vw_default = _make_vw(_cdf, _pdf)
+
+
+def _rate_graph(mus: list[float], sigmas: list[float], drawn: list[bool], margin: float, tau: float,
+                beta2: float, vw=None, min_delta: float = MIN_DELTA) -> tuple[list[float], list[float]]:
+    """New (mus, sigmas) of one game, seats in rank order, by the package's factor graph and schedule.
+
+    drawn[j] says seats j and j+1 tie; vw is None for the default backend (inlined), else `_make_vw(...)`.
+    Every line mirrors one Gaussian operation of `trueskill.factorgraph` in the same order, so
+    rounding matches the package as well: the loop's early stop makes the result depend on it.
+    """
+    n = len(mus)
+    last = n - 1  # the number of team-difference factors
+    tau2 = tau ** 2
+    prior_pi, prior_tau, perf_pi, perf_tau, sum_pi, sum_tau = [], [], [], [], [], []
+    for mu, sigma in zip(mus, sigmas, strict=True):
+        # PriorFactor.down, LikelihoodFactor.down, SumFactor.down (one player per team)
+        pi = math.sqrt(sigma ** 2 + tau2) ** -2
+        ptau = pi * mu
+        a = 1. / (1. + beta2 * pi)
+        ppi, pt = a * pi, a * ptau
+        spi = 1. / (1 / ppi)
+        prior_pi.append(pi)
+        prior_tau.append(ptau)
+        perf_pi.append(ppi)
+        perf_tau.append(pt)
+        sum_pi.append(spi)
+        sum_tau.append(spi * (pt / ppi))
+    team_pi, team_tau = sum_pi[:], sum_tau[:]  # team-performance variables
+    zeros = [0.0] * last
+    left_pi, left_tau = zeros[:], zeros[:]  # messages from difference j to team j
+    right_pi, right_tau = zeros[:], zeros[:]  # ... to team j + 1
+    down_pi, down_tau = zeros[:], zeros[:]  # ... to the difference variable j
+    trunc_pi, trunc_tau = zeros[:], zeros[:]  # messages from truncation j to difference j
+    diff_pi, diff_tau = zeros[:], zeros[:]  # difference variables
+
+    def to_right(j: int) -> None:
+        """SumFactor.up(1): difference j's message to team j + 1."""
+        api, atau = team_pi[j] - left_pi[j], team_tau[j] - left_tau[j]
+        bpi, btau = diff_pi[j] - down_pi[j], diff_tau[j] - down_tau[j]
+        mu = (atau / api if api else api) - (btau / bpi if bpi else bpi)
+        pi = 1. / (1 / api + 1 / bpi) if api and bpi else 0.0
+        tau_ = pi * mu
+        team_pi[j + 1] = team_pi[j + 1] - right_pi[j] + pi
+        team_tau[j + 1] = team_tau[j + 1] - right_tau[j] + tau_
+        right_pi[j], right_tau[j] = pi, tau_
+
+    def to_left(j: int) -> None:
+        """SumFactor.up(0): difference j's message to team j."""
+        api, atau = diff_pi[j] - down_pi[j], diff_tau[j] - down_tau[j]
+        bpi, btau = team_pi[j + 1] - right_pi[j], team_tau[j + 1] - right_tau[j]
+        mu = (atau / api if api else api) + (btau / bpi if bpi else bpi)
+        pi = 1. / (1 / api + 1 / bpi) if api and bpi else 0.0
+        tau_ = pi * mu
+        team_pi[j] = team_pi[j] - left_pi[j] + pi
+        team_tau[j] = team_tau[j] - left_tau[j] + tau_
+        left_pi[j], left_tau[j] = pi, tau_
+
+    # The package's loop: forward over differences 0..last-2 (then up to the right), backward over
+    # last-1..1 (then up to the left); with two teams only difference 0, and nothing sent up.
+    if last == 1:
+        visits = [(0, None, drawn[0])]
+    else:
+        visits = ([(j, to_right, drawn[j]) for j in range(last - 1)]
+                  + [(j, to_left, drawn[j]) for j in range(last - 1, 0, -1)])
+    sqrt, exp, cdf, k_pdf = math.sqrt, math.exp, _cdf, _INV_SQRT_2PI
+    for _ in range(MAX_ITERATIONS):
+        delta = 0
+        for j, send_up, drawn_j in visits:
+            # SumFactor.down: teams j and j + 1 into difference j
+            api, atau = team_pi[j] - left_pi[j], team_tau[j] - left_tau[j]
+            bpi, btau = team_pi[j + 1] - right_pi[j], team_tau[j + 1] - right_tau[j]
+            mu = (atau / api if api else api) - (btau / bpi if bpi else bpi)
+            pi = 1. / (1 / api + 1 / bpi) if api and bpi else 0.0
+            tau_ = pi * mu
+            var_pi = diff_pi[j] - down_pi[j] + pi
+            var_tau = diff_tau[j] - down_tau[j] + tau_
+            down_pi[j], down_tau[j] = pi, tau_
+            # TruncateFactor.up (v and w inlined for the default backend)
+            old_pi, old_tau = trunc_pi[j], trunc_tau[j]
+            dpi, dtau = var_pi - old_pi, var_tau - old_tau
+            sqrt_pi = sqrt(dpi)
+            diff, eps = dtau / sqrt_pi, margin * sqrt_pi
+            if vw is not None:
+                v, w = vw(diff, eps, drawn_j)
+            elif drawn_j:
+                abs_diff = diff if diff >= 0 else -diff
+                a, b = eps - abs_diff, -eps - abs_diff
+                denom = cdf(a) - cdf(b)
+                if not denom:
+                    raise FloatingPointError(_FP_MESSAGE)
+                pdf_a, pdf_b = k_pdf * exp(-(a ** 2 / 2)), k_pdf * exp(-(b ** 2 / 2))
+                v = (pdf_b - pdf_a) / denom
+                w = v ** 2 + (a * pdf_a - b * pdf_b) / denom
+                if diff < 0:
+                    v = -v
+            else:
+                x = diff - eps
+                denom = cdf(x)
+                v = k_pdf * exp(-(x ** 2 / 2)) / denom if denom else -x
+                w = v * (v + x)
+                if not 0 < w < 1:
+                    raise FloatingPointError(_FP_MESSAGE)
+            denom = 1. - w
+            pi, tau_ = dpi / denom, (dtau + sqrt_pi * v) / denom
+            trunc_pi[j], trunc_tau[j] = pi + old_pi - var_pi, tau_ + old_tau - var_tau
+            diff_pi[j], diff_tau[j] = pi, tau_
+            # Variable.set's delta: max(|tau change|, sqrt(|pi change|)), 0 for an infinite pi change
+            pi_delta = var_pi - pi if var_pi >= pi else pi - var_pi
+            if pi_delta != _INF:
+                step = var_tau - tau_ if var_tau >= tau_ else tau_ - var_tau
+                root = sqrt(pi_delta)
+                if root > step:  # max(a, b) keeps a unless b > a
+                    step = root
+                if step > delta:
+                    delta = step
+            if send_up is not None:
+                send_up(j)
+        if delta <= min_delta:
+            break
+    to_left(0)
+    to_right(last - 1)
+    new_mus, new_sigmas = [], []
+    for i in range(n):
+        # SumFactor.up(0) to the performance, LikelihoodFactor.up to the skill
+        dpi, dtau = team_pi[i] - sum_pi[i], team_tau[i] - sum_tau[i]
+        mu = dtau / dpi if dpi else dpi
+        pi = 1. / (1.0 / dpi) if dpi else 0.0
+        mpi = (perf_pi[i] + pi) - perf_pi[i]
+        mtau = (perf_tau[i] + pi * mu) - perf_tau[i]
+        a = 1. / (1. + beta2 * mpi)
+        rpi, rtau = prior_pi[i] + a * mpi, prior_tau[i] + a * mtau
+        mu, sigma = _as_rating(float(rtau / rpi if rpi else rpi), float(sqrt(1 / rpi) if rpi else _INF))
+        new_mus.append(mu)
+        new_sigmas.append(sigma)
+    return new_mus, new_sigmas
+
+
+def _as_rating(mu: float, sigma: float) -> tuple[float, float]:
+    """(mu, sigma) as a trueskill.Rating(mu, sigma) reads back: it keeps pi and tau, a last-bit round trip."""
+    pi = sigma ** -2
+    return (pi * mu / pi if pi else pi), (math.sqrt(1 / pi) if pi else _INF)
+
+
+# --- the rating loop -------------------------------------------------------------------------------
+
+@dataclass
+class Ratings:
+    """One rating table after its games: final mu and sigma per bot, and optionally every step."""
+
+    bots: list[str]
+    mu: np.ndarray
+    sigma: np.ndarray
+    history_mu: np.ndarray | None = None
+    """Per seat of every game (flattened in game then seat order): the seat's mu after the game."""
+    history_sigma: np.ndarray | None = None
+
+
+def rate_games(players: Sequence[Sequence[str]], ranks: Sequence[Sequence[int]],
+               settings: RatingSettings | None = None, *, history: bool = False) -> Ratings:
+    """Rates games in order (players and ranks by seat, equal ranks draw) into one table."""
+    sizes = np.fromiter(map(len, players), np.int64, len(players))
+    names = [name for seats in players for name in seats]
+    codes, bots = pd.factorize(np.asarray(names, dtype=object))
+    flat_ranks = np.fromiter((r for seats in ranks for r in seats), np.int64, len(names))
+    if not np.array_equal(sizes, np.fromiter(map(len, ranks), np.int64, len(ranks))):
+        raise ValueError("players and ranks differ in length")
+    mu, sigma, hmu, hsigma = _rate_codes(sizes, codes, flat_ranks, len(bots), settings or RatingSettings(), history)
+    return Ratings(list(bots), np.array(mu), np.array(sigma), hmu, hsigma)
+
+
+def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray, n_bots: int,
+                settings: RatingSettings, history: bool):
+    """The rating loop over flattened games: final (mu, sigma) lists per bot code, and the history."""
+    if len(sizes) and sizes.min() < 2:
+        raise ValueError("every game needs at least two players")
+    env = settings.env()
+    margin = trueskill.calc_draw_margin(settings.draw_probability, 2, env)
+    tau, beta2 = env.tau, env.beta ** 2
+    tau2, two_beta2 = tau * tau, 2 * beta2
+    vw = None if settings.backend is None else _make_vw(env.cdf, env.pdf)
+    # Only the default backend's math is inlined; others take the op-by-op path for every game.
+    two = 2 if settings.backend is None else -1
+    offsets = np.cumsum(sizes) - sizes
+    # Two-seat games: sign +1 when seat 0 ranks better, -1 when seat 1 does, 0 for a draw.
+    signs = np.sign(seat_ranks[offsets + 1] - seat_ranks[offsets]).astype(np.float64).tolist()
+    first, second = seat_bots[offsets].tolist(), seat_bots[offsets + 1].tolist()
+    bots_list, ranks_list = seat_bots.tolist(), seat_ranks.tolist()
+    mu0, sigma0 = _as_rating(float(settings.mu), float(settings.sigma))  # as env.create_rating() reads
+    mu, sg = [mu0] * n_bots, [sigma0] * n_bots
+    hmu = [0.0] * len(bots_list) if history else None
+    hsg = [0.0] * len(bots_list) if history else None
+    exp, sqrt, sqrt2, k_pdf = math.exp, math.sqrt, _SQRT2, _INV_SQRT_2PI
+    off = 0
+    try:
+        for n, a, b, sgn, off in zip(sizes.tolist(), first, second, signs, offsets.tolist(), strict=True):
+            if n == two:
+                m0, s0, m1, s1 = mu[a], sg[a], mu[b], sg[b]
+                var0, var1 = s0 * s0 + tau2, s1 * s1 + tau2
+                c2 = var0 + var1 + two_beta2
+                c = sqrt(c2)
+                eps = margin / c
+                if sgn:
+                    # v_win, w_win at x = t - eps, with the package's erfc inlined
+                    x = sgn * (m0 - m1) / c - eps
+                    u = -x / sqrt2
+                    z = u if u >= 0 else -u
+                    t = 1. / (1. + z / 2.)
+                    r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+                        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                            -0.82215223 + t * 0.17087277)))))))))
+                    cdf = 0.5 * (2. - r if u < 0 else r)
+                    v = k_pdf * exp(-(x ** 2 / 2)) / cdf if cdf else -x
+                    w = v * (v + x)
+                    d = sgn * v / c
+                else:
+                    # v_draw, w_draw on the interval [-eps, eps] around t
+                    t = (m0 - m1) / c
+                    at = t if t >= 0 else -t
+                    lo, hi = -eps - at, eps - at
+                    u = -hi / sqrt2
+                    z = u if u >= 0 else -u
+                    q = 1. / (1. + z / 2.)
+                    r = q * exp(-z * z - 1.26551223 + q * (1.00002368 + q * (0.37409196 + q * (0.09678418 + q * (
+                        -0.18628806 + q * (0.27886807 + q * (-1.13520398 + q * (1.48851587 + q * (
+                            -0.82215223 + q * 0.17087277)))))))))
+                    denom = 0.5 * (2. - r if u < 0 else r)
+                    u = -lo / sqrt2
+                    z = u if u >= 0 else -u
+                    q = 1. / (1. + z / 2.)
+                    r = q * exp(-z * z - 1.26551223 + q * (1.00002368 + q * (0.37409196 + q * (0.09678418 + q * (
+                        -0.18628806 + q * (0.27886807 + q * (-1.13520398 + q * (1.48851587 + q * (
+                            -0.82215223 + q * 0.17087277)))))))))
+                    denom -= 0.5 * (2. - r if u < 0 else r)
+                    if denom:
+                        pdf_hi, pdf_lo = k_pdf * exp(-(hi ** 2 / 2)), k_pdf * exp(-(lo ** 2 / 2))
+                        v = (pdf_lo - pdf_hi) / denom
+                        w = v ** 2 + (hi * pdf_hi - lo * pdf_lo) / denom
+                        d = (-v if t < 0 else v) / c
+                    else:
+                        w = -1.0  # let the factor graph raise exactly as the package does
+                if 0 < w < 1:
+                    mu[a] = m0 + var0 * d
+                    mu[b] = m1 - var1 * d
+                    s0 = sg[a] = sqrt(var0 * (1. - var0 / c2 * w))
+                    s1 = sg[b] = sqrt(var1 * (1. - var1 / c2 * w))
+                    if hmu is not None:
+                        hmu[off], hmu[off + 1] = mu[a], mu[b]
+                        hsg[off], hsg[off + 1] = s0, s1
+                    continue
+                # numerically hopeless (a huge upset): the op-by-op path gives the package's outcome
+            ids = bots_list[off:off + n]
+            rk = ranks_list[off:off + n]
+            order = sorted(range(n), key=rk.__getitem__)  # stable, as the package's sort by rank
+            new_mu, new_sigma = _rate_graph([mu[ids[i]] for i in order], [sg[ids[i]] for i in order],
+                                            [rk[order[j]] == rk[order[j + 1]] for j in range(n - 1)],
+                                            margin, tau, beta2, vw)
+            for i, m, s in zip(order, new_mu, new_sigma, strict=True):
+                mu[ids[i]], sg[ids[i]] = m, s
+                if hmu is not None:
+                    hmu[off + i], hsg[off + i] = m, s
+    except (FloatingPointError, ZeroDivisionError, ValueError) as error:
+        game = int(np.searchsorted(offsets, off, side="right")) - 1
+        raise type(error)(f"game {game} of the table: {error}") from error
+    if hmu is not None:
+        return mu, sg, np.array(hmu), np.array(hsg)
+    return mu, sg, None, None
+
+
+# --- results frames --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Seats:
+    """A results frame flattened to one entry per (game, seat), games in game-index order."""
+
+    rows: pd.DataFrame  # the games, sorted by game_index
+    sizes: np.ndarray  # seats per game
+    game: np.ndarray  # per seat: the game's row position
+    seat: np.ndarray
+    player: np.ndarray  # per seat: code into `names`
+    names: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray
+    fault: np.ndarray  # per seat: True when this seat was the game's fault_seat
+
+
+def _list_column(column: pd.Series) -> tuple[np.ndarray, pa.Array]:
+    """(lengths, flattened values) of a column of lists, numpy arrays or Arrow lists."""
+    array = pa.array(column)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64), pc.list_flatten(array)
+
+
+def _seats(df: pd.DataFrame) -> _Seats:
+    """Flattens a results frame, checking that players, scores and ranks agree."""
+    missing = {"game_index", "variant", "players", "ranks"} - set(df.columns)
+    if missing:
+        raise ValueError(f"results frame lacks column(s) {', '.join(sorted(missing))}")
+    rows = df
+    if not df["game_index"].is_monotonic_increasing:
+        rows = df.sort_values("game_index", kind="stable")
+    rows = rows.reset_index(drop=True)
+    sizes, players = _list_column(rows["players"])
+    rank_sizes, ranks = _list_column(rows["ranks"])
+    if not np.array_equal(sizes, rank_sizes):
+        raise ValueError("players and ranks differ in length")
+    if "scores" in rows.columns:
+        score_sizes, scores = _list_column(rows["scores"])
+        if not np.array_equal(sizes, score_sizes):
+            raise ValueError("players and scores differ in length")
+        score = scores.to_numpy(zero_copy_only=False).astype(np.float64)
+    else:
+        score = np.full(int(sizes.sum()), np.nan)
+    encoded = players.dictionary_encode()
+    game = np.repeat(np.arange(len(rows)), sizes)
+    seat = np.arange(len(game)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    if "fault_seat" in rows.columns:
+        fault_seat = pd.to_numeric(rows["fault_seat"]).to_numpy(dtype=np.float64, na_value=np.nan)
+        fault = fault_seat[game] == seat
+    else:
+        fault = np.zeros(len(game), dtype=bool)
+    return _Seats(rows, sizes, game, seat, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                  encoded.dictionary.to_numpy(zero_copy_only=False), score,
+                  ranks.to_numpy(zero_copy_only=False).astype(np.int64), fault)
+
+
+def _by_variant(seats: _Seats):
+    """(variant, game mask, seat mask, per-seat compact bot codes, bot names) per variant, sorted by name."""
+    variants = seats.rows["variant"].to_numpy(dtype=object)
+    codes, names = pd.factorize(variants, sort=True)
+    seat_codes = codes[seats.game]
+    for v, variant in enumerate(names):
+        game_mask = codes == v
+        seat_mask = seat_codes == v
+        used, bots = np.unique(seats.player[seat_mask], return_inverse=True)
+        yield str(variant), game_mask, seat_mask, bots, seats.names[used]
+
+
+def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (lo, hi) of a proportion wins/n; NaN where n is 0."""
+    wins, n = np.asarray(wins, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = wins / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return centre - half, centre + half
+
+
+def _group_stats(group: np.ndarray, size: int, score: np.ndarray, rank: np.ndarray) -> dict[str, np.ndarray]:
+    """games, wins, win rate and mean score with 95% intervals per group code (0..size-1)."""
+    games = np.bincount(group, minlength=size).astype(np.int64)
+    wins = np.bincount(group, weights=rank == 0, minlength=size).astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.bincount(group, weights=score, minlength=size) / games
+        # two passes: sums of squares of raw scores would lose precision on large scores
+        sq = np.bincount(group, weights=(score - mean[group]) ** 2, minlength=size)
+        std = np.sqrt(sq / (games - 1))
+        half = Z95 * std / np.sqrt(games)
+        win_rate = wins / games
+    lo, hi = wilson_interval(wins, games)
+    return {"games": games, "wins": wins, "win_rate": win_rate, "win_rate_lo": lo, "win_rate_hi": hi,
+            "mean_score": mean, "mean_score_lo": mean - half, "mean_score_hi": mean + half}
+
+
+TABLE_COLUMNS = ["rank", "bot", "mu", "sigma", "conservative", "games", "wins", "win_rate", "win_rate_lo",
+                 "win_rate_hi", "mean_score", "mean_score_lo", "mean_score_hi", "forfeits"]
+
+
+@dataclass
+class VariantRatings:
+    """The ratings of one variant: its table, and every bot's (mu, sigma) after each game if asked."""
+
+    table: pd.DataFrame
+    """Columns TABLE_COLUMNS, best conservative rating first."""
+    history: pd.DataFrame | None = None
+    """Columns game_index, bot, mu, sigma: one row per seat of every game, in game-index order."""
+
+
+def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,
+                 history: bool = False) -> dict[str, VariantRatings]:
+    """Rates a results frame variant by variant in game-index order; tables keyed by variant name."""
+    settings = settings or RatingSettings()
+    seats = _seats(df)
+    game_index = seats.rows["game_index"].to_numpy()
+    out = {}
+    for variant, game_mask, seat_mask, bots, names in _by_variant(seats):
+        try:
+            mu, sigma, hmu, hsg = _rate_codes(seats.sizes[game_mask], bots, seats.rank[seat_mask], len(names),
+                                              settings, history)
+        except (FloatingPointError, ZeroDivisionError, ValueError) as error:
+            raise type(error)(f"variant {variant}: {error}") from error
+        stats = _group_stats(bots, len(names), seats.score[seat_mask], seats.rank[seat_mask])
+        table = pd.DataFrame({"bot": names.astype(object), "mu": mu, "sigma": sigma})
+        table["conservative"] = table["mu"] - 3 * table["sigma"]
+        for column, values in stats.items():
+            table[column] = values
+        table["forfeits"] = np.bincount(bots, weights=seats.fault[seat_mask], minlength=len(names)).astype(np.int64)
+        table = table.sort_values(["conservative", "mu", "bot"], ascending=[False, False, True], kind="stable")
+        table.insert(0, "rank", np.arange(1, len(table) + 1))
+        table = table.reset_index(drop=True)[TABLE_COLUMNS]
+        hist = None
+        if history:
+            hist = pd.DataFrame({"game_index": game_index[seats.game[seat_mask]], "bot": names[bots].astype(object),
+                                 "mu": hmu, "sigma": hsg})
+        out[variant] = VariantRatings(table, hist)
+    return out
+
+
+def pairwise_matrix(df: pd.DataFrame) -> pd.DataFrame:
+    """Share of their shared games in which the row bot ranked better than the column bot (ties half)."""
+    seats = _seats(df)
+    return _pairwise(seats.player, seats.sizes, seats.rank, seats.names)
+
+
+def seat_advantage(df: pd.DataFrame) -> pd.DataFrame:
+    """Per seat over all games of the frame: games, win rate (rank 0), mean score, with 95% intervals."""
+    seats = _seats(df)
+    return _seat_table(seats.seat, seats.score, seats.rank)
+
+
+def _pairwise(seats_bots: np.ndarray, sizes: np.ndarray, ranks: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """The pairwise matrix from flattened seats (bot codes into names)."""
+    n_bots = len(names)
+    offsets = np.cumsum(sizes) - sizes
+    better = np.zeros(n_bots * n_bots)
+    met = np.zeros(n_bots * n_bots)
+    for size in np.unique(sizes):
+        # games of one size line up as a (games, size) block, so every seat pair is one vector op
+        starts = offsets[sizes == size]
+        block_bots = seats_bots[starts[:, None] + np.arange(size)]
+        block_ranks = ranks[starts[:, None] + np.arange(size)]
+        for i in range(size):
+            for j in range(size):
+                if i != j:
+                    pair = block_bots[:, i] * n_bots + block_bots[:, j]
+                    points = (block_ranks[:, i] < block_ranks[:, j]) + 0.5 * (block_ranks[:, i] == block_ranks[:, j])
+                    better += np.bincount(pair, weights=points, minlength=n_bots * n_bots)
+                    met += np.bincount(pair, minlength=n_bots * n_bots)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(met > 0, better / met, np.nan).reshape(n_bots, n_bots)
+    np.fill_diagonal(share, np.nan)
+    labels = pd.Index(list(names), name="bot")
+    return pd.DataFrame(share, index=labels, columns=labels.rename("opponent"))
+
+
+def _seat_table(seat: np.ndarray, score: np.ndarray, rank: np.ndarray) -> pd.DataFrame:
+    """The seat-advantage table from flattened seats."""
+    size = int(seat.max()) + 1 if len(seat) else 0
+    stats = _group_stats(seat, size, score, rank)
+    stats.pop("wins")
+    return pd.DataFrame({"seat": np.arange(size), **stats})
+
+
+@dataclass
+class VariantSummary:
+    """The pandas summaries of one variant beside its rating table."""
+
+    pairwise: pd.DataFrame
+    """Square, indexed by bot (rows) and opponent (columns): share of their games the row bot won."""
+    seats: pd.DataFrame
+    """Columns seat, games, win_rate(_lo/_hi), mean_score(_lo/_hi)."""
+
+
+def summaries(df: pd.DataFrame, ratings: dict[str, VariantRatings] | None = None) -> dict[str, VariantSummary]:
+    """Pairwise matrix and seat advantage per variant; bots in rating-table order when ratings are given."""
+    seats = _seats(df)
+    out = {}
+    for variant, game_mask, seat_mask, bots, names in _by_variant(seats):
+        matrix = _pairwise(bots, seats.sizes[game_mask], seats.rank[seat_mask], names)
+        if ratings is not None and variant in ratings:
+            order = list(ratings[variant].table["bot"])
+            matrix = matrix.loc[order, order]
+        seat_table = _seat_table(seats.seat[seat_mask], seats.score[seat_mask], seats.rank[seat_mask])
+        out[variant] = VariantSummary(matrix, seat_table)
+    return out
