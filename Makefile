@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install browser demo test bench clean
 
 install: $(STAMP)
 
@@ -17,8 +17,15 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/arena tournament configs/quickstart.toml
 
-test: install
-	$(BIN)/ruff check arena bots tests benchmarks
+# The HTML report is tested in a real headless browser: Debian's chromium, installed when missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+		{ echo "installing chromium for the report test"; \
+		  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+		  echo "warning: could not install chromium; the browser test will be skipped"; }
+
+test: install browser
+	$(BIN)/ruff check arena bots tests benchmarks docs examples
 	$(BIN)/pytest
 
 bench: install

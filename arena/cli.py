@@ -290,6 +290,43 @@ def replay(
         typer.echo("\n".join(referee.account(data)))
 
 
+@app.command()
+def submit(
+    spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, or an installed module:Class.")],
+    move_time_limit: Annotated[float, typer.Option(help="Seconds allowed per move.")] = 1.0,
+    games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
+) -> None:
+    """Check a bot against `random` in every game it claims, then make it available by name.
+
+    Example: arena submit docs/example_bot.py:CountingBot
+    """
+    from arena.submit import submit as submit_bot
+
+    with user_errors():
+        report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit)
+    typer.echo(f"bot {report.name!r} ({report.spec})")
+    for check in report.checks:
+        verdict = "ok" if not check.problems else "FAILED"
+        typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "
+                   f"slowest {1000 * check.slowest:.2f} ms/move")
+    if not report.ok:
+        for problem in report.problems:
+            typer.echo(f"  problem: {problem}", err=True)
+        typer.echo(f"error: {report.name!r} was not registered", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"registered: {report.name!r} can now be named in `arena play` and in configs")
+
+
+@app.command()
+def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")]) -> None:
+    """Write the run's self-contained HTML report (RUN/report.html) and print its path."""
+    from arena.report import write_report
+
+    with user_errors():
+        path = write_report(open_run(run))
+    typer.echo(f"wrote {path}")
+
+
 def main() -> None:
     """Entry point for `python -m arena.cli`."""
     sys.exit(app())

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +46,16 @@ class BotEntry:
     path: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     spec: str = ""
-    """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`)."""
+    """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
+    `command: ...` for a bot given by a command."""
+    isolation: str = "none"
+    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py)."""
+    command: tuple[str, ...] | None = None
+    """The executable that is the bot (docs/protocol.md), program path resolved; None for a Python class."""
+    memory_mb: int | None = None
+    """Address-space limit of a process bot in MiB (None: no limit)."""
+    cpu_seconds: float | None = None
+    """CPU seconds a process bot may use per game (None: no limit)."""
 
 
 @dataclass(frozen=True)
@@ -164,12 +176,22 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
 
 
 def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
-    _check_keys(raw, {"name", "path", "params"}, where)
+    _check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
     if "name" not in raw:
         raise ConfigError(f"{where}name: missing")
     name = _string(raw["name"], where + "name")
     path = raw.get("path")
     params = _table(raw.get("params", {}), where + "params")
+    isolation = raw.get("isolation", "process" if "command" in raw else "none")
+    if isolation not in ("none", "process"):
+        raise ConfigError(f'{where}isolation: must be "none" or "process", not {isolation!r}')
+    if isolation == "process":
+        return _process_bot_entry(raw, where, base, name, path, params)
+    if "command" in raw:
+        raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process (isolation = "process")')
+    for key in ("memory_mb", "cpu_seconds"):
+        if key in raw:
+            raise ConfigError(f'{where}{key}: applies only to a bot in its own process (isolation = "process")')
     spec = name
     if path is not None:
         spec = _string(path, where + "path")
@@ -185,6 +207,77 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     except Exception as error:
         raise ConfigError(f"{where}params: {type(error).__name__}: {error}") from None
     return BotEntry(name, path, params, resolved_spec(bot_class))
+
+
+def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict) -> BotEntry:
+    """A bot that plays in its own process: a command, or a Python class run by the built-in host.
+
+    A class given as `file.py:Class` or `module:Class` is not imported here: its code runs only in the
+    host process, which also checks the params and tells its games (hello)."""
+    from arena.isolation import DEFAULT_MEMORY_MB, BotProcessError, entry_bot_class
+
+    command = raw.get("command")
+    memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
+    cpu_seconds = _number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
+    if command is not None:
+        if path is not None:
+            raise ConfigError(f"{where}command: give a command or a path, not both")
+        command = _command(command, where + "command", base)
+        spec, field_name = "command: " + shlex.join(command), "command"
+    else:
+        field_name = "path" if path is not None else "name"
+        spec = _string(path, where + "path") if path is not None else name
+        if ".py:" in spec:
+            file, _, class_name = spec.rpartition(":")
+            local = Path(file)
+            if not local.is_absolute() and not local.exists() and (base / local).exists():
+                local = base / local
+            if not local.is_file():
+                raise ConfigError(f"{where}path: no bot file {file}")
+            spec = f"{local.resolve()}:{class_name}"
+        elif ":" not in spec:  # a bot name: found the usual way (bundled and registered bots are imported)
+            try:
+                spec = resolved_spec(load_bot_class(spec))
+            except BotError as error:
+                raise ConfigError(f"{where}{field_name}: {error}") from None
+    entry = BotEntry(name, path, params, spec, "process", command, memory_mb, cpu_seconds)
+    try:
+        entry_bot_class(entry, strict=True)
+    except BotProcessError as error:
+        text = str(error)
+        raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}") from None
+    return entry
+
+
+def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
+    """A command line (a string split like a shell's, or an array), its program made absolute: a path
+    relative to the config's folder or the cwd (like any relative argument naming a file there), or a
+    program on PATH."""
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as error:
+            raise ConfigError(f"{where}: cannot split {value!r}: {error}") from None
+    elif isinstance(value, list) and all(isinstance(arg, str) for arg in value):
+        argv = list(value)
+    else:
+        raise ConfigError(f"{where}: must be a string or an array of strings, not {value!r}")
+    if not argv or not argv[0].strip():
+        raise ConfigError(f"{where}: must name a program, not {value!r}")
+    for i, arg in enumerate(argv):
+        if "/" in arg and not Path(arg).is_absolute() and not Path(arg).exists() and (base / arg).exists():
+            argv[i] = str((base / arg).resolve())
+    program = argv[0]
+    if "/" in program:
+        found = Path(program).resolve()
+        if not found.is_file():
+            raise ConfigError(f"{where}: no program {program}")
+        if not os.access(found, os.X_OK):
+            raise ConfigError(f"{where}: {program} is not executable (chmod +x)")
+        argv[0] = str(found)
+    elif shutil.which(program) is None:
+        raise ConfigError(f"{where}: no program {program!r} on PATH")
+    return tuple(argv)
 
 
 def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
@@ -214,7 +307,7 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
             if bot_name not in by_name:
                 raise ConfigError(f"{where}bots: no bot named {bot_name!r} in [[bots]]")
     for bot_name in chosen if chosen is not None else by_name:
-        bot_class = load_bot_class(by_name[bot_name].spec)
+        bot_class = _entry_class(by_name[bot_name])
         if not can_play(bot_class, game.id):
             raise ConfigError(f"{where}game: bot {bot_name!r} cannot play {game.id} "
                               f"(it plays {', '.join(sorted(bot_class.games))}); list the bots that can in {where}bots")
@@ -224,6 +317,15 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
         raise ConfigError(f"{where}rules: {game.id} needs {players} players per table, "
                           f"but only {entrants} bots can play it")
     return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None)
+
+
+def _entry_class(entry: BotEntry) -> type:
+    """The class that plays a bot entry: its own, or the stand-in for its process."""
+    if entry.isolation == "process":
+        from arena.isolation import entry_bot_class
+
+        return entry_bot_class(entry)
+    return load_bot_class(entry.spec)
 
 
 def _run_settings(raw: dict) -> RunSettings:

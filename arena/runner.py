@@ -31,8 +31,17 @@ def _prepare(config: Config) -> tuple[Schedule, list[type]]:
     key = repr(config)
     if key not in _prepared:
         _prepared.clear()
-        _prepared[key] = (Schedule(config), [load_bot_class(b.spec) for b in config.bots])
+        _prepared[key] = (Schedule(config), [_bot_class(b, config) for b in config.bots])
     return _prepared[key]
+
+
+def _bot_class(entry, config: Config) -> type:
+    """The class that plays a `[[bots]]` entry: its own, or a stand-in that runs the bot in a subprocess."""
+    if entry.isolation == "process":
+        from arena.isolation import entry_bot_class
+
+        return entry_bot_class(entry, move_time_limit=config.run.move_time_limit)
+    return load_bot_class(entry.spec)
 
 
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
@@ -75,14 +84,46 @@ def missing_batches(total: int, done: Iterable[Batch], batch_size: int) -> list[
 
 
 def serial_backend(config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
-    """Plays the batches one after another in this process."""
+    """Plays the batches one after another in this process.
+
+    A batch that something broke out of (a bot's SystemExit or other BaseException, which the referee
+    lets through, or a bot class that fails to build) is replayed in quarantine, as on Ray. A bot that
+    ends this very process (os._exit, a signal) ends the run: every finished batch is saved, but
+    --resume dies again on the same batch. Enter such bots with workers >= 2 (Ray workers, whose
+    deaths are quarantined) or with isolation = "process".
+    """
     for start, end in batches:
-        yield (start, end), play_batch(config, start, end)
+        try:
+            columns = _play_batch_disarmed(config, start, end)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            _warn_quarantine(start, end, error)
+            columns = quarantine_batch(config, start, end)
+        yield (start, end), columns
+
+
+def _play_batch_disarmed(config: Config, start: int, end: int) -> dict[str, list]:
+    """play_batch, leaving no move clock armed behind it (a move the referee did not see end, such as one
+    that raised, keeps its clock running; it would interrupt whatever this process does next)."""
+    try:
+        return play_batch(config, start, end)
+    finally:
+        _disarm_clock(config)
+
+
+RAY_RETRIES = 1
+"""How often Ray re-runs a batch whose worker died (a lost node, an OOM kill); a batch that fails
+again is replayed in quarantine, so a bot that kills its worker costs one retry, not three."""
 
 
 def ray_backend(config: Config, batches: list[Batch], workers: int,
                 address: str | None) -> Iterator[tuple[Batch, dict]]:
-    """Plays the batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight."""
+    """Plays the batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight.
+
+    A batch whose task fails for good (its worker died every time, or a bot raised past the referee) is
+    replayed here in quarantine, game by game, so one bot that ends its process never stops the run.
+    """
     import logging
 
     import ray
@@ -95,7 +136,7 @@ def ray_backend(config: Config, batches: list[Batch], workers: int,
         else:
             ray.init(num_cpus=workers, **options)
     try:
-        task = ray.remote(max_retries=3)(play_batch)
+        task = ray.remote(max_retries=RAY_RETRIES)(_play_batch_disarmed)
         config_ref = ray.put(config)
         slots = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
         queue, pending = iter(batches), {}
@@ -108,10 +149,240 @@ def ray_backend(config: Config, batches: list[Batch], workers: int,
                 break
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                yield pending.pop(ref), ray.get(ref)
+                batch = pending.pop(ref)
+                try:
+                    columns = ray.get(ref)
+                except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
+                    _warn_quarantine(*batch, error)
+                    columns = quarantine_batch(config, *batch)
+                yield batch, columns
     finally:
         if started_here:
             ray.shutdown()
+
+
+# Quarantine: a batch replayed game by game in child processes. A fresh, single-threaded host
+# process forks one child after another; the child publishes on a shared board the game it plays,
+# the seat whose bot code is running and each move applied (a few integer stores per decision).
+# When the child dies, the host rebuilds that game's state from the published moves and records a
+# `crash` forfeit of that seat with the scores as they stood -- what the referee records for a bot
+# that raises at that decision, whatever the timing -- and forks a new child for the next game.
+
+QUARANTINE_MOVES = 1 << 20
+"""Decisions of one game the board can hold (a game runs far shorter)."""
+_GAME, _SEAT, _COUNT, _STARTED, _MOVES = range(5)
+"""Board slots: the game index (`end` once all are played), the seat whose bot code runs (or
+_NO_SEAT), moves applied, when the game began (monotonic ns), then each move's index among the
+legal moves."""
+_NO_SEAT = -1
+
+
+class QuarantineError(RuntimeError):
+    """A quarantined game failed outside any bot's code: an arena bug, not a forfeit."""
+
+
+def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
+    """Plays games start..end-1 in child processes; a game whose child dies (os._exit, a signal, a
+    BaseException past the referee) is a `crash` forfeit of the seat whose bot code was running."""
+    import json
+    import pickle
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "from arena.runner import _quarantine_host; _quarantine_host()"]
+    host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    rows: dict[str, list] = {}
+    try:
+        pickle.dump((sys.path, config, start, end), host.stdin)
+        host.stdin.close()
+        for _ in range(start, end):
+            line = host.stdout.readline()
+            try:
+                kind, payload = json.loads(line)
+            except ValueError:
+                raise QuarantineError(f"the quarantine of games {start}..{end - 1} broke off") from None
+            if kind != "row":
+                raise QuarantineError(payload)
+            for key, value in payload.items():
+                rows.setdefault(key, []).append(value)
+    finally:
+        if host.poll() is None:
+            host.kill()
+        host.wait()
+    return rows
+
+
+def _quarantine_host() -> None:
+    """The quarantine's own process: reads (sys.path, config, start, end) and writes one JSON line per game."""
+    import mmap
+    import pickle
+    import signal
+    import sys
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which then ends this process
+    out = os.dup(1)
+    os.dup2(2, 1)  # the rows own the pipe; whatever a bot prints goes to stderr
+    path, config, start, end = pickle.load(sys.stdin.buffer)
+    sys.path[:] = path
+    schedule = Schedule(config)
+    board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
+    index = start
+    while index < end:
+        board[_GAME], board[_SEAT], board[_COUNT] = -1, _NO_SEAT, 0
+        child = os.fork()
+        if child == 0:
+            _quarantine_child(config, index, end, out, board)
+        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        index = board[_GAME]
+        if index in (-1, end):  # done, or the child could not start (and said why)
+            break
+        try:
+            row = _died_row(schedule, index, board, _death(status))
+        except QuarantineError as error:
+            _send(out, ("error", str(error)))
+            break
+        _send(out, ("row", row))
+        index += 1
+
+
+def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> None:
+    """Plays games start..end-1 in a forked child, sending each one's row; never returns."""
+    import traceback
+
+    code = 0
+    try:
+        schedule, classes = _prepare(config)
+        for index in range(start, end):
+            board[_GAME], board[_SEAT], board[_COUNT], board[_STARTED] = index, _NO_SEAT, 0, time.monotonic_ns()
+            try:
+                row = _play_published(config, schedule, classes, index, board)
+            except BaseException as error:  # a bot's SystemExit or the like, which the referee lets through
+                if board[_SEAT] == _NO_SEAT:
+                    raise
+                row = _died_row(schedule, index, board, referee._describe(error))
+            _disarm_clock(config)
+            _send(out, ("row", row))
+        board[_GAME] = end
+    except BaseException:
+        _send(out, ("error", traceback.format_exc()))
+        board[_GAME], code = -1, 1
+    finally:
+        os._exit(code)
+
+
+def _send(out: int, message: tuple) -> None:
+    """One JSON line to the parent, written whole."""
+    import json
+
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(out, data):]
+
+
+def _play_published(config: Config, schedule: Schedule, classes: list[type], index: int, board) -> dict:
+    """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move."""
+    scheduled = schedule.game(index)
+    block = scheduled.block
+    bots = _SeatedBots(board)
+    for seat, bot in enumerate(scheduled.seat_bots):
+        board[_SEAT] = seat  # a bot's __init__ is its own code too
+        bots.append(classes[bot](**config.bots[bot].params))
+    board[_SEAT] = _NO_SEAT
+    played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, bots, scheduled.deal_seed,
+                          seeds=scheduled.bot_seeds, move_time_limit=config.run.move_time_limit)
+    return _row(config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+
+
+class _SeatedBots(list):
+    """The bots of a quarantined game: publishes each seat as the referee takes its bot in turn (to reset it)."""
+
+    def __init__(self, board) -> None:
+        super().__init__()
+        self.board = board
+
+    def __iter__(self):
+        for seat, bot in enumerate(list.__iter__(self)):
+            self.board[_SEAT] = seat
+            yield bot
+        self.board[_SEAT] = _NO_SEAT
+
+
+class _PublishedGame:
+    """A game module that publishes the seat about to decide and each move applied; the bots' own calls
+    (and frames) are untouched."""
+
+    def __init__(self, game, board) -> None:
+        self.game, self.board = game, board
+
+    def __getattr__(self, name: str):
+        return getattr(self.game, name)
+
+    def observe(self, state, seat: int):
+        """The game's observation, once the seat is published (its bot decides next)."""
+        self.board[_SEAT] = seat
+        return self.game.observe(state, seat)
+
+    def apply(self, state, move) -> None:
+        """Applies the move, once published as its index among the legal moves."""
+        board, count = self.board, self.board[_COUNT]
+        if count >= QUARANTINE_MOVES:
+            board[_SEAT] = _NO_SEAT
+            raise QuarantineError(f"a game of more than {QUARANTINE_MOVES:,} decisions")
+        board[_MOVES + count] = self.game.legal_moves(state).index(move)
+        self.game.apply(state, move)
+        board[_COUNT], board[_SEAT] = count + 1, _NO_SEAT
+
+
+def _died_row(schedule: Schedule, index: int, board, fault: str) -> dict:
+    """The row of a quarantined game that died: the published moves replayed, then the referee's forfeit."""
+    seat, count = board[_SEAT], board[_COUNT]
+    if seat == _NO_SEAT:
+        raise QuarantineError(f"game {index} failed outside any bot's code: {fault}")
+    scheduled = schedule.game(index)
+    game = get_game(scheduled.block.game_id)
+    state = game.new_state(scheduled.block.rules, scheduled.deal_seed)
+    for i in range(count):
+        game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
+    played = referee._forfeit(game, state, seat, "crash", fault, count)  # the referee's own rule for a crash
+    return _row(schedule.config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+
+
+def _row(config: Config, scheduled, played: referee.Played, duration: float) -> dict:
+    """One game's result row, as play_batch writes it."""
+    block = scheduled.block
+    return {"game_index": scheduled.index, "game": block.game_id, "variant": block.label, "table": scheduled.table,
+            "deal": scheduled.deal, "rotation": scheduled.rotation, "seed": scheduled.deal_seed,
+            "players": [config.bots[b].name for b in scheduled.seat_bots],
+            "scores": list(played.outcome.scores), "ranks": list(played.outcome.ranks),
+            "termination": played.outcome.termination, "fault_seat": played.fault_seat, "fault": played.fault,
+            "decisions": played.decisions, "duration": duration}
+
+
+def _death(exitcode: int) -> str:
+    """How a child process ended, e.g. `process died: exit code 3` or `process died: SIGKILL`."""
+    import signal
+
+    if exitcode < 0:
+        try:
+            return f"process died: {signal.Signals(-exitcode).name}"
+        except ValueError:
+            pass
+    return f"process died: exit code {exitcode}"
+
+
+def _disarm_clock(config: Config) -> None:
+    """Makes a fresh, idle clock the one the watchdog serves, so that a clock left running cannot fire."""
+    if config.run.move_time_limit is not None:
+        from arena.clock import MoveClock
+
+        MoveClock(config.run.move_time_limit)
+
+
+def _warn_quarantine(start: int, end: int, error: BaseException) -> None:
+    import sys
+
+    print(f"warning: games {start}..{end - 1} failed ({type(error).__name__}); replaying them in quarantine",
+          file=sys.stderr)
 
 
 @dataclass
@@ -208,7 +479,26 @@ def replay_game(run: RunDir, index: int) -> dict:
     played = referee.play(game, block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
                           move_time_limit=config.run.move_time_limit)
     names = [config.bots[b].name for b in scheduled.seat_bots]
-    return referee.transcript(game, block.rules, names, scheduled.deal_seed, played)
+    data = referee.transcript(game, block.rules, names, scheduled.deal_seed, played)
+    saved = saved_row(run, index)
+    if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
+            data["scores"], data["ranks"], data["termination"]):
+        raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
+                           f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed")
+    return data
+
+
+def saved_row(run: RunDir, index: int) -> dict | None:
+    """The saved result of game `index`, or None when it is not on disk."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    good, _ = scan_parts(run)
+    for start, end, path in good:
+        if start <= index < end:
+            table = pq.read_table(path)
+            return table.filter(pc.equal(table["game_index"], index)).to_pylist()[0]
+    return None
 
 
 def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
@@ -233,7 +523,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     frame = table.to_pandas()
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    ratings = rate_results(frame, RatingSettings(**vars(config.ratings)))
+    ratings = rate_results(frame, RatingSettings(**vars(config.ratings)), history=True)
     rating_seconds = time.perf_counter() - started
     tables = pd.concat([r.table.assign(variant=v) for v, r in ratings.items()], ignore_index=True)
     tables = tables[["variant", *[c for c in tables.columns if c != "variant"]]]
@@ -270,5 +560,11 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
         "versions": {"arena": version("arena"), "python": platform.python_version(),
                      **{p: version(p) for p in ("ray", "trueskill", "pandas", "pyarrow")}},
     }
+    write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
+    from arena.report import write_report
+
+    started = time.perf_counter()
+    write_report(run, ratings)
+    manifest["report_seconds"] = round(time.perf_counter() - started, 3)
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
     return manifest

@@ -195,3 +195,12 @@ def layout_json(layout: tuple) -> dict:
 def describe(state: State) -> str:
     """The running total and the scores, for a readable account."""
     return f"total {state.total:3d}   scores {state.scores[0]}-{state.scores[1]}"
+
+
+def observation_json(observation: Observation) -> dict:
+    """The observation as JSON-able data for bots in other processes: cards as names, moves in notation."""
+    o = observation
+    return {"seat": o.seat, "rules": dict(vars(o.rules)), "hand": [NAME[c] for c in o.hand],
+            "caterpillar": [NAME[c] for c in o.caterpillar], "total": o.total, "scores": list(o.scores),
+            "stock_left": o.stock_left, "opponent_hand_size": o.opponent_hand_size,
+            "legal_moves": [NAME[c] for c in o.legal_moves]}

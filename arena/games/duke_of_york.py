@@ -383,3 +383,18 @@ def describe(state: State) -> str:
                 f"   scores {state.scores[0]}-{state.scores[1]}")
     return (f"round {state.round + 1}  count {state.count:2d} {'down' if state.down else 'up  '}"
             f"   scores {state.scores[0]}-{state.scores[1]}")
+
+
+def observation_json(observation: Observation) -> dict:
+    """The observation as JSON-able data for bots in other processes: cards as names (null for none), moves in
+    notation (the opponent's hidden discard as `discard:??`); `played` and `earlier` entries are [seat, card]."""
+    o = observation
+    return {"seat": o.seat, "rules": dict(vars(o.rules)), "round": o.round, "dealer": o.dealer,
+            "to_move": o.to_move, "hand": [NAME[c] for c in o.hand],
+            "table": [None if c is None else NAME[c] for c in o.table],
+            "taken": None if o.taken is None else NAME[o.taken], "count": o.count, "direction": o.direction,
+            "peak": o.peak, "peak_seat": o.peak_seat, "played": [[seat, NAME[c]] for seat, c in o.played],
+            "earlier": [[[seat, NAME[c]] for seat, c in played] for played in o.earlier],
+            "moves": [[seat, move_to_str(move)] for seat, move in o.moves], "scores": list(o.scores),
+            "opponent_hand_size": o.opponent_hand_size, "stock_size": o.stock_size,
+            "legal_moves": [move_to_str(m) for m in o.legal_moves]}

@@ -320,3 +320,14 @@ def layout_json(layout: tuple) -> dict:
 def describe(state: State) -> str:
     """The deal, the count and the scores, for a readable account."""
     return f"deal {state.deal:2d}   count {state.count:3d}   scores {state.scores[0]}-{state.scores[1]}"
+
+
+def observation_json(observation: Observation) -> dict:
+    """The observation as JSON-able data for bots in other processes: cards as names, moves in notation;
+    `played` entries are [seat, card, op]."""
+    o = observation
+    return {"seat": o.seat, "rules": dict(vars(o.rules)), "deal": o.deal, "dealer": o.dealer,
+            "hand": [NAME[c] for c in o.hand], "count": o.count, "turn_up": NAME[o.turn_up],
+            "played": [[seat, NAME[card], op] for seat, card, op in o.played], "last_king": o.last_king,
+            "last_value": o.last_value, "scores": list(o.scores), "opponent_hand_size": o.opponent_hand_size,
+            "legal_moves": [NAME[card] + op for card, op in o.legal_moves]}

@@ -325,3 +325,13 @@ def describe(state: State) -> str:
     piles = "/".join(str(len(p)) for p in state.piles)
     return f"row {row:<20}  passes {state.passes}  piles {piles}  scores {'/'.join(map(str, scores(state)))}"
 
+
+
+def observation_json(observation: Observation) -> dict:
+    """The observation as JSON-able data for bots in other processes: cards as names, moves in notation."""
+    o = observation
+    return {"seat": o.seat, "rules": dict(vars(o.rules)), "row": [NAME[c] for c in o.row],
+            "last_player": o.last_player, "passes": o.passes, "pile_sizes": list(o.pile_sizes),
+            "pile_known": [[NAME[c] for c in pile] for pile in o.pile_known],
+            "winnings": [[NAME[c] for c in won] for won in o.winnings], "decisions": o.decisions,
+            "turn": o.turn, "legal_moves": list(o.legal_moves)}

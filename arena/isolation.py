@@ -1,0 +1,685 @@
+"""Process isolation: a bot that runs in its own subprocess and speaks JSON lines (docs/protocol.md).
+
+Any executable can be a bot. On the arena side a process bot is a class usable exactly like a bot
+class (`process_bot_class`): its instances forward `reset` and `act` to a long-lived process, one per
+bot per worker process, replaced after any fault so one bad game does not forfeit the next. A
+Python bot class runs behind the same protocol in the built-in host, `python -m arena.isolation SPEC`.
+
+What a process bot gets wrong becomes the referee's usual forfeit: an answer that is not a move of
+the game, or a line that is not a JSON object, is an illegal move; a process that exits, is killed
+(memory or CPU limit) or answers `{"error": ...}` is a crash (`BotProcessError`); no answer within the
+move time limit is a timeout (`MoveTimeout`, and the process is killed).
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import json
+import math
+import os
+import random
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from arena.bots import Bot
+from arena.cards import NAME
+from arena.clock import MoveTimeout
+from arena.games import get_game, make_rules
+
+PROTOCOL = 1
+HELLO_TIMEOUT = 30.0
+"""Seconds for a new process to answer hello (an interpreter starting on a loaded machine)."""
+RESET_TIMEOUT = 10.0
+"""Seconds for an answer to reset (no move clock runs then)."""
+DEFAULT_MEMORY_MB = 4096
+"""Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
+MAX_LINE = 1 << 20
+"""The longest answer read; anything longer is a malformed line."""
+STDERR_ENV = "ARENA_BOT_STDERR"
+"""A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
+_CPU_LIFETIME = 100
+"""A process's hard CPU limit is this many per-game budgets; it is replaced before reaching it."""
+
+
+class BotProcessError(Exception):
+    """A bot process that failed: it could not start, exited, was killed, or answered with an error."""
+
+
+class ProtocolError(Exception):
+    """A line from a bot that is not a JSON object (or more than one answer at once)."""
+
+
+class NoAnswer(Exception):
+    """No (complete) answer before the deadline."""
+
+
+class BadAnswer:
+    """What `act` returns for an answer that is no move: never equal to a legal move, so the referee
+    records an illegal move, with this object's repr as the fault."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _snippet(value: Any, size: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= size else text[:size - 3] + "..."
+
+
+# --- the arena side: one running bot process --------------------------------------------------------------
+
+
+class BotProcess:
+    """A running bot: its pipes, a line buffer, and whether it still serves games."""
+
+    def __init__(self, command: Sequence[str], memory_mb: int | None, cpu_seconds: float | None,
+                 env: dict[str, str] | None = None) -> None:
+        self.command = tuple(command)
+        self.cpu_seconds = cpu_seconds
+        stderr = _stderr_sink()
+        try:
+            self.popen = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
+                preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
+        except (OSError, ValueError, subprocess.SubprocessError) as error:
+            raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
+        finally:
+            if stderr not in (subprocess.DEVNULL, None):
+                stderr.close()
+        self.pid, self.creator = self.popen.pid, os.getpid()
+        self.stdin, self.stdout = self.popen.stdin.fileno(), self.popen.stdout.fileno()
+        os.set_blocking(self.stdin, False)  # a bot that stops reading must not block us past the deadline
+        self.readable, self.writable = select.poll(), select.poll()
+        self.readable.register(self.stdout, select.POLLIN)
+        self.writable.register(self.stdin, select.POLLOUT)
+        self.buffer = bytearray()
+        self.broken: str | None = None
+        """Why the process may serve no more games (None while it can)."""
+        self.owner: weakref.ref | None = None
+        """The bot instance playing through this process; free when dead or None."""
+        self.hello: dict | None = None
+        _running.append(self)
+        _register_cleanup()
+
+    def exchange(self, data: bytes, deadline: float | None) -> dict:
+        """Sends one message line and returns the answer object; raises BotProcessError, ProtocolError or
+        NoAnswer (by `deadline`, a perf_counter time; None waits as long as it takes)."""
+        if self.buffer:
+            raise ProtocolError(f"output before the question: {_snippet(bytes(self.buffer))}")
+        self._write(data, deadline)
+        return decode_answer(self._read_line(deadline))
+
+    def _write(self, data: bytes, deadline: float | None) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.stdin, view):]
+            except BlockingIOError:
+                self._wait(self.writable, deadline)
+            except OSError:  # EPIPE: it closed its input or exited
+                raise BotProcessError(self.gone()) from None
+
+    def _read_line(self, deadline: float | None) -> bytes:
+        buffer = self.buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[:end])
+                del buffer[:end + 1]
+                return line
+            if len(buffer) > MAX_LINE:
+                raise ProtocolError(f"a line longer than {MAX_LINE} bytes")
+            self._wait(self.readable, deadline)
+            chunk = os.read(self.stdout, 65536)
+            if not chunk:
+                raise BotProcessError(self.gone())
+            buffer += chunk
+
+    @staticmethod
+    def _wait(poller: select.poll, deadline: float | None) -> None:
+        while True:
+            if deadline is None:
+                timeout = None
+            else:
+                timeout = deadline - time.perf_counter()
+                if timeout <= 0:
+                    raise NoAnswer
+                timeout = math.ceil(timeout * 1000)
+            if poller.poll(timeout):
+                return
+
+    def gone(self) -> str:
+        """Why the process stopped talking (it closed its pipes, exited or was killed); marks it broken."""
+        try:
+            code = self.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self.kill("closed its pipes")
+            return "bot process closed its pipes"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            why = " (CPU limit)" if -code == signal.SIGXCPU else ""
+            text = f"bot process killed by {name}{why}"
+        else:
+            text = f"bot process exited with status {code}"
+        self.broken = self.broken or text
+        return text
+
+    def kill(self, why: str) -> None:
+        """Marks the process broken and kills it with its process group (reaped later: this may run inside
+        a signal-interrupted move, so it does as little as possible)."""
+        self.broken = self.broken or why
+        if self.popen.returncode is None:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Kills the process if it runs, reaps it and closes its pipes."""
+        self.kill("closed")
+        try:
+            self.popen.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        for pipe in (self.popen.stdin, self.popen.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        if self in _running:
+            _running.remove(self)
+
+    def handshake(self, params: dict) -> dict:
+        """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError."""
+        message = _line({"type": "hello", "protocol": PROTOCOL, "params": params})
+        try:
+            answer = self.exchange(message, time.perf_counter() + HELLO_TIMEOUT)
+        except NoAnswer:
+            self.kill("no hello")
+            raise BotProcessError(f"no answer to hello within {HELLO_TIMEOUT:g}s") from None
+        except ProtocolError as error:
+            self.kill("bad hello")
+            raise BotProcessError(f"bad answer to hello: {error}") from None
+        except BaseException:
+            self.kill("interrupted")
+            raise
+        if "error" in answer:
+            self.kill("refused hello")
+            raise BotProcessError(_error_text(answer["error"]))
+        games = answer.get("games")
+        if answer.get("protocol", PROTOCOL) != PROTOCOL:
+            problem = f"speaks protocol {_snippet(answer.get('protocol'))}, not {PROTOCOL}"
+        elif not isinstance(answer.get("name", ""), str):
+            problem = f"name must be a string, not {_snippet(answer.get('name'))}"
+        elif games is not None and not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
+            problem = f"games must be an array of game ids or null, not {_snippet(games)}"
+        else:
+            self.hello = answer
+            return answer
+        self.kill("bad hello")
+        raise BotProcessError(f"bad answer to hello: {problem}")
+
+    def limit_cpu(self) -> None:
+        """Gives the process `cpu_seconds` more CPU time from now (the limit is per game, not per life)."""
+        if not self.cpu_seconds or not hasattr(_resource(), "prlimit"):
+            return  # elsewhere RLIMIT_CPU stays what preexec set: a limit over the process's life
+        resource = _resource()
+        used = _cpu_used(self.pid)
+        if used is None:
+            return
+        hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)[1]
+        soft = math.ceil(used + self.cpu_seconds)
+        if hard != resource.RLIM_INFINITY and soft >= hard:
+            raise BotProcessError("CPU budget of the process used up")  # the caller starts a fresh one
+        try:
+            resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
+        except OSError:
+            pass
+
+
+def _resource():
+    import resource
+
+    return resource
+
+
+def _cpu_used(pid: int) -> float | None:
+    """CPU seconds (user + system) a process has used, from /proc; None where there is no /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
+    """The preexec_fn of a bot process: its limits, and death when the arena dies."""
+    resource = _resource()
+    prctl = _prctl()
+
+    def setup() -> None:
+        if memory_mb:
+            size = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if cpu_seconds:
+            # The soft limit is raised game by game (limit_cpu); the hard one bounds the process's life.
+            soft = math.ceil(cpu_seconds)
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft * _CPU_LIFETIME + 1))
+        if prctl is not None:
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphans if the arena is killed
+            if os.getppid() != parent:
+                os._exit(1)
+
+    return setup
+
+
+def _prctl():
+    """libc's prctl where there is one (Linux), looked up now: nothing may be loaded after fork."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _stderr_sink():
+    path = os.environ.get(STDERR_ENV)
+    if not path:
+        return subprocess.DEVNULL
+    try:
+        return open(path, "ab")  # noqa: SIM115 - handed to the child, closed once it is started
+    except OSError:
+        return subprocess.DEVNULL
+
+
+def _line(message: dict) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def _error_text(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def decode_answer(line: bytes) -> dict:
+    """The JSON object on one line from a bot; raises ProtocolError for anything else."""
+    try:
+        answer = json.loads(line)
+    except (ValueError, RecursionError):
+        raise ProtocolError(f"not JSON: {_snippet(line)}") from None
+    if not isinstance(answer, dict):
+        raise ProtocolError(f"not a JSON object: {_snippet(line)}")
+    return answer
+
+
+def move_from_answer(game: Any, answer: dict) -> Any:
+    """The move in an answer to act, parsed with the game's notation, or a BadAnswer; raises
+    BotProcessError when the bot answers with an error."""
+    if "error" in answer:
+        raise BotProcessError(_error_text(answer["error"]))
+    text = answer.get("move")
+    if not isinstance(text, str):
+        return BadAnswer(f"(answer without a move string: {_snippet(answer)})")
+    try:
+        return game.parse_move(text)
+    except Exception:
+        return BadAnswer(f"{_snippet(text)} (not a move of {game.id})")
+
+
+# --- processes shared across games ------------------------------------------------------------------------
+
+_running: list[BotProcess] = []
+"""Every process started here and not yet closed, for the exit handler."""
+_pools: dict[tuple, list[BotProcess]] = {}
+"""Live processes by (command, limits, params): kept across games, one per bot in play."""
+_cleanup_registered = False
+
+
+def _register_cleanup() -> None:
+    global _cleanup_registered
+    if not _cleanup_registered:
+        atexit.register(close_all)
+        _cleanup_registered = True
+
+
+def close_all() -> None:
+    """Ends every bot process started by this process: closes their input (a polite bot exits on
+    end of input), gives them a moment, kills what is left and reaps everything."""
+    mine = [p for p in _running if p.creator == os.getpid()]
+    for process in mine:
+        try:
+            process.popen.stdin.close()
+        except OSError:
+            pass
+    deadline = time.monotonic() + 0.5
+    for process in mine:
+        try:
+            process.popen.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        process.close()
+    _pools.clear()
+
+
+def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict) -> tuple:
+    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr)
+
+
+def _acquire(key: tuple, owner: Any) -> BotProcess:
+    """A healthy process for `key` that no other live bot instance holds; starts one (and says hello)
+    when there is none. Broken and exited processes are reaped here."""
+    pool = _pools.setdefault(key, [])
+    for process in list(pool):
+        if process.broken or process.creator != os.getpid() or process.popen.poll() is not None:
+            pool.remove(process)
+            if process.creator == os.getpid():
+                process.close()
+            continue
+        holder = process.owner() if process.owner is not None else None
+        if holder is None or holder is owner:
+            process.owner = weakref.ref(owner) if owner is not None else None
+            return process
+    command, memory_mb, cpu_seconds, params = key
+    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None)
+    try:
+        process.handshake(json.loads(params))
+    except BaseException:
+        process.close()
+        raise
+    process.owner = weakref.ref(owner) if owner is not None else None
+    pool.append(process)
+    return process
+
+
+# --- the bot class that stands for a process --------------------------------------------------------------
+
+
+class ProcessBot(Bot):
+    """A bot that plays through a process; `process_bot_class` makes one subclass per command."""
+
+    command: ClassVar[tuple[str, ...]] = ()
+    memory_mb: ClassVar[int | None] = None
+    cpu_seconds: ClassVar[float | None] = None
+    move_time_limit: ClassVar[float | None] = None
+    """The referee's move time limit: the deadline for an answer when the referee cannot preempt."""
+    sends_rng_state: ClassVar[bool] = False
+    """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
+    hello_error: ClassVar[str | None] = None
+    """Why the hello when the class was made failed (None when it went well)."""
+
+    def __init__(self, **params: Any) -> None:
+        self.params = params
+        self.process: BotProcess | None = None
+        self.game: Any = None
+
+    def reset(self, game_id: str, seat: int, rules: Any, rng: random.Random) -> None:
+        """Takes a process (a fresh one after a fault) and tells it about the new game."""
+        super().reset(game_id, seat, rules, rng)
+        self.game = game = get_game(game_id)
+        state = rng.getstate() if self.sends_rng_state else None
+        message = {"type": "reset", "game": game_id, "seat": seat, "players": game.players(rules),
+                   "rules": asdict(rules), "seed": rng.getrandbits(31)}
+        if state is not None:
+            message["rng_state"] = _pack_rng_state(state)
+        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params)
+        self.process = process = _acquire(key, self)
+        try:
+            process.limit_cpu()
+        except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
+            process.kill("CPU budget used up")
+            self.process = process = _acquire(key, self)
+        try:
+            answer = process.exchange(_line(message), time.perf_counter() + RESET_TIMEOUT)
+        except NoAnswer:
+            process.kill("no answer to reset")
+            raise BotProcessError(f"no answer to reset within {RESET_TIMEOUT:g}s") from None
+        except ProtocolError as error:
+            process.kill("bad answer to reset")
+            raise BotProcessError(f"bad answer to reset: {error}") from None
+        except BaseException:
+            process.kill("failed in reset")
+            raise
+        if "error" in answer or answer.get("ok") is not True:
+            process.kill("refused reset")
+            raise BotProcessError(_error_text(answer["error"]) if "error" in answer
+                                  else f"bad answer to reset: {_snippet(answer)}")
+
+    def act(self, observation: Any) -> Any:
+        """The move the process answers, parsed in the game's notation (a BadAnswer when it is none)."""
+        process = self.process
+        if process is None or process.broken:
+            _stop_move_clock()
+            raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
+        data = b'{"type":"act","observation":' + json.dumps(
+            self.game.observation_json(observation), separators=(",", ":")).encode() + b"}\n"
+        limit = self.move_time_limit
+        try:
+            answer = process.exchange(data, None if limit is None else time.perf_counter() + limit)
+        except NoAnswer:
+            process.kill("timeout")
+            raise MoveTimeout from None
+        except ProtocolError as error:
+            process.kill("malformed answer")
+            return BadAnswer(f"(malformed answer: {error})")
+        except MoveTimeout:  # from the referee's clock
+            process.kill("timeout")
+            raise
+        except BaseException:  # a crash, an interrupt: never reuse it
+            process.kill("failed in act")
+            _stop_move_clock()
+            raise
+        try:
+            return move_from_answer(self.game, answer)
+        except BotProcessError:
+            process.kill("error answer")
+            _stop_move_clock()
+            raise
+
+
+def _stop_move_clock() -> None:
+    """Stops the referee's move clock before a crash leaves `act`. The referee stops it after a timeout
+    only; a clock left running fires MoveTimeout later, outside any move (the next game's reset, which
+    for a process bot may start a process and take a while)."""
+    from arena import clock
+
+    running = clock._current
+    if running is not None:
+        running.started = None
+
+
+def _pack_rng_state(state: tuple) -> list:
+    """A random.Random state as JSON: [version, its 625 words as base64 of little-endian uint32, gauss_next]."""
+    version, words, gauss = state
+    return [version, base64.b64encode(struct.pack(f"<{len(words)}I", *words)).decode(), gauss]
+
+
+def _unpack_rng_state(packed: list) -> tuple:
+    version, text, gauss = packed
+    raw = base64.b64decode(text)
+    return version, struct.unpack(f"<{len(raw) // 4}I", raw), gauss
+
+
+_classes: dict[tuple, type] = {}
+
+
+def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
+                      memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
+                      move_time_limit: float | None = None, strict: bool = True) -> type:
+    """A bot class whose instances play through a process running `command` (made once per arguments).
+
+    It says hello once now, to learn the bot's name and games (that process then plays the first
+    games); a failed hello raises BotProcessError when `strict`, else the class plays on and every
+    game's reset tries a fresh process.
+    """
+    command = tuple(command)
+    params = dict(params or {})
+    key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit)
+    if key not in _classes or strict and _classes[key].hello_error:
+        hello, hello_error = {}, None
+        try:
+            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params), None).hello or {}
+        except BotProcessError as error:
+            if strict:
+                raise
+            hello_error = str(error)
+        games = hello.get("games")
+        attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
+                 else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
+                 "move_time_limit": move_time_limit, "sends_rng_state": _is_host(command),
+                 "hello_error": hello_error, "__doc__": f"The bot process `{' '.join(command)}`."}
+        _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
+    return _classes[key]
+
+
+def python_command(spec: str) -> list[str]:
+    """The built-in host running the Python bot class `spec` (`/path/file.py:Class` or `module:Class`)."""
+    return [sys.executable, "-m", "arena.isolation", spec]
+
+
+def _is_host(command: Sequence[str]) -> bool:
+    return len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.isolation")
+
+
+def _host_env() -> dict[str, str]:
+    """The environment of the built-in host: this arena package first on its path."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def entry_bot_class(entry: Any, move_time_limit: float | None = None, strict: bool = False) -> type:
+    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host)."""
+    command = entry.command or python_command(entry.spec)
+    return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
+                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit, strict=strict)
+
+
+# --- the bot side: the built-in host for Python bot classes -----------------------------------------------
+
+_CARD = {name: card for card, name in enumerate(NAME)}
+
+
+def _cards(names: list) -> tuple:
+    return tuple(_CARD[n] for n in names)
+
+
+def _card_or_none(name: str | None) -> int | None:
+    return None if name is None else _CARD[name]
+
+
+def observation_from_json(game: Any, rules: Any, data: dict) -> Any:
+    """The game's Observation back from its `observation_json` (with the rules object of the game)."""
+    parse, d = game.parse_move, data
+    legal = tuple(parse(m) for m in d["legal_moves"])
+    if game.id == "caterpillar":
+        return game.Observation(d["seat"], rules, _cards(d["hand"]), _cards(d["caterpillar"]), d["total"],
+                                tuple(d["scores"]), d["stock_left"], d["opponent_hand_size"], legal)
+    if game.id == "give_or_take":
+        return game.Observation(d["seat"], rules, d["deal"], d["dealer"], _cards(d["hand"]), d["count"],
+                                _CARD[d["turn_up"]], tuple((s, _CARD[c], op) for s, c, op in d["played"]),
+                                d["last_king"], d["last_value"], tuple(d["scores"]), d["opponent_hand_size"], legal)
+    if game.id == "go_for_it":
+        return game.Observation(d["seat"], rules, _cards(d["row"]), d["last_player"], d["passes"],
+                                tuple(d["pile_sizes"]), tuple(_cards(p) for p in d["pile_known"]),
+                                tuple(_cards(w) for w in d["winnings"]), d["decisions"], d["turn"], legal)
+    if game.id == "duke_of_york":
+        moves = tuple((s, game.HIDDEN_DISCARD if m == "discard:??" else parse(m)) for s, m in d["moves"])
+        return game.Observation(d["seat"], rules, d["round"], d["dealer"], d["to_move"], _cards(d["hand"]),
+                                tuple(_card_or_none(c) for c in d["table"]), _card_or_none(d["taken"]), d["count"],
+                                d["direction"], d["peak"], d["peak_seat"], tuple((s, _CARD[c]) for s, c in d["played"]),
+                                tuple(tuple((s, _CARD[c]) for s, c in r) for r in d["earlier"]), moves,
+                                tuple(d["scores"]), d["opponent_hand_size"], d["stock_size"], legal)
+    raise ValueError(f"no observation decoder for {game.id}")
+
+
+class Host:
+    """Plays one Python bot class over the protocol: a fresh instance per game, seeded as in process."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.bot_class: type | None = None
+        self.params: dict = {}
+        self.bot: Any = None
+        self.game: Any = None
+        self.rules: Any = None
+
+    def answer(self, message: dict) -> dict:
+        """The answer to one message from the arena."""
+        kind = message.get("type")
+        if kind == "hello":
+            from arena.bots import load_bot_class
+
+            self.bot_class = load_bot_class(self.spec)
+            self.params = message.get("params") or {}
+            try:
+                self.bot_class(**self.params)
+            except Exception as error:
+                return {"error": f"params: {type(error).__name__}: {error}"}
+            games = self.bot_class.games
+            return {"name": self.bot_class.name, "games": None if games is None else sorted(games)}
+        if kind == "reset":
+            self.game = get_game(message["game"])
+            self.rules = make_rules(self.game.Rules, message["rules"])
+            rng = random.Random(message["seed"])
+            if "rng_state" in message:
+                rng.setstate(_unpack_rng_state(message["rng_state"]))
+            self.bot = self.bot_class(**self.params)
+            self.bot.reset(self.game.id, message["seat"], self.rules, rng)
+            return {"ok": True}
+        if kind == "act":
+            observation = observation_from_json(self.game, self.rules, message["observation"])
+            move = self.bot.act(observation)
+            try:
+                return {"move": self.game.move_to_str(move)}
+            except Exception:  # not a move at all: let the referee call it illegal, as in process
+                return {"move": repr(move)}
+        raise ValueError(f"unknown message type {kind!r}")
+
+    def serve(self, stdin, stdout) -> None:
+        """Answers messages line by line until the end of input."""
+        for line in stdin:
+            try:
+                answer = self.answer(json.loads(line))
+            except Exception as error:
+                answer = {"error": f"{type(error).__name__}: {error}"[:200]}
+            stdout.write(_line(answer))
+            stdout.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m arena.isolation SPEC`: the built-in host for the Python bot class SPEC."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) != 1:
+        print("usage: python -m arena.isolation path/to/file.py:Class | module:Class", file=sys.stderr)
+        return 2
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
+    Host(argv[0]).serve(stdin, stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,745 @@
+"""heuristic: plays each of the four games by hand-written strategy, the way a careful human would.
+
+One strategy function per game, each reading only the observation (and the rules and seat from
+`reset`). The strategies follow RULES.md and the designer's notes in the seed texts:
+
+- Caterpillar: score multiples of five, leave the opponent few scoring replies (counted from the
+  unseen cards), keep face cards (100 each at the end) unless a play with one is worth more, and
+  mind being forced to spend a face card, or making the opponent court short.
+- Give or Take: take same-rank bonuses and avoid same-suit plays; plan the last two cards exactly
+  (every card the opponent may hold), keep a good last card earlier on.
+- Go For It: expected value of playing on (the unseen cards decide the next card: a pair with the
+  first or last card wins, an intermediate pair takes the row up), against claiming, passing or
+  taking.
+- Duke of York: exchange towards a wide range of values; play by a small search over sampled
+  opponent hands (top and bottom of the hill), with a rule of thumb while the hands are full.
+
+Ties are broken with the bot's rng, so a game replays exactly.
+"""
+
+from __future__ import annotations
+
+from arena.bots import Bot
+from arena.cards import IS_FACE, IS_RED, JOKER, RANK, SUIT
+
+# ---------------------------------------------------------------------------------------------
+# Caterpillar
+
+_PIP = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in range(52))
+FACE_POINTS = 100
+PLAYS = 26
+
+
+def _p_none(k: int, unseen: int, held: int) -> float:
+    """Probability that a hand of `held` cards dealt from `unseen` holds none of `k` given cards."""
+    p = 1.0
+    for i in range(k):
+        if unseen - i <= 0:
+            return 0.0
+        p *= max(0, unseen - held - i) / (unseen - i)
+    return p
+
+
+def _expected_best(values: list[float], q: float) -> float:
+    """Expected best of `values` when each is available independently with probability `q`."""
+    total, miss = 0.0, 1.0
+    for v in sorted(values, reverse=True):
+        if v <= 0:
+            break
+        total += miss * q * v
+        miss *= 1 - q
+    return total
+
+
+def caterpillar_move(obs, params: dict, rng) -> int:
+    """The card to play: immediate points, minus what it costs in face cards and opponent replies."""
+    legal = obs.legal_moves
+    if len(legal) == 1:
+        return legal[0]
+    hand, row, total = obs.hand, obs.caterpillar, obs.total
+    last = row[-1] if row else None
+    seen = set(hand)
+    seen.update(row)
+    unseen = [c for c in range(52) if c not in seen]
+    n_unseen, held = len(unseen), obs.opponent_hand_size
+    q = held / n_unseen if n_unseen else 0.0
+    plays_after = PLAYS - len(row) - 1
+    face_w = params["face_value"] * FACE_POINTS
+    unseen_faces = sum(IS_FACE[c] for c in unseen)
+    my_faces = sum(IS_FACE[c] for c in hand)
+    draw = obs.stock_left > 0
+    best, best_value = [], None
+    for card in legal:
+        pip, suit = _PIP[card], SUIT[card]
+        new_total = total + pip
+        if pip:
+            gain = new_total if new_total % 5 == 0 else 0
+        else:
+            gain = total if last is not None and SUIT[last] == suit and total % 5 == 0 else 0
+        value = gain - (face_w if not pip else 0)
+        if plays_after:
+            value -= _caterpillar_risk(card, new_total, hand, unseen, n_unseen, held, q, unseen_faces,
+                                       my_faces - (not pip), draw, params)
+        if best_value is None or value > best_value + 1e-9:
+            best, best_value = [card], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append(card)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def _caterpillar_risk(card, new_total, hand, unseen, n_unseen, held, q, unseen_faces, faces_after, draw,
+                      params) -> float:
+    """What a play leaves: the opponent's best scoring reply, being forced to spend a face card next,
+    making the opponent court short; less the chance of scoring again with a numeral of the suit."""
+    suit = SUIT[card]
+    face_w = params["face_value"] * FACE_POINTS
+    # The opponent's replies that score: a numeral of the suit completing a multiple of five, or a
+    # face card of the suit on a multiple of five (which costs them a face card).
+    replies, follow = [], 0
+    for c in unseen:
+        if SUIT[c] != suit:
+            continue
+        pip = _PIP[c]
+        if pip:
+            follow += 1
+            if (new_total + pip) % 5 == 0:
+                replies.append(new_total + pip)
+        elif new_total % 5 == 0 and new_total:
+            replies.append(new_total - face_w)
+    risk = params["threat"] * _expected_best(replies, q)
+    own = [c for c in hand if c != card and SUIT[c] == suit and _PIP[c]]
+    p_follow = 1.0 - _p_none(follow, n_unseen, held)
+    if not own:
+        # No numeral of the suit left: if the opponent follows, a face card must go (or, holding
+        # none, this seat is court short and scores the opponent's face cards).
+        p_draw = follow / n_unseen if draw and n_unseen else 0.0
+        forced = p_follow * (1 - p_draw) * params["follow_rate"]
+        if faces_after:
+            risk += forced * face_w * params["forced"]
+        else:
+            risk -= forced * FACE_POINTS * held * unseen_faces / max(1, n_unseen) * params["court_gain"]
+    else:
+        residues = {_PIP[c] % 5 for c in own}
+        risk -= params["potential"] * p_follow * len(residues) / 5 * (new_total + 11)
+    # The opponent with no numeral of the suit and no face card is court short: they score this
+    # seat's face cards and this seat scores nothing for them.
+    if faces_after:
+        p_short = _p_none(follow + unseen_faces, n_unseen, held)
+        risk += p_short * 2 * FACE_POINTS * faces_after
+    return risk
+
+
+# ---------------------------------------------------------------------------------------------
+# Give or Take
+
+_KING_ACT = -1
+_GOT_BASE = tuple(0 if RANK[c] >= 10 else RANK[c] + 1 for c in range(52))
+_GOT_JACK, _GOT_KING = 10, 12
+
+
+def _got_value(card: int, prev: int) -> int:
+    """Effective value of a card after a card of effective value `prev` (a Jack copies it)."""
+    rank = RANK[card]
+    if rank == _GOT_KING:
+        return _KING_ACT
+    if rank == _GOT_JACK:
+        return prev
+    return _GOT_BASE[card]
+
+
+def _got_results(count: int, v: int, multiply: bool) -> list[int]:
+    """The counts a card of effective value `v` can make from `count` (one per legal operation)."""
+    if v < 0:
+        return [count * 2 if count & 1 else count >> 1]
+    if v > count:
+        out = [count + v]
+    elif v < count:
+        out = [count // v if v and count % v == 0 else count - v]
+    else:
+        out = [count * 2, 0, 1] if v else [0]
+    if multiply and count * v <= 20:
+        out.append(count * v)
+    return out
+
+
+def _got_op(count: int, v: int, op: str) -> int:
+    """The count after playing effective value `v` with `op` (RULES.md, A play)."""
+    if op == "+":
+        return count + v
+    if op == "-":
+        return count - v
+    if op == "/":
+        return count // v
+    if op == "*":
+        return count * v
+    return count * 2 if count & 1 else count >> 1
+
+
+def _last_score(card: int, count: int) -> int:
+    """Points for the player's side of a last card that made `count`: -(C-L)² (to the opponent), +10 if C == L."""
+    d = count - _GOT_BASE[card]
+    return 10 if d == 0 else -d * d
+
+
+class _GotModel:
+    """The unseen cards of a deal, grouped by rank, and the opponent's plays as draws from them."""
+
+    def __init__(self, unseen: list[int], multiply: bool):
+        self.multiply = multiply
+        by_rank: dict[int, list[int]] = {}
+        for c in unseen:
+            by_rank.setdefault(RANK[c], []).append(c)
+        total = len(unseen) or 1
+        # (a representative card, weight, count of each suit) per rank
+        self.groups = [(cards[0], len(cards) / total, [sum(SUIT[c] == s for c in cards) / len(cards)
+                                                       for s in range(4)]) for cards in by_rank.values()]
+        self._last: dict = {}
+
+    def bonus_after(self, rank: int, suit_share: list[float], prev_card: int) -> float:
+        """The opponent's bonus swing (from this seat's side) for a card of `rank` after `prev_card`."""
+        if rank == RANK[prev_card]:
+            return -10.0
+        return 10.0 * suit_share[SUIT[prev_card]]
+
+    def opponent_last(self, count: int, prev: int, prev_card: int) -> float:
+        """Expected points (this seat's side) of the opponent's last card played on `count`."""
+        key = (count, prev, prev_card)
+        got = self._last.get(key)
+        if got is None:
+            got = 0.0
+            for card, w, share in self.groups:
+                v = _got_value(card, prev)
+                best = max(_last_score(card, c) for c in _got_results(count, v, self.multiply))
+                got += w * (self.bonus_after(RANK[card], share, prev_card) - best)
+            self._last[key] = got
+        return got
+
+
+def _bonus(card: int, prev_card: int) -> int:
+    """Bonus swing of a play for its player: +10 same rank, -10 same suit (RULES.md, Bonuses)."""
+    if RANK[card] == RANK[prev_card]:
+        return 10
+    return -10 if SUIT[card] == SUIT[prev_card] else 0
+
+
+def give_or_take_move(obs, params: dict, rng) -> tuple[int, str]:
+    """The (card, op) to play: exact over the last two cards, a kept good last card before that."""
+    legal = obs.legal_moves
+    if len(legal) == 1:
+        return legal[0]
+    multiply = obs.rules.multiply
+    prev = _KING_ACT if obs.last_king else obs.last_value
+    prev_card = obs.played[-1][1] if obs.played else obs.turn_up
+    count, hand = obs.count, obs.hand
+    seen = set(hand)
+    seen.add(obs.turn_up)
+    seen.update(c for _, c, _ in obs.played)
+    model = _GotModel([c for c in range(52) if c not in seen], multiply)
+    opponent_after = obs.opponent_hand_size >= len(hand)  # the opponent plays between my plays
+    best, best_value = [], None
+    for card, op in legal:
+        v = _got_value(card, prev)
+        new = _got_op(count, v, op)
+        value = _bonus(card, prev_card)
+        rest = [c for c in hand if c != card]
+        if not rest:
+            value += _last_score(card, new)
+            if opponent_after:
+                value += model.opponent_last(new, v, card)
+        elif len(rest) == 1:
+            value += _got_two(model, new, v, card, rest[0], opponent_after, obs.opponent_hand_size)
+        else:
+            value += params["keep"] * _got_keep(rest, multiply)
+        if best_value is None or value > best_value + 1e-9:
+            best, best_value = [(card, op)], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append((card, op))
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def _got_two(model: _GotModel, count: int, prev: int, prev_card: int, last: int, leader: bool,
+             opp_size: int) -> float:
+    """Expected points (this seat's side) from the opponent's next play, then this seat's last card
+    `last`, then (for the leader) the opponent's last card."""
+    total = 0.0
+    opp_last = opp_size == 1
+    for card, w, share in model.groups:
+        v = _got_value(card, prev)
+        outs = _got_results(count, v, model.multiply)
+        swing = model.bonus_after(RANK[card], share, prev_card)
+        vals = []
+        for c in outs:
+            val = swing
+            if opp_last:
+                val -= _last_score(card, c)
+            lv = _got_value(last, v)
+            # this seat's last card: bonus against the opponent's card (its suit is unknown: the
+            # share of the rank in that suit), then the best operation
+            mine = 10.0 if RANK[last] == RANK[card] else -10.0 * share[SUIT[last]]
+            finals = []
+            for c2 in _got_results(c, lv, model.multiply):
+                f = _last_score(last, c2)
+                if leader:
+                    f += model.opponent_last(c2, lv, last)
+                finals.append(f)
+            vals.append(val + mine + max(finals))
+        # the opponent picks the operation that is worst for this seat
+        total += w * min(vals)
+    return total
+
+
+# Expected points of keeping a card to play last, over typical counts before the last play.
+_TYPICAL_COUNTS = tuple(range(0, 21))
+
+
+def _keep_value(card: int, multiply: bool) -> float:
+    """How good `card` is as a last card over typical counts (a Jack is taken as a middling value)."""
+    v = 5 if RANK[card] == _GOT_JACK else _got_value(card, 0)
+    got = 0.0
+    for c in _TYPICAL_COUNTS:
+        got += max(_last_score(card, x) for x in _got_results(c, v, multiply))
+    return got / len(_TYPICAL_COUNTS)
+
+
+_KEEP = {False: [_keep_value(c, False) for c in range(52)], True: [_keep_value(c, True) for c in range(52)]}
+
+
+def _got_keep(rest: list[int], multiply: bool) -> float:
+    """Value of the cards kept: the best of them as a last card, and the second best as a spare."""
+    values = sorted((_KEEP[multiply][c] for c in rest), reverse=True)
+    return values[0] + 0.3 * values[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Go For It
+
+_JOKERS_ADDED = {3: 2, 5: 3, 6: 2}
+
+
+class _GfiPool:
+    """The cards nobody has seen (pile tops and the set-aside), by card, rank, suit and colour."""
+
+    def __init__(self, obs):
+        n = obs.rules.players
+        counts = [1] * 52 + [_JOKERS_ADDED.get(n, 0) if obs.rules.jokers else 0]
+        for group in (obs.row, *obs.pile_known, *obs.winnings):
+            for c in group:
+                counts[c] -= 1
+        self.counts = counts
+        self.size = sum(counts)
+        self.by_rank = [0] * 13
+        self.by_suit = [0] * 4
+        self.red = 0
+        for c in range(52):
+            if counts[c]:
+                self.by_rank[RANK[c]] += counts[c]
+                self.by_suit[SUIT[c]] += counts[c]
+                self.red += counts[c] * IS_RED[c]
+        self.cards = [(c, counts[c] / self.size) for c in range(53) if counts[c] > 0] if self.size else []
+
+
+def _gfi_wins(row: list[int]) -> bool:
+    """RULES.md step 4: the row is a winning combination (pair with first or last, or by length)."""
+    c = row[-1]
+    rank = RANK[c]
+    if rank == RANK[row[0]] or rank == RANK[row[-2]]:
+        return True
+    size = len(row)
+    if size == 3:
+        a, b = RANK[row[0]], RANK[row[1]]
+        if SUIT[row[0]] == SUIT[row[1]] == SUIT[c]:
+            return True
+        return a != b and max(a, b, rank) - min(a, b, rank) == 2
+    if size == 4:
+        return len({SUIT[x] for x in row}) == 4
+    if size == 5:
+        red = IS_RED[c]
+        return all(IS_RED[x] == red for x in row)
+    if size == 6:
+        ranks = {RANK[x] for x in row}
+        return len(ranks) == 6 and max(ranks) <= 9
+    return False
+
+
+class _GfiPlanner:
+    """Values (in cards, from the side of the seat to play) of claiming, taking and playing on.
+
+    Every card turned up is +1 (it leaves the pile); a row won is +1 a card and the next start
+    (`win`); a row taken up is -1 a card and the next start goes to the neighbour (`lose`).
+    """
+
+    def __init__(self, obs, params: dict, seat: int):
+        self.p = params
+        self.pool = _GfiPool(obs)
+        self.pile = obs.pile_sizes[seat]
+        known = obs.pile_known[seat]
+        # the cards this seat turns up next: unseen (None) down to its pile's known bottom
+        self.next_cards = [None] * (self.pile - len(known)) + list(known)
+        players = obs.rules.players
+        self.share = 1.0 / max(1, players - 1)
+        self.win = params["start_value"]
+        self.lose = params["start_value"] * self.share
+
+    def play_value(self, row: list[int], depth: int = 0) -> float:
+        """Expected value of turning up the next card onto `row` and deciding well after it."""
+        n = len(row)
+        if self.pile - depth <= 1:
+            return 2.0 + n + self.p["end_bonus"]  # the last card: the row is won and the game ends
+        pool = self.pool
+        pj = pool.counts[JOKER] / pool.size if pool.size else 0.0
+        known = self.next_cards[depth]
+        if n == 6 and known is None:
+            # the seventh card always wins the row (RULES.md step 3), unless it is a joker
+            return (1 - pj) * (8 + self.win) + pj * (1 - n - self.lose)
+        cards = [(known, 1.0)] if known is not None else pool.cards
+        got = 0.0
+        for card, w in cards:
+            got += w * self._after(row, card, depth)
+        return got
+
+    def _after(self, row: list[int], card: int, depth: int) -> float:
+        """Value of turning up `card` onto `row`: +1 for the card leaving the pile, and what follows."""
+        n = len(row)
+        if card == JOKER:
+            return 1.0 - n - self.lose
+        if n + 1 == 7:
+            return 8 + self.win
+        new = row + [card]
+        if _gfi_wins(new):
+            return 1 + max(n + 1 + self.win, self.decide(new, depth + 1))
+        rank = RANK[card]
+        for x in row[1:-1]:
+            if RANK[x] == rank:
+                return -n - self.lose
+        return 1 + self.decide(new, depth + 1)
+
+    def decide(self, row: list[int], depth: int) -> float:
+        """Value of a play-or-pass decision on `row` after this seat's own card: play on when that
+        is worth something, else pass (the others may take the risk; if all pass it comes back)."""
+        if depth < 3 and depth < len(self.next_cards) and self.next_cards[depth] is not None:
+            ev = self.play_value(row, depth)
+        else:
+            ev = self._cheap(row, depth)
+        return ev if ev >= 0 else ev * self.p["pass_factor"]
+
+    def _cheap(self, row: list[int], depth: int) -> float:
+        """A quick estimate of playing one more card onto `row` from rank, suit and colour counts."""
+        pool = self.pool
+        size = pool.size
+        n = len(row)
+        if self.pile - depth <= 1:
+            return 2.0 + n + self.p["end_bonus"]
+        if not size:
+            return 0.0
+        pj = pool.counts[JOKER] / size
+        if n == 6:
+            return (1 - pj) * (8 + self.win) + pj * (1 - n - self.lose)
+        ends = {RANK[row[0]], RANK[row[-1]]}
+        inner = {RANK[x] for x in row[1:-1]} - ends
+        p_end = sum(pool.by_rank[r] for r in ends) / size
+        p_inner = sum(pool.by_rank[r] for r in inner) / size
+        p_combo = 0.0
+        size_after = n + 1
+        if size_after == 3:
+            if SUIT[row[0]] == SUIT[row[1]]:
+                p_combo += pool.by_suit[SUIT[row[0]]] / size
+            a, b = RANK[row[0]], RANK[row[1]]
+            if a != b and abs(a - b) <= 2:
+                lo, hi = min(a, b), max(a, b)
+                need = [lo + 1] if hi - lo == 2 else [r for r in (lo - 1, hi + 1) if 0 <= r <= 12]
+                p_combo += sum(pool.by_rank[r] for r in need) / size
+        elif size_after == 4:
+            suits = {SUIT[x] for x in row}
+            if len(suits) == 3:
+                p_combo += pool.by_suit[({0, 1, 2, 3} - suits).pop()] / size
+        elif size_after == 5:
+            reds = sum(IS_RED[x] for x in row)
+            if reds == 4:
+                p_combo += pool.red / size
+            elif reds == 0:
+                p_combo += (size - pool.red - pool.counts[JOKER]) / size
+        elif size_after == 6:
+            ranks = {RANK[x] for x in row}
+            if len(ranks) == 5 and max(ranks) <= 9:
+                p_combo += sum(pool.by_rank[r] for r in range(10) if r not in ranks) / size
+        p_combo = min(p_combo, max(0.0, 1 - p_end - p_inner - pj))
+        p_rest = max(0.0, 1 - p_end - p_inner - pj - p_combo)
+        return ((p_end + p_combo) * (n + 2 + self.win) - (p_inner + pj) * (n + self.lose)
+                + p_rest * (1 + self.p["rest_value"]))
+
+
+def go_for_it_move(obs, params: dict, rng) -> str:
+    """`claim`, `play`, `pass` or `take`, whichever is worth most by the planner's estimates."""
+    legal = obs.legal_moves
+    if len(legal) == 1:
+        return legal[0]
+    me = obs.seat
+    planner = _GfiPlanner(obs, params, me)
+    row = list(obs.row)
+    n = len(row)
+    play = planner.play_value(row)
+    if "claim" in legal:
+        return "play" if play > n + planner.win + params["margin"] else "claim"
+    if "take" in legal:
+        return "play" if play >= -n - planner.lose else "take"
+    if obs.passes + 1 == obs.rules.players and obs.last_player != me:
+        # this pass completes a round of passes: the last card's player must play on or take up
+        theirs = _GfiPlanner(obs, params, obs.last_player)
+        their_best = max(theirs.play_value(row), -n - theirs.lose)
+        other = -their_best * planner.share
+    else:
+        other = play * params["pass_factor"] if play < 0 else -play * planner.share
+    return "play" if play >= other else "pass"
+
+
+# ---------------------------------------------------------------------------------------------
+# Duke of York
+
+_DUKE_VALUES = {
+    "queen_zero": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 12),
+    "face_value": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
+    "queen_eleven": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13),
+}
+_TOP = 31
+
+
+def _top_points(peak: int) -> int:
+    return 3 if peak == 31 else 2 if peak == 30 else 1
+
+
+def _bottom_points(count: int) -> int:
+    return 3 if count == 0 else 2 if count == 1 else 1
+
+
+def _duke_search(mine: tuple, theirs: tuple, count: int, down: bool, my_turn: bool, peak: int,
+                 peak_mine: bool, memo: dict) -> int:
+    """Exact value (my points - theirs) of the rest of a round with both hands known (values, sorted)."""
+    key = (mine, theirs, count, down, my_turn, peak, peak_mine)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    hand = mine if my_turn else theirs
+    if not down:
+        fits = [v for v in hand if v <= _TOP - count]
+        if not fits:
+            down = True
+    if down:
+        fits = [v for v in hand if v <= count]
+        if not fits:  # stuck: the round ends, the other player has played the last card
+            top = _top_points(peak) if peak_mine else -_top_points(peak)
+            got = top + (-_bottom_points(count) if my_turn else _bottom_points(count))
+            memo[key] = got
+            return got
+    best = None
+    tried = set()
+    for v in fits:
+        if v in tried:
+            continue
+        tried.add(v)
+        i = hand.index(v)
+        rest = hand[:i] + hand[i + 1:]
+        if down:
+            new, new_peak, new_mine = count - v, peak, peak_mine
+        else:
+            new = count + v
+            if new > peak:
+                new_peak, new_mine = new, my_turn
+            else:
+                new_peak, new_mine = peak, peak_mine
+        n_mine, n_theirs = (rest, theirs) if my_turn else (mine, rest)
+        if not n_mine and not n_theirs:
+            top = _top_points(new_peak) if new_mine else -_top_points(new_peak)
+            value = top + (_bottom_points(new) if my_turn else -_bottom_points(new))
+        else:
+            value = _duke_search(n_mine, n_theirs, new, down, not my_turn, new_peak, new_mine, memo)
+        if best is None or (value > best if my_turn else value < best):
+            best = value
+    memo[key] = best
+    return best
+
+
+def _duke_unseen(obs, values) -> tuple[list[int], int | None]:
+    """The cards the opponent may hold, and (if the opponent turned the play down) the lowest value
+    each of their cards must have: at that moment none of them fitted under 31."""
+    seen = set(obs.hand)
+    seen.update(c for c in obs.table if c is not None)
+    seen.update(c for _, c in obs.played)
+    for played in obs.earlier:
+        seen.update(c for _, c in played)
+    unseen = [c for c in range(52) if c not in seen]
+    count, up, floor = 0, True, None
+    for seat, card in obs.played:
+        v = values[RANK[card]]
+        if up and v > _TOP - count:
+            up = False
+            if seat != obs.seat:
+                floor = _TOP - count + 1
+        count = count + v if up else count - v
+    return unseen, floor
+
+
+def duke_move(obs, params: dict, rng) -> tuple:
+    """Exchange by the hand's spread; play by search over sampled opponent hands."""
+    legal = obs.legal_moves
+    if len(legal) == 1:
+        return legal[0]
+    values = _DUKE_VALUES[obs.rules.values]
+    kind = legal[0][0]
+    if kind == "take":
+        return _duke_take(obs, values, rng)
+    if kind == "discard":
+        return _duke_discard(obs, values, rng)
+    return _duke_play(obs, values, params, rng)
+
+
+def _duke_take(obs, values, rng) -> tuple:
+    """Take from a slot whose card is unknown, rather than a card this seat itself put away; as
+    dealer, prefer the slot the leader did not just fill with a card they did not want."""
+    unknown = [s for s in (0, 1) if obs.table[s] is None]
+    if len(unknown) == 1:
+        known = obs.table[1 - unknown[0]]
+        # a card put away earlier may fill a gap in this hand better than a random card
+        if _duke_gap_value(list(obs.hand) + [known], values) > _duke_gap_value(list(obs.hand), values) + 1.5:
+            return ("take", 1 - unknown[0])
+        return ("take", unknown[0])
+    if len(unknown) == 2:
+        leader_slot = None
+        for seat, move in obs.moves:
+            if seat != obs.seat and move[0] == "take":
+                leader_slot = move[1]
+        if leader_slot is not None:
+            return ("take", 1 - leader_slot)
+        return ("take", rng.choice((0, 1)))
+    return ("take", max((0, 1), key=lambda s: _duke_gap_value(list(obs.hand) + [obs.table[s]], values)))
+
+
+def _duke_gap_value(cards: list[int], values) -> float:
+    """How well a set of cards covers the values: distinct values, low cards for the way down and a
+    spread of high ones; duplicates count little."""
+    vals = sorted(values[RANK[c]] for c in cards)
+    distinct = sorted(set(vals))
+    score = len(distinct) * 2.0
+    score += sum(1.5 for v in distinct if v <= 2) + sum(0.7 for v in distinct if 3 <= v <= 5)
+    score += 0.5 * (distinct[-1] - distinct[0]) / 4 if distinct else 0
+    return score
+
+
+def _duke_discard(obs, values, rng) -> tuple:
+    """Discard the card whose loss hurts the hand's spread least (a duplicate value first)."""
+    hand = list(obs.hand)
+    best, best_value = [], None
+    for move in obs.legal_moves:
+        card = move[1]
+        rest = [c for c in hand if c != card]
+        value = _duke_gap_value(rest, values)
+        if best_value is None or value > best_value + 1e-9:
+            best, best_value = [move], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append(move)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def _duke_play(obs, values, params, rng) -> tuple:
+    """Average over sampled opponent hands of the exact value of each play."""
+    unseen, floor = _duke_unseen(obs, values)
+    size = obs.opponent_hand_size
+    if floor is not None:
+        pool = [c for c in unseen if values[RANK[c]] >= floor]
+        if len(pool) >= size:
+            unseen = pool
+    mine_all = tuple(sorted(values[RANK[c]] for c in obs.hand))
+    down = obs.direction == "down"
+    peak, peak_mine = obs.peak, obs.peak_seat == obs.seat
+    samples = params["samples"] if len(mine_all) + size <= params["search_cards"] else 0
+    totals: dict[int, float] = {}
+    options = {}
+    for move in obs.legal_moves:
+        options.setdefault(values[RANK[move[1]]], []).append(move)
+    if samples:
+        for _ in range(samples):
+            theirs = tuple(sorted(values[RANK[c]] for c in rng.sample(unseen, size)))
+            memo: dict = {}
+            for v in options:
+                i = mine_all.index(v)
+                rest = mine_all[:i] + mine_all[i + 1:]
+                count = obs.count - v if down else obs.count + v
+                new_peak, new_mine = (count, True) if not down and count > peak else (peak, peak_mine)
+                if not rest and not theirs:
+                    top = _top_points(new_peak) if new_mine else -_top_points(new_peak)
+                    value = top + _bottom_points(count)
+                else:
+                    value = _duke_search(rest, theirs, count, down, False, new_peak, new_mine, memo)
+                totals[v] = totals.get(v, 0.0) + value
+    else:
+        for v in options:
+            totals[v] = _duke_rule(obs, v, mine_all, unseen, size, values, down)
+    top = max(totals.values())
+    best = [m for v, ms in options.items() if totals[v] >= top - 1e-9 for m in ms]
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def _duke_rule(obs, v, mine_all, unseen, size, values, down) -> float:
+    """Rule of thumb while the hands are full: reach 31 (or 30), do not leave the opponent a card to
+    reach it, and keep low cards for the way down."""
+    count = obs.count - v if down else obs.count + v
+    value = 0.0
+    n = len(unseen) or 1
+    q = size / n
+    unseen_vals = [values[RANK[c]] for c in unseen]
+    if not down:
+        if count == 31:
+            value += 3
+        elif count == 30:
+            value += 2 - 3 * min(1.0, q * unseen_vals.count(1))
+        else:
+            reach31 = unseen_vals.count(31 - count) if 31 - count <= 13 else 0
+            reach30 = unseen_vals.count(30 - count) if 30 - count <= 13 else 0
+            value -= 3 * min(1.0, q * reach31) + 2 * min(1.0, q * reach30) * 0.6
+        # low cards are worth keeping for the way down
+        value -= 0.15 * max(0, 6 - v) if v else 0.4
+    else:
+        if count in (0, 1):
+            value += 0.5
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class HeuristicBot(Bot):
+    """Hand-written strategy per game, reading only its observation."""
+
+    name = "heuristic"
+    games = {"caterpillar", "give_or_take", "go_for_it", "duke_of_york"}
+    defaults = {
+        # Caterpillar
+        "face_value": 1.0,
+        "threat": 1.0,
+        "forced": 0.8,
+        "follow_rate": 0.8,
+        "court_gain": 0.5,
+        "potential": 0.3,
+        # Give or Take
+        "keep": 0.5,
+        # Go For It
+        "start_value": 1.0,
+        "pass_factor": 0.5,
+        "rest_value": 0.5,
+        "end_bonus": 5.0,
+        "margin": 0.0,
+        # Duke of York
+        "samples": 8,
+        "search_cards": 7,
+    }
+
+    def act(self, observation):
+        """The move for this observation, by the game's strategy function."""
+        return _STRATEGIES[self.game_id](observation, self.params, self.rng)
+
+
+_STRATEGIES = {
+    "caterpillar": caterpillar_move,
+    "give_or_take": give_or_take_move,
+    "go_for_it": go_for_it_move,
+    "duke_of_york": duke_move,
+}

@@ -1,0 +1,161 @@
+"""The HTML report: one self-contained file whose tables match ratings.csv, small however long the
+run, and drawn by a real headless Chromium without a JavaScript error or a network request."""
+
+import html
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from browser import find_chromium, png_pixels, visit
+from plotly.offline import get_plotlyjs
+
+from arena.config import load_config
+from arena.report import HISTORY_POINTS, _slugs, _thin, write_report
+from arena.results import SCHEMA, RunDir, load_results
+from arena.runner import finish_run, play_missing
+
+SMALL = Path(__file__).parent / "data" / "small.toml"
+PLOTS = ["ratings", "pairwise", "scores", "history", "seats", "terminations"]
+PLOTLY_JS = len(get_plotlyjs())
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> RunDir:
+    config = load_config(SMALL)
+    run = RunDir(tmp_path_factory.mktemp("report") / "small")
+    finish_run(config, run, play_missing(config, run, workers=1))
+    write_report(run)
+    return run
+
+
+def variants(run: RunDir) -> list[str]:
+    return sorted(set(load_results(run).column("variant").to_pylist()))
+
+
+def section(page: str, slug: str) -> str:
+    match = re.search(f"<section class='game' id='{re.escape(slug)}'>(.*?)</section>", page, re.S)
+    assert match, f"no section {slug}"
+    return match[1]
+
+
+def test_report_is_one_self_contained_page(small_run):
+    page = small_run.report.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    # nothing to fetch: no external scripts, stylesheets, images or frames
+    assert not re.search(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=", page)
+    assert page.count(get_plotlyjs()) == 1
+    # one copy of plotly.js, and everything else small
+    assert len(page.encode()) - PLOTLY_JS < 250_000
+    # enough to reproduce the run: its digest, config, versions and the command
+    manifest = json.loads(small_run.manifest.read_text())
+    assert f"<code>{manifest['digest']}</code>" in page
+    assert html.escape(small_run.config.read_text()) in page
+    assert all(f"{name} {version}" in page for name, version in manifest["versions"].items())
+    assert f"arena reproduce {small_run.path}" in page and f"{manifest['games']:,} (" in page
+
+
+def test_every_variant_has_its_section_and_plots(small_run):
+    page = small_run.report.read_text()
+    slugs = _slugs(variants(small_run))
+    assert slugs["caterpillar"] == "game-caterpillar"
+    assert slugs["go_for_it:jokers=true,players=3"] == "game-go_for_it-jokers-true-players-3"
+    for slug in slugs.values():
+        body = section(page, slug)
+        assert re.findall(r"<div class='plot' data-plot='(\w+)'>", body) == PLOTS
+        assert "<table class='ratings'>" in body
+
+
+def test_rating_tables_match_ratings_csv(small_run):
+    page = small_run.report.read_text()
+    ratings = pd.read_csv(small_run.ratings)
+    slugs = _slugs(variants(small_run))
+    for variant, table in ratings.groupby("variant"):
+        body = section(page, slugs[variant])
+        for row in table.itertuples():
+            cells = (f"<td>{row.rank}</td><td class='bot'>{row.bot}</td><td>{row.mu:.2f}</td><td>{row.sigma:.2f}</td>"
+                     f"<td><strong>{row.conservative:.2f}</strong></td><td>{row.games:,}</td>")
+            assert cells in body
+
+
+def test_history_is_thinned_evenly():
+    assert list(_thin(0)) == [] and list(_thin(1)) == [0] and list(_thin(5)) == [0, 1, 2, 3, 4]
+    kept = _thin(123_457)
+    assert len(kept) == HISTORY_POINTS and kept[0] == 0 and kept[-1] == 123_456
+    assert np.all(np.diff(kept) > 0) and np.diff(kept).max() - np.diff(kept).min() <= 1
+
+
+def test_a_long_run_gives_a_small_report(tmp_path):
+    """60,000 synthetic games of five bots: the page holds summaries, never per-game data."""
+    run = RunDir(tmp_path / "long")
+    run.results.mkdir(parents=True)
+    shutil.copy(SMALL, run.config)
+    n, rng = 60_000, np.random.default_rng(7)
+    bots = np.array([f"bot-{i}" for i in range(5)], dtype=object)
+    players = bots[np.stack([rng.integers(0, 5, n), rng.integers(0, 5, n)], axis=1)]
+    players[:, 1] = np.where(players[:, 0] == players[:, 1], "bot-x", players[:, 1])
+    ranks = np.stack([np.zeros(n, int), np.ones(n, int)], axis=1)
+    ranks = np.where(rng.random(n)[:, None] < 0.5, ranks, ranks[:, ::-1])
+    columns = {
+        "game_index": np.arange(n), "game": ["caterpillar"] * n, "variant": ["caterpillar"] * n,
+        "table": np.zeros(n, np.int32), "deal": np.zeros(n, np.int32), "rotation": np.zeros(n, np.int32),
+        "seed": np.arange(n), "players": players.tolist(), "scores": rng.integers(0, 900, (n, 2)).tolist(),
+        "ranks": ranks.tolist(), "termination": ["normal"] * n, "fault_seat": [None] * n, "fault": [None] * n,
+        "decisions": np.zeros(n, np.int32), "duration": np.zeros(n),
+    }
+    pq.write_table(pa.Table.from_pydict(columns, schema=SCHEMA), run.part(0, n))
+    page = write_report(run).read_text()
+    assert "unfinished" in page  # no manifest: the report says so rather than failing
+    assert len(page.encode()) - PLOTLY_JS < 250_000
+    assert section(page, "game-caterpillar").count("<td class='bot'>") == 6
+
+
+def test_a_run_without_games_still_has_a_report(tmp_path):
+    run = RunDir(tmp_path / "empty")
+    run.path.mkdir()
+    shutil.copy(SMALL, run.config)
+    page = write_report(run).read_text()
+    assert "no games yet" in page and "<section" not in page
+
+
+READY = "Array.from(document.querySelectorAll('.plot')).every(p => p.querySelector('.js-plotly-plot .main-svg'))"
+PROBE = """Array.from(document.querySelectorAll('section.game')).map(s => ({
+    id: s.id,
+    plots: Array.from(s.querySelectorAll('.plot')).map(p => {
+        const graph = p.querySelector('.js-plotly-plot');
+        return {kind: p.dataset.plot, drawn: !!(graph && graph.querySelector('.main-svg')),
+                traces: graph && graph.data ? graph.data.length : 0};
+    }),
+}))"""
+# Redraw every chart at the final viewport size before the screenshot, then wait two frames.
+SETTLE = """Promise.all(Array.from(document.querySelectorAll('.js-plotly-plot')).map(g => Plotly.Plots.resize(g)))
+    .then(() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done))))"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
+                    reason="Chromium is not installed (Debian: apt-get install chromium)")
+def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
+    seen = visit(small_run.report, READY, PROBE, settle=SETTLE)
+    assert seen.ready, "the charts were not drawn in time"
+    assert seen.exceptions == [] and seen.console_errors == []
+    page = small_run.report.resolve().as_uri()
+    assert [url for url in seen.requests if url != page and not url.startswith("data:")] == []
+    assert sorted(s["id"] for s in seen.probe) == sorted(_slugs(variants(small_run)).values())
+    for found in seen.probe:
+        assert [p["kind"] for p in found["plots"]] == PLOTS
+        assert all(p["drawn"] and p["traces"] > 0 for p in found["plots"]), found
+    shot = tmp_path / "report.png"
+    shot.write_bytes(seen.screenshot)
+    pixels = png_pixels(seen.screenshot)
+    assert pixels.shape[0] > 3000 and pixels.shape[1] == 1280  # the whole page, not one screen
+    rgb = pixels[..., :3].astype(np.uint32)
+    colours = len(np.unique(rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]))
+    ink = np.any(pixels[..., :3] < 200, axis=2).mean()
+    assert colours > 200 and ink > 0.02, f"the page looks blank ({colours} colours, {ink:.1%} ink): {shot}"

@@ -1,0 +1,59 @@
+"""`arena submit`: accepts the guide's example bot, rejects bad bots with a clear reason."""
+
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.bots import load_bot_class
+from arena.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def arena_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+
+
+def bot_file(tmp_path, body, name="bad"):
+    path = tmp_path / f"{name}.py"
+    path.write_text("import random, time\nfrom arena.bots import Bot\n\n\nclass Bad(Bot):\n"
+                    f"    name = {name!r}\n    games = {{'caterpillar'}}\n\n" + textwrap.indent(textwrap.dedent(body), "    "))
+    return f"{path}:Bad"
+
+
+def test_the_guides_example_is_accepted_and_registered():
+    result = runner.invoke(app, ["submit", "docs/example_bot.py:CountingBot"])
+    assert result.exit_code == 0, result.output
+    assert "caterpillar   ok" in result.output and "registered: 'counting'" in result.output
+    assert load_bot_class("counting").__name__ == "CountingBot"
+    listed = runner.invoke(app, ["bots", "--game", "caterpillar"])
+    assert "counting" in listed.output
+    played = runner.invoke(app, ["play", "caterpillar", "counting", "random", "--json"])
+    assert played.exit_code == 0
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("def act(self, o):\n    raise ValueError('oops')\n", "crash: ValueError: oops"),
+    ("def act(self, o):\n    return 'QS'\n", "illegal_move: illegal move 'QS'"),
+    ("def act(self, o):\n    return random.choice(o.legal_moves)\n", "not deterministic"),
+    ("def act(self, o):\n    time.sleep(0.5)\n    return o.legal_moves[0]\n", "timeout"),
+], ids=["raises", "illegal", "not deterministic", "too slow"])
+def test_bad_bots_are_rejected_with_the_reason(tmp_path, body, reason):
+    spec = bot_file(tmp_path, body)
+    result = runner.invoke(app, ["submit", spec, "--move-time-limit", "0.2", "--games", "3"])
+    assert result.exit_code == 2
+    assert reason in result.output and "was not registered" in result.output
+    assert "bad" not in runner.invoke(app, ["bots"]).output
+
+
+def test_a_name_that_is_taken_is_refused(tmp_path):
+    spec = bot_file(tmp_path, "def act(self, o):\n    return o.legal_moves[0]\n", name="random")
+    result = runner.invoke(app, ["submit", spec])
+    assert result.exit_code == 2 and "the name 'random' is taken" in result.output
+
+
+def test_not_a_bot():
+    result = runner.invoke(app, ["submit", "docs/example_bot.py:pips"])
+    assert result.exit_code == 2 and "is not a class" in result.output

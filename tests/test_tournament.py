@@ -1,0 +1,123 @@
+"""`arena tournament`, `ratings`, `replay` and `reproduce` on a small real run, and ratings that
+equal the trueskill package's own, recomputed from the Parquet results."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import trueskill
+from typer.testing import CliRunner
+
+from arena import referee
+from arena.cli import app
+from arena.config import load_config
+from arena.results import RunDir, load_results
+
+SMALL = Path(__file__).parent / "data" / "small.toml"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reports")
+    result = runner.invoke(app, ["tournament", str(SMALL), "--out", str(out), "--workers", "1", "--no-progress"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "caterpillar" in result.output and "digest" in result.output
+    return out / "small"
+
+
+def test_the_run_directory_holds_everything(run):
+    for name in ("config.toml", "manifest.json", "ratings.csv", "summary.csv", "report.html"):
+        assert (run / name).is_file(), name
+    assert (run / "config.toml").read_text() == SMALL.read_text()
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["games"] == len(load_results(RunDir(run))) == 294
+    assert set(manifest["versions"]) >= {"arena", "python", "ray", "trueskill", "pandas", "pyarrow"}
+
+
+def test_ratings_equal_the_trueskill_package(run):
+    """Every variant's ratings, recomputed game by game with trueskill.TrueSkill from the Parquet files."""
+    config = load_config(SMALL)
+    env = trueskill.TrueSkill(**vars(config.ratings))
+    table = load_results(RunDir(run)).to_pylist()
+    expected: dict[str, dict[str, trueskill.Rating]] = {}
+    for row in table:
+        ratings = expected.setdefault(row["variant"], {})
+        teams = [(ratings.get(p, env.create_rating()),) for p in row["players"]]
+        for player, (rating,) in zip(row["players"], env.rate(teams, ranks=row["ranks"]), strict=True):
+            ratings[player] = rating
+    saved = pd.read_csv(run / "ratings.csv")
+    assert set(saved["variant"]) == set(expected) and "go_for_it:jokers=true,players=3" in expected
+    for row in saved.itertuples():
+        want = expected[row.variant][row.bot]
+        assert row.mu == pytest.approx(want.mu, abs=1e-6) and row.sigma == pytest.approx(want.sigma, abs=1e-6)
+
+
+@pytest.mark.parametrize("form, check", [
+    ("csv", lambda out: out.splitlines()[0].startswith("variant,rank,bot,mu,sigma,conservative")),
+    ("json", lambda out: set(json.loads(out)) == {"caterpillar", "give_or_take", "go_for_it:jokers=true,players=3",
+                                                   "duke_of_york"}),
+    ("markdown", lambda out: "| rank | bot | mu |" in out and "### duke_of_york" in out),
+    ("table", lambda out: "mu-3σ" in out and "pairwise" in out and "seat advantage" in out),
+])
+def test_ratings_formats(run, form, check):
+    result = runner.invoke(app, ["ratings", str(run), "--format", form], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and check(result.output), result.output
+
+
+def test_ratings_of_one_game(run):
+    result = runner.invoke(app, ["ratings", str(run), "--game", "go_for_it", "--format", "csv"])
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert {row["variant"] for row in rows} == {"go_for_it:jokers=true,players=3"} and len(rows) == 3
+
+
+def test_replay_regenerates_a_game_from_its_seeds(run):
+    saved = load_results(RunDir(run)).to_pylist()
+    for index in (0, 150, 293):
+        result = runner.invoke(app, ["replay", str(run), str(index), "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        assert (data["scores"], data["ranks"], data["players"]) == (saved[index]["scores"], saved[index]["ranks"],
+                                                                    saved[index]["players"])
+        outcome = referee.replay(data)  # and its moves replay through the engine to the same end
+        assert list(outcome.scores) == data["scores"]
+    readable = runner.invoke(app, ["replay", str(run), "3"])
+    assert readable.exit_code == 0 and "result: " in readable.output
+
+
+def test_reproduce_matches(run):
+    result = runner.invoke(app, ["reproduce", str(run), "--workers", "1"])
+    assert result.exit_code == 0 and "reproduced" in result.output
+
+
+def test_a_finished_run_is_not_overwritten_by_accident(run):
+    again = runner.invoke(app, ["tournament", str(SMALL), "--out", str(run.parent), "--workers", "1", "--no-progress"])
+    assert again.exit_code == 2 and "already holds a run" in again.output
+    resumed = runner.invoke(app, ["tournament", str(SMALL), "--out", str(run.parent), "--workers", "1",
+                                  "--no-progress", "--resume"])
+    assert resumed.exit_code == 0 and "0 played now" in resumed.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ratings", "nowhere"], "not a run directory"),
+    (["replay", "nowhere", "1"], "not a run directory"),
+    (["tournament", "nowhere.toml"], "no such config file"),
+])
+def test_missing_things_get_one_line(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_replay_index_out_of_range(run):
+    result = runner.invoke(app, ["replay", str(run), "5000"])
+    assert result.exit_code == 2 and "outside this run's 0..293" in result.output
+
+
+def test_ratings_of_an_unknown_game(run):
+    result = runner.invoke(app, ["ratings", str(run), "--game", "poker"])
+    assert result.exit_code == 2 and "no game 'poker'" in result.output
