@@ -141,7 +141,7 @@ def available_bots() -> dict[str, type]:
     for name, spec in registered_bots().items():
         if name not in found:
             try:
-                found[name] = load_spec(spec) if ".py:" in spec else _entry_point(spec)
+                found[name] = load_bot_class(spec)
             except BotError as error:
                 print(f"warning: skipped registered bot {name}: {error}", file=sys.stderr)
     for point in entry_points(group=ENTRY_POINT_GROUP):
@@ -153,17 +153,6 @@ def available_bots() -> dict[str, type]:
     return found
 
 
-def _entry_point(name: str) -> type:
-    for point in entry_points(group=ENTRY_POINT_GROUP, name=name):
-        try:
-            return check_interface(point.load(), f"entry point {name}")
-        except BotError:
-            raise
-        except Exception as error:
-            raise BotError(f"cannot load entry point {name}: {type(error).__name__}: {error}") from None
-    raise BotError(f"no entry point {name!r} in group {ENTRY_POINT_GROUP}")
-
-
 def registered_bots() -> dict[str, str]:
     """Bots made available by `arena submit`: name -> spec."""
     from arena.registry import load_registry
@@ -172,7 +161,17 @@ def registered_bots() -> dict[str, str]:
 
 
 def load_bot_class(spec: str) -> type:
-    """The bot class for a name, a `file.py:ClassName` or a `package.module:ClassName` spec; raises BotError."""
+    """The bot class for a name, a `file.py:ClassName`, a `package.module:ClassName` or a `command: CMD` spec
+    (any executable speaking the JSON-lines protocol of docs/protocol.md); raises BotError."""
+    if spec.startswith("command:"):
+        import shlex
+
+        from arena.isolation import BotProcessError, process_bot_class
+
+        try:
+            return process_bot_class(shlex.split(spec.removeprefix("command:")))
+        except (BotProcessError, ValueError, OSError) as error:
+            raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
     if ".py:" in spec:
         return load_spec(spec)
     if ":" in spec:

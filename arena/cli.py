@@ -38,7 +38,7 @@ def user_errors():
     try:
         yield
     except (BotError, RulesError, UnknownGameError, MoveError, ConfigError, ResultsError) as error:
-        fail(str(error).strip("'\""))
+        fail(str(error))
 
 
 def parse_rule_args(pairs: list[str]) -> dict[str, str]:

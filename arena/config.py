@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -16,6 +17,10 @@ from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 class ConfigError(ValueError):
     """A config that cannot be run; the message names the field and the problem."""
+
+    def __init__(self, message: str) -> None:
+        # one line, whatever the config holds: a key, a path or a name may contain a newline
+        super().__init__("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message))
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,7 @@ def _integer(value: Any, where: str, low: int | None = None) -> int:
 
 
 def _number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
-    if (not isinstance(value, (int, float)) or isinstance(value, bool) or value < low
+    if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < low
             or (value == low and not inclusive)):
         raise ConfigError(f"{where}: must be a number {'>=' if inclusive else '>'} {low:g}, not {value!r}")
     return float(value)
@@ -148,6 +153,8 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"malformed TOML: {error}") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays and inline tables
+        raise ConfigError("malformed TOML: arrays or tables nested too deeply") from None
     _check_keys(data, {"name", "seed", "games", "bots", "run", "ratings"}, "")
     for key in ("name", "seed", "games", "bots"):
         if key not in data:
@@ -188,7 +195,8 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     if isolation == "process":
         return _process_bot_entry(raw, where, base, name, path, params)
     if "command" in raw:
-        raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process (isolation = "process")')
+        raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
+                          '(isolation = "process")')
     for key in ("memory_mb", "cpu_seconds"):
         if key in raw:
             raise ConfigError(f'{where}{key}: applies only to a bot in its own process (isolation = "process")')
@@ -197,7 +205,7 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
         spec = _string(path, where + "path")
         if ".py:" in spec and not Path(spec.split(":")[0]).is_absolute():
             local = Path(spec.split(":")[0])
-            if not local.exists() and (base / local).exists():
+            if not _exists(local) and _exists(base / local):
                 spec = str(base / spec)
     try:
         bot_class = load_bot_class(spec)
@@ -280,6 +288,14 @@ def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
     return tuple(argv)
 
 
+def _exists(path: Path) -> bool:
+    """Path.exists, False for a name the system cannot even look up (too long, a NUL byte)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
     _check_keys(raw, {"game", "deals", "duplicate", "rules", "bots"}, where)
     for key in ("game", "deals"):
@@ -347,8 +363,8 @@ def _ratings(raw: dict) -> RatingSettingsConfig:
     _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability"}, "ratings.")
     defaults = RatingSettingsConfig()
     mu = raw.get("mu", defaults.mu)
-    if not isinstance(mu, (int, float)) or isinstance(mu, bool):
-        raise ConfigError(f"ratings.mu: must be a number, not {mu!r}")
+    if not isinstance(mu, (int, float)) or isinstance(mu, bool) or not math.isfinite(mu):
+        raise ConfigError(f"ratings.mu: must be a finite number, not {mu!r}")
     sigma = _number(raw.get("sigma", mu / 3), "ratings.sigma")
     beta = _number(raw.get("beta", sigma / 2), "ratings.beta")
     tau = _number(raw.get("tau", sigma / 100), "ratings.tau", inclusive=True)

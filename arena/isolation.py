@@ -167,7 +167,7 @@ class BotProcess:
     def gone(self) -> str:
         """Why the process stopped talking (it closed its pipes, exited or was killed); marks it broken."""
         try:
-            code = self.popen.wait(timeout=1.0)
+            code = self.popen.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             self.kill("closed its pipes")
             return "bot process closed its pipes"
@@ -314,8 +314,12 @@ def _stderr_sink():
         return subprocess.DEVNULL
 
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+"""Compact JSON (json.dumps with options builds an encoder per call)."""
+
+
 def _line(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    return _encode(message).encode() + b"\n"
 
 
 def _error_text(value: Any) -> str:
@@ -390,6 +394,9 @@ def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, 
 def _acquire(key: tuple, owner: Any) -> BotProcess:
     """A healthy process for `key` that no other live bot instance holds; starts one (and says hello)
     when there is none. Broken and exited processes are reaped here."""
+    for process in [p for p in _running if p.broken and p.creator == os.getpid()]:
+        if process.popen.poll() is not None:  # killed earlier: reap it now rather than at exit
+            process.close()
     pool = _pools.setdefault(key, [])
     for process in list(pool):
         if process.broken or process.creator != os.getpid() or process.popen.poll() is not None:
@@ -423,7 +430,8 @@ class ProcessBot(Bot):
     memory_mb: ClassVar[int | None] = None
     cpu_seconds: ClassVar[float | None] = None
     move_time_limit: ClassVar[float | None] = None
-    """The referee's move time limit: the deadline for an answer when the referee cannot preempt."""
+    """The referee's move time limit (keep them equal): the deadline for an answer, should the referee's
+    clock not preempt the wait."""
     sends_rng_state: ClassVar[bool] = False
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None
@@ -472,8 +480,7 @@ class ProcessBot(Bot):
         if process is None or process.broken:
             _stop_move_clock()
             raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
-        data = b'{"type":"act","observation":' + json.dumps(
-            self.game.observation_json(observation), separators=(",", ":")).encode() + b"}\n"
+        data = b'{"type":"act","observation":' + _encode(self.game.observation_json(observation)).encode() + b"}\n"
         limit = self.move_time_limit
         try:
             answer = process.exchange(data, None if limit is None else time.perf_counter() + limit)

@@ -50,13 +50,14 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             if clock is None:
                 move = acts[seat](observation)
             else:
-                clock.started = now()
-                move = acts[seat](observation)
-                took, clock.started = now() - clock.started, None
-                if took > clock.limit:  # a bot that swallowed MoveTimeout, or no signals here
+                started = clock.started = now()
+                try:
+                    move = acts[seat](observation)
+                finally:
+                    clock.started = None  # whatever happened, no alarm for this move any more
+                if now() - started > clock.limit:  # a bot that swallowed MoveTimeout, or no signals here
                     raise MoveTimeout
         except MoveTimeout:
-            clock.started = None
             return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
         except Exception as error:
             return _forfeit(game, state, seat, "crash", _describe(error), decisions)
@@ -152,7 +153,8 @@ def account(data: dict) -> list[str]:
     width = max(len(p) for p in players)
     steps = replay_steps(data)
     for number, deal in enumerate(data["deals"]):
-        lines.append(f"deal {number + 1}" if len(data["deals"]) > 1 else "deal")
+        term = getattr(game, "deal_name", "deal")  # Duke of York calls its deals rounds
+        lines.append(f"{term} {number + 1}" if len(data["deals"]) > 1 else term)
         for key, value in deal["layout"].items():
             if value and isinstance(value, list) and isinstance(value[0], list):
                 lines += [f"  {key} seat {s}: {' '.join(cards)}" for s, cards in enumerate(value)]

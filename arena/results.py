@@ -79,30 +79,22 @@ def write_part(run: RunDir, start: int, end: int, columns: dict[str, list]) -> P
     if table.num_rows != end - start:
         raise ValueError(f"part {start}-{end} has {table.num_rows} rows")
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
+    pq.write_table(table, sink, compression="zstd", write_page_checksum=True)  # so damage cannot read as data
     path = run.part(start, end)
     write_atomic(path, sink.getvalue().to_pybytes())
     return path
 
 
 def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Path, str]]]:
-    """The readable parts as (start, end, path), and the damaged ones as (path, reason)."""
+    """The readable parts as (start, end, path), and the damaged ones as (path, reason).
+
+    Each part is read whole, its page checksums checked and its game indices compared with its name,
+    so a part cut short, overwritten in the middle or misnamed is never taken for results.
+    """
     good, bad = [], []
-    if not run.results.is_dir():
-        return good, bad
-    for path in sorted(run.results.glob("part-*.parquet")):
-        match = PART_NAME.fullmatch(path.name)
-        if not match:
-            bad.append((path, "not a part name"))
-            continue
-        start, end = int(match[1]), int(match[2])
-        try:
-            rows = pq.read_metadata(path).num_rows
-        except Exception as error:
-            bad.append((path, f"unreadable ({type(error).__name__})"))
-            continue
-        if rows != end - start:
-            bad.append((path, f"holds {rows} rows, not {end - start}"))
+    for start, end, path, table_or_reason in _read_parts(run):
+        if isinstance(table_or_reason, str):
+            bad.append((path, table_or_reason))
         else:
             good.append((start, end, path))
     return good, bad
@@ -110,15 +102,39 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
 
 def load_results(run: RunDir) -> pa.Table:
     """Every result of a run, sorted by game index; raises ResultsError for damaged parts."""
-    good, bad = scan_parts(run)
-    if bad:
-        path, reason = bad[0]
-        raise ResultsError(f"{path}: damaged result part ({reason}); run `arena tournament "
-                           f"{run.config} --resume` to replay it")
-    if not good:
+    tables = []
+    for _, _, path, table_or_reason in _read_parts(run):
+        if isinstance(table_or_reason, str):
+            raise ResultsError(f"{path}: damaged result part ({table_or_reason}); run `arena tournament "
+                               f"{run.config} --resume` to replay it")
+        tables.append(table_or_reason)
+    if not tables:
         return SCHEMA.empty_table()
-    tables = [pq.read_table(path, schema=SCHEMA) for _, _, path in good]
     return pa.concat_tables(tables).sort_by("game_index")
+
+
+def _read_parts(run: RunDir):
+    """Each part file as (start, end, path, its table or why it is damaged)."""
+    if not run.results.is_dir():
+        return
+    for path in sorted(run.results.glob("part-*.parquet")):
+        match = PART_NAME.fullmatch(path.name)
+        if not match:
+            yield 0, 0, path, "not a part name"
+            continue
+        start, end = int(match[1]), int(match[2])
+        try:
+            table = pq.read_table(path, schema=SCHEMA, page_checksum_verification=True)
+        except Exception as error:
+            yield start, end, path, f"unreadable ({type(error).__name__})"
+            continue
+        indices = table.column("game_index").to_pylist()
+        if len(indices) != end - start:
+            yield start, end, path, f"holds {len(indices)} rows, not {end - start}"
+        elif indices != list(range(start, end)):
+            yield start, end, path, f"holds other games than {start}..{end - 1}"
+        else:
+            yield start, end, path, table
 
 
 def digest(table: pa.Table) -> str:

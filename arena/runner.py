@@ -459,7 +459,8 @@ def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: boo
 
 def _comparable(config: Config) -> tuple:
     """A config without its text and resolved bot paths, to compare a saved run with a new one."""
-    bots = tuple((b.name, b.path, repr(b.params)) for b in config.bots)
+    bots = tuple((b.name, b.path, repr(b.params), b.isolation, b.command, b.memory_mb, b.cpu_seconds)
+                 for b in config.bots)
     return (config.name, config.seed, repr(config.games), bots, config.run.move_time_limit,
             repr(config.ratings))
 

@@ -8,8 +8,10 @@ each game identically from the same seed.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arena import referee
 from arena.bots import BotError, available_bots, can_play, load_bot_class, resolved_spec
@@ -100,6 +102,16 @@ def _rules_text(overrides: dict) -> str:
     return "".join(f"{k}={v} " for k, v in overrides.items())
 
 
+def _lasting_spec(spec: str, bot_class: type) -> str:
+    """A spec that finds the bot from any folder: absolute paths for files and commands."""
+    if not spec.startswith("command:"):
+        return resolved_spec(bot_class)
+    words = shlex.split(spec.removeprefix("command:"))
+    if Path(words[0]).exists():
+        words[0] = str(Path(words[0]).resolve())
+    return "command: " + shlex.join(words)
+
+
 def submit(spec: str, **options) -> SubmitReport:
     """Checks the bot and, when it passes, registers it by name for `arena bots` and configs."""
     report = check_bot(spec, **options)
@@ -108,5 +120,5 @@ def submit(spec: str, **options) -> SubmitReport:
         known = available_bots().get(report.name)
         if known is not None and resolved_spec(known) != resolved_spec(bot_class):
             raise BotError(f"the name {report.name!r} is taken by another bot ({resolved_spec(known)}); rename yours")
-        register(report.name, resolved_spec(bot_class))  # an absolute path: the name works from any folder
+        register(report.name, _lasting_spec(spec, bot_class))
     return report

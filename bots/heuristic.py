@@ -19,6 +19,9 @@ Ties are broken with the bot's rng, so a game replays exactly.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from math import comb, tanh
+
 from arena.bots import Bot
 from arena.cards import IS_FACE, IS_RED, JOKER, RANK, SUIT
 
@@ -26,29 +29,74 @@ from arena.cards import IS_FACE, IS_RED, JOKER, RANK, SUIT
 # Caterpillar
 
 _PIP = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in range(52))
+_KIND = tuple(4 if IS_FACE[c] else SUIT[c] for c in range(52))
+"""A card's kind for the opponent model: its suit for a numeral (0-3), 4 for a face card."""
+_KIND_SIZE = (10, 10, 10, 10, 12)
 FACE_POINTS = 100
 PLAYS = 26
+_HAND = 13
 
 
-def _p_none(k: int, unseen: int, held: int) -> float:
-    """Probability that a hand of `held` cards dealt from `unseen` holds none of `k` given cards."""
-    p = 1.0
-    for i in range(k):
-        if unseen - i <= 0:
-            return 0.0
-        p *= max(0, unseen - held - i) / (unseen - i)
-    return p
+_MAX_HELD = 9
+"""Counts of a kind in the opponent's hand are tracked up to this (more is all but impossible)."""
 
 
-def _expected_best(values: list[float], q: float) -> float:
-    """Expected best of `values` when each is available independently with probability `q`."""
-    total, miss = 0.0, 1.0
-    for v in sorted(values, reverse=True):
-        if v <= 0:
-            break
-        total += miss * q * v
-        miss *= 1 - q
-    return total
+@lru_cache(maxsize=4096)
+def _hypergeometric(good: int, total: int, drawn: int) -> tuple[float, ...]:
+    """P(j of `good` cards among `drawn` dealt from `total`), for j = 0.._MAX_HELD."""
+    if total <= 0:
+        return (1.0,) + (0.0,) * _MAX_HELD
+    return tuple(comb(good, j) * comb(total - good, drawn - j) / comb(total, drawn) for j in range(_MAX_HELD + 1))
+
+
+def caterpillar_opponent(obs) -> list[list[float]]:
+    """Per kind (numerals of each suit, face cards), the distribution of how many the opponent holds.
+
+    Counting unseen cards alone underrates how short the opponent is of the suit in play and of face
+    cards, as those are what it has been playing. So this follows the game: the opponent's first 13
+    cards are dealt from the cards this seat never held; each of its plays removes a card of its kind,
+    weighing the hands by how likely a player choosing among its legal cards at random was to play
+    that kind (a face card played instead of following suit hints at a void); each draw may add one.
+    """
+    row, me = obs.caterpillar, obs.seat
+    mine = [0] * 5
+    for c in obs.hand:
+        mine[_KIND[c]] += 1
+    for c in row[me::2]:
+        mine[_KIND[c]] += 1
+    others = 52 - sum(mine)
+    dists = [list(_hypergeometric(_KIND_SIZE[k] - mine[k], others, _HAND)) for k in range(5)]
+    unseen = [_KIND_SIZE[k] - mine[k] for k in range(5)]
+    for c in row[1 - me::2]:
+        unseen[_KIND[c]] -= 1
+    n_unseen = sum(unseen)
+    p_draw = [u / n_unseen for u in unseen] if n_unseen else [0.0] * 5
+    top = range(1, _MAX_HELD + 1)
+    for i in range(1 - me, len(row), 2):
+        kind = _KIND[row[i]]
+        d = dists[kind]
+        if i:
+            suit = SUIT[row[i - 1]]
+            faces = sum(j * p for j, p in enumerate(dists[4]))
+            follow = sum(j * p for j, p in enumerate(dists[suit]))
+            if kind == 4:
+                d = [p * j / (j + follow) for j, p in enumerate(d)] if follow else [0.0] + d[1:]
+                s = dists[suit]
+                s = [p / (j + faces) for j, p in enumerate(s)] if faces else [s[0]] + [0.0] * _MAX_HELD
+                total = sum(s)
+                dists[suit] = [p / total for p in s] if total else s
+            else:
+                d = [p * j / (j + faces) for j, p in enumerate(d)] if faces else [0.0] + d[1:]
+        else:
+            d = [p * j for j, p in enumerate(d)]
+        total = sum(d)
+        dists[kind] = [p / total for p in d[1:]] + [0.0] if total else [1.0] + [0.0] * _MAX_HELD
+        for k in range(5):  # the draw after the play
+            p = p_draw[k]
+            if p:
+                d, q = dists[k], 1 - p
+                dists[k] = [d[0] * q] + [d[j] * q + d[j - 1] * p for j in top]
+    return dists
 
 
 def caterpillar_move(obs, params: dict, rng) -> int:
@@ -58,17 +106,17 @@ def caterpillar_move(obs, params: dict, rng) -> int:
         return legal[0]
     hand, row, total = obs.hand, obs.caterpillar, obs.total
     last = row[-1] if row else None
-    seen = set(hand)
-    seen.update(row)
-    unseen = [c for c in range(52) if c not in seen]
-    n_unseen, held = len(unseen), obs.opponent_hand_size
-    q = held / n_unseen if n_unseen else 0.0
     plays_after = PLAYS - len(row) - 1
     face_w = params["face_value"] * FACE_POINTS
-    unseen_faces = sum(IS_FACE[c] for c in unseen)
-    my_faces = sum(IS_FACE[c] for c in hand)
-    draw = obs.stock_left > 0
     best, best_value = [], None
+    model = _CatModel(obs, params) if plays_after else None
+    me = obs.seat
+    diff = obs.scores[me] - obs.scores[1 - me]
+    my_faces = sum(IS_FACE[c] for c in hand)
+    # The final margin is judged by a win chance, tanh(margin / spread): a court-short opponent is
+    # a lost game more often than the points alone say, and a sure 100 matters less when far ahead.
+    spread = params["spread"] * (1 + plays_after)
+    base = diff + FACE_POINTS * (my_faces - (model.faces_held if model else 0))
     for card in legal:
         pip, suit = _PIP[card], SUIT[card]
         new_total = total + pip
@@ -76,10 +124,14 @@ def caterpillar_move(obs, params: dict, rng) -> int:
             gain = new_total if new_total % 5 == 0 else 0
         else:
             gain = total if last is not None and SUIT[last] == suit and total % 5 == 0 else 0
-        value = gain - (face_w if not pip else 0)
-        if plays_after:
-            value -= _caterpillar_risk(card, new_total, hand, unseen, n_unseen, held, q, unseen_faces,
-                                       my_faces - (not pip), draw, params)
+        points = gain - (face_w if not pip else 0)
+        if model:
+            risk, p_short = model.risk(card, new_total, plays_after > 1)
+            short_margin = diff + gain - FACE_POINTS * (my_faces - (not pip))
+            value = ((1 - p_short) * tanh((base + points - risk) / spread)
+                     + p_short * tanh(short_margin / spread))
+        else:
+            value = tanh((base + points) / spread)
         if best_value is None or value > best_value + 1e-9:
             best, best_value = [card], value
         elif abs(value - best_value) <= 1e-9:
@@ -87,46 +139,81 @@ def caterpillar_move(obs, params: dict, rng) -> int:
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def _caterpillar_risk(card, new_total, hand, unseen, n_unseen, held, q, unseen_faces, faces_after, draw,
-                      params) -> float:
-    """What a play leaves: the opponent's best scoring reply, being forced to spend a face card next,
-    making the opponent court short; less the chance of scoring again with a numeral of the suit."""
-    suit = SUIT[card]
-    face_w = params["face_value"] * FACE_POINTS
-    # The opponent's replies that score: a numeral of the suit completing a multiple of five, or a
-    # face card of the suit on a multiple of five (which costs them a face card).
-    replies, follow = [], 0
-    for c in unseen:
-        if SUIT[c] != suit:
-            continue
-        pip = _PIP[c]
-        if pip:
-            follow += 1
-            if (new_total + pip) % 5 == 0:
-                replies.append(new_total + pip)
-        elif new_total % 5 == 0 and new_total:
-            replies.append(new_total - face_w)
-    risk = params["threat"] * _expected_best(replies, q)
-    own = [c for c in hand if c != card and SUIT[c] == suit and _PIP[c]]
-    p_follow = 1.0 - _p_none(follow, n_unseen, held)
-    if not own:
-        # No numeral of the suit left: if the opponent follows, a face card must go (or, holding
-        # none, this seat is court short and scores the opponent's face cards).
-        p_draw = follow / n_unseen if draw and n_unseen else 0.0
-        forced = p_follow * (1 - p_draw) * params["follow_rate"]
-        if faces_after:
-            risk += forced * face_w * params["forced"]
+class _CatModel:
+    """What this seat knows of the unseen cards and of the opponent's hand, for valuing a play."""
+
+    def __init__(self, obs, params: dict):
+        self.p = params
+        self.hand = obs.hand
+        seen = set(obs.hand)
+        seen.update(obs.caterpillar)
+        self.unseen = [c for c in range(52) if c not in seen]
+        dists = caterpillar_opponent(obs)
+        unseen_kind = [0] * 5
+        for c in self.unseen:
+            unseen_kind[_KIND[c]] += 1
+        means = [sum(j * p for j, p in enumerate(d)) for d in dists]
+        # the chance that the opponent holds one given unseen card of each kind
+        self.hold = [min(1.0, means[k] / unseen_kind[k]) if unseen_kind[k] else 0.0 for k in range(5)]
+        self.void = [d[0] for d in dists]
+        self.faces_held = means[4]
+        self.unseen_kind = unseen_kind
+        self.my_faces = sum(IS_FACE[c] for c in obs.hand)
+        self.draw = obs.stock_left > 0
+        self.n_unseen = len(self.unseen)
+
+    def risk(self, card: int, new_total: int, again: bool) -> tuple[float, float]:
+        """What a play leaves, in points: the opponent's best scoring reply and, if this seat plays
+        again, being forced to spend a face card, less the chance of scoring again with a numeral
+        of the suit; and the chance that the opponent is court short."""
+        p = self.p
+        suit = SUIT[card]
+        face_w = p["face_value"] * FACE_POINTS
+        faces_after = self.my_faces - IS_FACE[card]
+        # The opponent's scoring replies: a numeral of the suit completing a multiple of five, or a
+        # face card of the suit on a multiple of five (which costs them a face card).
+        replies = []
+        for c in self.unseen:
+            if SUIT[c] != suit:
+                continue
+            pip = _PIP[c]
+            if pip:
+                if (new_total + pip) % 5 == 0:
+                    replies.append((new_total + pip, self.hold[suit]))
+            elif new_total % 5 == 0 and new_total:
+                replies.append((new_total - face_w, self.hold[4]))
+        risk = p["threat"] * _expected_best(replies)
+        # The opponent with no numeral of the suit and no face card is court short: they score this
+        # seat's face cards and this seat scores nothing for them.
+        p_short = min(1.0, self.void[suit] * self.void[4] * p["short_scale"])
+        if not again:
+            return risk, p_short
+        p_follow = (1 - self.void[suit]) * p["follow_rate"]
+        own = [c for c in self.hand if c != card and SUIT[c] == suit and _PIP[c]]
+        if not own:
+            # No numeral of the suit left: if the opponent follows, a face card must go (or, holding
+            # none, this seat is court short and scores the opponent's face cards).
+            p_draw = self.unseen_kind[suit] * (1 - self.hold[suit]) / self.n_unseen if self.draw else 0.0
+            forced = p_follow * (1 - p_draw)
+            if faces_after:
+                risk += forced * face_w * p["forced"]
+            else:
+                risk -= forced * FACE_POINTS * self.faces_held * p["court_gain"]
         else:
-            risk -= forced * FACE_POINTS * held * unseen_faces / max(1, n_unseen) * params["court_gain"]
-    else:
-        residues = {_PIP[c] % 5 for c in own}
-        risk -= params["potential"] * p_follow * len(residues) / 5 * (new_total + 11)
-    # The opponent with no numeral of the suit and no face card is court short: they score this
-    # seat's face cards and this seat scores nothing for them.
-    if faces_after:
-        p_short = _p_none(follow + unseen_faces, n_unseen, held)
-        risk += p_short * 2 * FACE_POINTS * faces_after
-    return risk
+            residues = {_PIP[c] % 5 for c in own}
+            risk -= p["potential"] * p_follow * len(residues) / 5 * (new_total + 11)
+        return risk, p_short
+
+
+def _expected_best(options: list[tuple[float, float]]) -> float:
+    """Expected best value of `options` (value, chance it is available), taken as independent."""
+    total, miss = 0.0, 1.0
+    for v, q in sorted(options, reverse=True):
+        if v <= 0:
+            break
+        total += miss * q * v
+        miss *= 1 - q
+    return total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,17 +375,17 @@ def _got_two(model: _GotModel, count: int, prev: int, prev_card: int, last: int,
     return total
 
 
-# Expected points of keeping a card to play last, over typical counts before the last play.
-_TYPICAL_COUNTS = tuple(range(0, 21))
+# How often each count (0, 1, 2, ...) stands before the last plays of a deal, as measured in play.
+_TYPICAL_COUNTS = (2, 8, 10, 6, 6, 7, 7, 8, 6, 6, 6, 6, 5, 5, 3, 3, 2, 2, 1, 1, 1)
 
 
 def _keep_value(card: int, multiply: bool) -> float:
     """How good `card` is as a last card over typical counts (a Jack is taken as a middling value)."""
     v = 5 if RANK[card] == _GOT_JACK else _got_value(card, 0)
     got = 0.0
-    for c in _TYPICAL_COUNTS:
-        got += max(_last_score(card, x) for x in _got_results(c, v, multiply))
-    return got / len(_TYPICAL_COUNTS)
+    for c, weight in enumerate(_TYPICAL_COUNTS):
+        got += weight * max(_last_score(card, x) for x in _got_results(c, v, multiply))
+    return got / sum(_TYPICAL_COUNTS)
 
 
 _KEEP = {False: [_keep_value(c, False) for c in range(52)], True: [_keep_value(c, True) for c in range(52)]}
@@ -713,12 +800,14 @@ class HeuristicBot(Bot):
     games = {"caterpillar", "give_or_take", "go_for_it", "duke_of_york"}
     defaults = {
         # Caterpillar
-        "face_value": 1.0,
-        "threat": 1.0,
+        "face_value": 0.7,
+        "threat": 1.3,
         "forced": 0.8,
         "follow_rate": 0.8,
         "court_gain": 0.5,
-        "potential": 0.3,
+        "potential": 0.6,
+        "short_scale": 1.0,
+        "spread": 40.0,
         # Give or Take
         "keep": 0.5,
         # Go For It

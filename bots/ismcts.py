@@ -37,11 +37,11 @@ class IsmctsBot(Bot):
     name = "ismcts"
     games = None
     defaults = {
-        "iterations": 150,
+        "iterations": 200,
         "time_limit": None,
         "c": 0.7,
         "rollout_cap": 400,
-        "score_weight": 0.1,
+        "score_weight": 0.2,
     }
     """iterations per move (when time_limit is None); time_limit in seconds per move (not deterministic);
     c the UCB exploration constant; rollout_cap the most random moves in one playout (then the game is
@@ -128,10 +128,16 @@ class IsmctsBot(Bot):
     def rewards(self, scores):
         """Each seat's reward in [0, 1]: mostly its rank (win 1, draw 0.5, loss 0 with two players;
         the share of other seats beaten, ties counting half, with more), plus a little score margin."""
-        n = len(scores)
         weight = self.params["score_weight"]
+        spread = sum(abs(s) for s in scores) + 1  # keeps the margin within [-1, 1] whatever the game's scale
+        if len(scores) == 2:  # the common case, kept cheap: it runs once per iteration
+            a, b = scores
+            rank = 1.0 if a > b else 0.0 if a < b else 0.5
+            margin = (a - b) / spread
+            first = (1 - weight) * rank + weight * 0.5 * (1 + margin)
+            return first, 1.0 - first
+        n = len(scores)
         total = sum(scores)
-        spread = sum(abs(s) for s in scores) + 1  # keeps the margin term within [-1, 1]
         out = []
         for mine in scores:
             beaten = sum(1 for s in scores if s < mine) + 0.5 * (sum(1 for s in scores if s == mine) - 1)

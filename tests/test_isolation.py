@@ -127,9 +127,30 @@ def test_a_hosted_bot_plays_exactly_as_in_process(game_id, overrides, hosted):
     for seed in range(4):
         seats = range(game.players(rules))
         local, _ = _transcript(game, rules, [(GREEDY if s % 2 else RANDOM)() for s in seats], seed)
-        remote, played = _transcript(game, rules, [(hosted_greedy if s % 2 else hosted_random)() for s in seats], seed)
+        bots = [(hosted_greedy if s % 2 else hosted_random)() for s in seats]
+        remote, played = _transcript(game, rules, bots, seed)
         assert remote == local
         assert played.decisions > 0
+        if len(bots) > 2:  # the same bot in two seats: two processes
+            assert bots[0].process.pid != bots[2].process.pid
+
+
+ZOO = Path(__file__).parent / "zoo"
+
+
+@pytest.mark.parametrize("spec", ["peeks_frame.py:PeeksFrameBot", "peeks_gc.py:PeeksGcBot", "cheats.py:CheatsBot"])
+def test_in_its_own_process_a_peeking_or_cheating_bot_sees_and_changes_nothing(spec):
+    file, _, class_name = spec.partition(":")
+    if not (ZOO / file).is_file():
+        pytest.skip(f"no tests/zoo/{file}")
+    hosted = process_bot_class(python_command(f"{ZOO / file}:{class_name}"), move_time_limit=LIMIT)
+    game, rules = _rules("caterpillar", {})
+    for seed in range(3):  # with nothing to peek at, it falls back on its rng, just as the random bot
+        honest, _ = _transcript(game, rules, [RANDOM(), RANDOM()], seed)
+        assert _transcript(game, rules, [hosted(), RANDOM()], seed)[0] == honest
+    local = [_transcript(game, rules, [load_bot_class(f"{ZOO / file}:{class_name}")(), RANDOM()], seed)[0]
+             for seed in range(3)]
+    assert local != [_transcript(game, rules, [RANDOM(), RANDOM()], seed)[0] for seed in range(3)]  # in process it can
 
 
 # --- any executable is a bot --------------------------------------------------------------------------------
@@ -184,6 +205,19 @@ def test_a_misbehaving_process_forfeits_and_the_next_game_is_fine(tmp_path, misb
     assert played.outcome.termination == "normal"
     assert second[0].process is not broken and second[0].process.pid != broken.pid
     assert broken.popen.returncode is not None  # reaped when it was replaced
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-game CPU limits need prlimit and /proc")
+def test_a_busy_loop_without_a_move_time_limit_hits_the_cpu_limit(tmp_path, misbehaving):
+    trigger = tmp_path / "trigger"
+    params = {"mode": "hang", "trigger": str(trigger)}
+    bot = process_bot_class(python_command(misbehaving), params=params, cpu_seconds=1)
+    game, rules = _rules("caterpillar", {})
+    trigger.touch()
+    played = referee.play(game, rules, [bot(**params), RANDOM()], 1)
+    assert played.outcome.termination == "crash" and "(CPU limit)" in played.fault
+    for seed in range(3):  # the limit is per game: a fresh process, and then games go on
+        assert referee.play(game, rules, [bot(**params), RANDOM()], seed).outcome.termination == "normal"
 
 
 def test_a_hang_is_a_timeout_even_where_the_clock_cannot_preempt(tmp_path, misbehaving):
@@ -317,6 +351,8 @@ def test_a_tournament_with_process_bots_gives_the_in_process_results(tmp_path):
         assert set(table.column("termination").to_pylist()) <= {"normal", "court_short", "deal_limit", "move_limit"}
         digests.append(digest(table))
     assert digests[0] == digests[1]
+    # One process per process bot (and limits), kept across all those games.
+    assert len([p for p in isolation._running if not p.broken]) <= 3
 
 
 def test_process_bot_config_keys(tmp_path):

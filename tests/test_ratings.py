@@ -122,15 +122,16 @@ def test_history_is_every_seat_after_its_game():
     assert rate_games(players, ranks).history_mu is None
 
 
-@pytest.mark.parametrize("ranks", [[1, 0], [1, 0, 2], [0, 1, 1]])
-def test_hopeless_upsets_raise_as_the_package_does(ranks):
-    # seats in rank order; a rating 300 below its opponents winning is beyond the erfc approximation
-    mus = [0.0, 300.0, 300.0][:len(ranks)]
-    mus = [mus[i] for i in sorted(range(len(ranks)), key=ranks.__getitem__)]
+@pytest.mark.parametrize(("mus", "ranks"), [
+    ([0.0, 300.0], [0, 1]),  # an upset beyond the erfc approximation: cdf underflows to 0
+    ([300.0, 0.0], [0, 1]),  # even the expected win: pdf underflows, so w is 0, not in (0, 1)
+    ([0.0, 300.0, 300.0], [0, 1, 1]),
+])
+def test_hopeless_games_raise_as_the_package_does(mus, ranks):
     env = RatingSettings().env()
     with pytest.raises(FloatingPointError):
-        env.rate([(trueskill.Rating(mu, 1.0),) for mu in mus], ranks=sorted(ranks))
-    drawn = [a == b for a, b in zip(sorted(ranks), sorted(ranks)[1:], strict=False)]
+        env.rate([(trueskill.Rating(mu, 1.0),) for mu in mus], ranks=ranks)
+    drawn = [a == b for a, b in zip(ranks, ranks[1:], strict=False)]
     with pytest.raises(FloatingPointError):
         ar._rate_graph(mus, [1.0] * len(mus), drawn, trueskill.calc_draw_margin(0.1, 2, env), env.tau,
                        env.beta ** 2)

@@ -18,8 +18,8 @@ def arena_home(tmp_path, monkeypatch):
 
 def bot_file(tmp_path, body, name="bad"):
     path = tmp_path / f"{name}.py"
-    path.write_text("import random, time\nfrom arena.bots import Bot\n\n\nclass Bad(Bot):\n"
-                    f"    name = {name!r}\n    games = {{'caterpillar'}}\n\n" + textwrap.indent(textwrap.dedent(body), "    "))
+    header = f"import random, time\nfrom arena.bots import Bot\n\n\nclass Bad(Bot):\n    name = {name!r}\n"
+    path.write_text(header + "    games = {'caterpillar'}\n\n" + textwrap.indent(textwrap.dedent(body), "    "))
     return f"{path}:Bad"
 
 
@@ -57,3 +57,11 @@ def test_a_name_that_is_taken_is_refused(tmp_path):
 def test_not_a_bot():
     result = runner.invoke(app, ["submit", "docs/example_bot.py:pips"])
     assert result.exit_code == 2 and "is not a class" in result.output
+
+
+def test_an_executable_bot_is_accepted_by_command(tmp_path):
+    result = runner.invoke(app, ["submit", "command: examples/first_legal.sh", "--games", "2"])
+    assert result.exit_code == 0, result.output
+    assert "registered: 'first-legal'" in result.output
+    played = runner.invoke(app, ["play", "duke_of_york", "first-legal", "random", "--json"])
+    assert played.exit_code == 0 and '"first-legal"' in played.output

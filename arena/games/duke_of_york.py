@@ -15,6 +15,8 @@ from arena.games.base import MoveError, Outcome, option, ranks_from_scores
 
 id = "duke_of_york"
 min_players = max_players = 2
+deal_name = "round"
+"""What a deal is called in readable accounts."""
 
 ROUNDS = 5
 HAND = 5

@@ -318,8 +318,11 @@ def layout_json(layout: tuple) -> dict:
 
 
 def describe(state: State) -> str:
-    """The deal, the count and the scores, for a readable account."""
-    return f"deal {state.deal:2d}   count {state.count:3d}   scores {state.scores[0]}-{state.scores[1]}"
+    """The deal (from 1), the count and the scores, for a readable account."""
+    scores = f"scores {state.scores[0]}-{state.scores[1]}"
+    if state.termination is None and not state.played and state.deal > 0:  # the last card of a deal was just played
+        return f"deal {state.deal} over, last cards scored   {scores}"
+    return f"deal {state.deal + 1:2d}   count {state.count:3d}   {scores}"
 
 
 def observation_json(observation: Observation) -> dict:
