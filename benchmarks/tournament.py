@@ -72,8 +72,9 @@ def million() -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{manifest['games']:,} games on {report.backend} ({report.workers} workers)")
     rate = manifest["games"] / manifest["play_seconds"]
-    print(f"wall {wall:.1f} s: play {manifest['play_seconds']:.1f} s ({rate:,.0f} games/s), load {manifest['load_seconds']:.1f} s, rating {manifest['rating_seconds']:.2f} s "
-          f"= {100 * manifest['rating_seconds'] / wall:.1f}% of the wall time")
+    print(f"wall {wall:.1f} s: play {manifest['play_seconds']:.1f} s ({rate:,.0f} games/s), "
+          f"load {manifest['load_seconds']:.1f} s, rating {manifest['rating_seconds']:.2f} s "
+          f"= {100 * manifest['rating_seconds'] / wall:.1f}% of the wall time, report {manifest['report_seconds']:.1f} s")
     print(f"driver peak memory: {peak_mb:,.0f} MB; digest {manifest['digest']}")
 
 
