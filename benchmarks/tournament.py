@@ -74,7 +74,8 @@ def million() -> None:
     rate = manifest["games"] / manifest["play_seconds"]
     print(f"wall {wall:.1f} s: play {manifest['play_seconds']:.1f} s ({rate:,.0f} games/s), "
           f"load {manifest['load_seconds']:.1f} s, rating {manifest['rating_seconds']:.2f} s "
-          f"= {100 * manifest['rating_seconds'] / wall:.1f}% of the wall time, report {manifest['report_seconds']:.1f} s")
+          f"= {100 * manifest['rating_seconds'] / wall:.1f}% of the wall time, "
+          f"report {manifest['report_seconds']:.1f} s")
     print(f"driver peak memory: {peak_mb:,.0f} MB; digest {manifest['digest']}")
 
 
