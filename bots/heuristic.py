@@ -599,48 +599,51 @@ def _bottom_points(count: int) -> int:
 
 
 def _duke_search(mine: tuple, theirs: tuple, count: int, down: bool, my_turn: bool, peak: int,
-                 peak_mine: bool, memo: dict) -> int:
-    """Exact value (my points - theirs) of the rest of a round with both hands known (values, sorted)."""
+                 peak_mine: bool, memo: dict, wary: float = 1.0) -> float:
+    """Value (my points - theirs) of the rest of a round with both hands known (values, sorted): I
+    play my best; the opponent its best with weight `wary`, else any fitting card."""
     key = (mine, theirs, count, down, my_turn, peak, peak_mine)
     got = memo.get(key)
     if got is not None:
         return got
     hand = mine if my_turn else theirs
-    if not down:
-        fits = [v for v in hand if v <= _TOP - count]
-        if not fits:
-            down = True
-    if down:
-        fits = [v for v in hand if v <= count]
-        if not fits:  # stuck: the round ends, the other player has played the last card
-            top = _top_points(peak) if peak_mine else -_top_points(peak)
-            got = top + (-_bottom_points(count) if my_turn else _bottom_points(count))
-            memo[key] = got
-            return got
-    best = None
-    tried = set()
-    for v in fits:
-        if v in tried:
+    if not down and hand[0] > _TOP - count:
+        down = True  # nothing fits going up: the play turns down and this player plays now
+    limit = count if down else _TOP - count
+    if hand[0] > limit:  # stuck: the round ends, the other player has played the last card
+        top = _top_points(peak) if peak_mine else -_top_points(peak)
+        got = top - _bottom_points(count) if my_turn else top + _bottom_points(count)
+        memo[key] = got
+        return got
+    best, total, n, prev = None, 0.0, 0, -1
+    for i, v in enumerate(hand):
+        if v > limit:
+            break
+        if v == prev:
             continue
-        tried.add(v)
-        i = hand.index(v)
+        prev = v
         rest = hand[:i] + hand[i + 1:]
         if down:
             new, new_peak, new_mine = count - v, peak, peak_mine
+        elif count + v > peak:
+            new, new_peak, new_mine = count + v, count + v, my_turn
         else:
-            new = count + v
-            if new > peak:
-                new_peak, new_mine = new, my_turn
-            else:
-                new_peak, new_mine = peak, peak_mine
-        n_mine, n_theirs = (rest, theirs) if my_turn else (mine, rest)
-        if not n_mine and not n_theirs:
+            new, new_peak, new_mine = count + v, peak, peak_mine
+        if my_turn:
+            n_mine, n_theirs = rest, theirs
+        else:
+            n_mine, n_theirs = mine, rest
+        if not n_mine and not n_theirs:  # the last card of the round
             top = _top_points(new_peak) if new_mine else -_top_points(new_peak)
-            value = top + (_bottom_points(new) if my_turn else -_bottom_points(new))
+            value = top + _bottom_points(new) if my_turn else top - _bottom_points(new)
         else:
-            value = _duke_search(n_mine, n_theirs, new, down, not my_turn, new_peak, new_mine, memo)
+            value = _duke_search(n_mine, n_theirs, new, down, not my_turn, new_peak, new_mine, memo, wary)
+        total += value
+        n += 1
         if best is None or (value > best if my_turn else value < best):
             best = value
+    if not my_turn and wary < 1:
+        best = wary * best + (1 - wary) * total / n
     memo[key] = best
     return best
 
@@ -743,8 +746,14 @@ def _duke_play(obs, values, params, rng) -> tuple:
     for move in obs.legal_moves:
         options.setdefault(values[RANK[move[1]]], []).append(move)
     if samples:
-        for _ in range(samples):
-            theirs = tuple(sorted(values[RANK[c]] for c in rng.sample(unseen, size)))
+        if size == 1:  # every card the opponent may hold, weighted by how many there are
+            weights: dict[int, int] = {}
+            for c in unseen:
+                weights[values[RANK[c]]] = weights.get(values[RANK[c]], 0) + 1
+            hands = [((v,), w) for v, w in weights.items()]
+        else:
+            hands = [(tuple(sorted(values[RANK[c]] for c in rng.sample(unseen, size))), 1) for _ in range(samples)]
+        for theirs, weight in hands:
             memo: dict = {}
             for v in options:
                 i = mine_all.index(v)
@@ -755,8 +764,9 @@ def _duke_play(obs, values, params, rng) -> tuple:
                     top = _top_points(new_peak) if new_mine else -_top_points(new_peak)
                     value = top + _bottom_points(count)
                 else:
-                    value = _duke_search(rest, theirs, count, down, False, new_peak, new_mine, memo)
-                totals[v] = totals.get(v, 0.0) + value
+                    value = _duke_search(rest, theirs, count, down, False, new_peak, new_mine, memo,
+                                         params["wary"])
+                totals[v] = totals.get(v, 0.0) + weight * value
     else:
         for v in options:
             totals[v] = _duke_rule(obs, v, mine_all, unseen, size, values, down)
@@ -818,6 +828,7 @@ class HeuristicBot(Bot):
         "margin": 0.0,
         # Duke of York
         "samples": 8,
+        "wary": 0.5,
         "search_cards": 7,
     }
 

@@ -14,6 +14,8 @@ from arena.games import get_game, make_rules, ranks_from_scores
 from arena.games.base import TERMINATIONS
 
 BUNDLED = sorted(folder_bots(BUNDLED_DIR))
+QUICK_PARAMS = {"ismcts": {"iterations": 25}}
+"""Lighter settings for slow bots: the suite checks conduct, not strength."""
 
 
 def setup(game_id, overrides):
@@ -109,8 +111,9 @@ def test_bundled_bot_plays_cleanly(bot_name, game_id, overrides):
     game, rules = setup(game_id, overrides)
     random_bot = available_bots()["random"]
     for seed in range(3):
-        lineup = [bot_class()] + [random_bot() for _ in range(game.players(rules) - 1)]
+        params = QUICK_PARAMS.get(bot_name, {})
+        lineup = [bot_class(**params)] + [random_bot() for _ in range(game.players(rules) - 1)]
         played = referee.play(game, rules, lineup, seed)
         assert played.fault_seat is None, played.fault
-        again = referee.play(game, rules, [bot_class()] + lineup[1:], seed)
+        again = referee.play(game, rules, [bot_class(**params)] + lineup[1:], seed)
         assert again.outcome == played.outcome

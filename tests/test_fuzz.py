@@ -21,7 +21,7 @@ from arena.games import GAME_IDS, MoveError, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = (Path(__file__).parent / "data" / "small.toml").read_text()
-FUZZ = settings(max_examples=int(os.environ.get("ARENA_FUZZ_EXAMPLES", "300")), deadline=timedelta(seconds=5),
+FUZZ = settings(max_examples=int(os.environ.get("ARENA_FUZZ_EXAMPLES", "200")), deadline=timedelta(seconds=5),
                 suppress_health_check=[HealthCheck.too_slow])
 """A deeper search: ARENA_FUZZ_EXAMPLES=20000 pytest tests/test_fuzz.py"""
 
