@@ -94,22 +94,13 @@ def serial_backend(config: Config, batches: list[Batch]) -> Iterator[tuple[Batch
     """
     for start, end in batches:
         try:
-            columns = _play_batch_disarmed(config, start, end)
+            columns = play_batch(config, start, end)
         except KeyboardInterrupt:
             raise
         except BaseException as error:
             _warn_quarantine(start, end, error)
             columns = quarantine_batch(config, start, end)
         yield (start, end), columns
-
-
-def _play_batch_disarmed(config: Config, start: int, end: int) -> dict[str, list]:
-    """play_batch, leaving no move clock armed behind it (a move the referee did not see end, such as one
-    that raised, keeps its clock running; it would interrupt whatever this process does next)."""
-    try:
-        return play_batch(config, start, end)
-    finally:
-        _disarm_clock(config)
 
 
 RAY_RETRIES = 1
@@ -136,7 +127,7 @@ def ray_backend(config: Config, batches: list[Batch], workers: int,
         else:
             ray.init(num_cpus=workers, **options)
     try:
-        task = ray.remote(max_retries=RAY_RETRIES)(_play_batch_disarmed)
+        task = ray.remote(max_retries=RAY_RETRIES)(play_batch)
         config_ref = ray.put(config)
         slots = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
         queue, pending = iter(batches), {}
@@ -186,15 +177,20 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     BaseException past the referee) is a `crash` forfeit of the seat whose bot code was running."""
     import json
     import pickle
+    import signal
     import subprocess
     import sys
 
     command = [sys.executable, "-c", "from arena.runner import _quarantine_host; _quarantine_host()"]
-    host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
+    host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     rows: dict[str, list] = {}
     try:
-        pickle.dump((sys.path, config, start, end), host.stdin)
-        host.stdin.close()
+        try:
+            pickle.dump((sys.path, config, start, end), host.stdin)
+            host.stdin.close()
+        except BrokenPipeError:
+            pass  # the host is gone: the first line read tells
         for _ in range(start, end):
             line = host.stdout.readline()
             try:
@@ -206,9 +202,12 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
             for key, value in payload.items():
                 rows.setdefault(key, []).append(value)
     finally:
-        if host.poll() is None:
-            host.kill()
+        try:  # before wait() reaps the host, so that its group id cannot belong to another process yet
+            os.killpg(host.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         host.wait()
+        host.stdout.close()
     return rows
 
 
@@ -216,10 +215,8 @@ def _quarantine_host() -> None:
     """The quarantine's own process: reads (sys.path, config, start, end) and writes one JSON line per game."""
     import mmap
     import pickle
-    import signal
     import sys
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which then ends this process
     out = os.dup(1)
     os.dup2(2, 1)  # the rows own the pipe; whatever a bot prints goes to stderr
     path, config, start, end = pickle.load(sys.stdin.buffer)
@@ -260,7 +257,6 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
                 if board[_SEAT] == _NO_SEAT:
                     raise
                 row = _died_row(schedule, index, board, referee._describe(error))
-            _disarm_clock(config)
             _send(out, ("row", row))
         board[_GAME] = end
     except BaseException:
@@ -368,14 +364,6 @@ def _death(exitcode: int) -> str:
         except ValueError:
             pass
     return f"process died: exit code {exitcode}"
-
-
-def _disarm_clock(config: Config) -> None:
-    """Makes a fresh, idle clock the one the watchdog serves, so that a clock left running cannot fire."""
-    if config.run.move_time_limit is not None:
-        from arena.clock import MoveClock
-
-        MoveClock(config.run.move_time_limit)
 
 
 def _warn_quarantine(start: int, end: int, error: BaseException) -> None:

@@ -96,6 +96,10 @@ def caterpillar_opponent(obs) -> list[list[float]]:
             if p:
                 d, q = dists[k], 1 - p
                 dists[k] = [d[0] * q] + [d[j] * q + d[j - 1] * p for j in top]
+    for k in range(5):  # the opponent holds no more of a kind than this seat has not seen
+        d = dists[k][:unseen[k] + 1]
+        total = sum(d)
+        dists[k] = [p / total for p in d] + [0.0] * (_MAX_HELD + 1 - len(d)) if total else [1.0] + [0.0] * _MAX_HELD
     return dists
 
 
@@ -769,13 +773,13 @@ def _duke_play(obs, values, params, rng) -> tuple:
                 totals[v] = totals.get(v, 0.0) + weight * value
     else:
         for v in options:
-            totals[v] = _duke_rule(obs, v, mine_all, unseen, size, values, down)
+            totals[v] = _duke_rule(obs, v, unseen, size, values, down, params)
     top = max(totals.values())
     best = [m for v, ms in options.items() if totals[v] >= top - 1e-9 for m in ms]
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def _duke_rule(obs, v, mine_all, unseen, size, values, down) -> float:
+def _duke_rule(obs, v, unseen, size, values, down, params) -> float:
     """Rule of thumb while the hands are full: reach 31 (or 30), do not leave the opponent a card to
     reach it, and keep low cards for the way down."""
     count = obs.count - v if down else obs.count + v
@@ -792,8 +796,8 @@ def _duke_rule(obs, v, mine_all, unseen, size, values, down) -> float:
             reach31 = unseen_vals.count(31 - count) if 31 - count <= 13 else 0
             reach30 = unseen_vals.count(30 - count) if 30 - count <= 13 else 0
             value -= 3 * min(1.0, q * reach31) + 2 * min(1.0, q * reach30) * 0.6
-        # low cards are worth keeping for the way down
-        value -= 0.15 * max(0, 6 - v) if v else 0.4
+        # high cards first: low ones are worth keeping for the way down (and a Queen for any time)
+        value += params["high_first"] * v if v else -params["queen_keep"]
     else:
         if count in (0, 1):
             value += 0.5
@@ -829,6 +833,8 @@ class HeuristicBot(Bot):
         # Duke of York
         "samples": 8,
         "wary": 0.5,
+        "high_first": 0.1,
+        "queen_keep": 0.5,
         "search_cards": 7,
     }
 

@@ -172,6 +172,24 @@ def test_trying_to_change_an_observation_fails_harmlessly(tmp_path, baseline):
     assert by_game(honest(rows)) == by_game(baseline("all"))
 
 
+def test_a_crash_in_the_last_game_of_a_batch_leaves_no_clock_running(tmp_path):
+    """The hostile bot listed last: the batches end with its crashes, and finishing the run takes longer
+    than the move time limit. A clock left running would interrupt it with MoveTimeout."""
+    text = config_text("caterpillar", "raises.py:RaisesBot").replace('name = "hostile"', 'name = "zz-hostile"')
+    lines = text.splitlines()
+    at = lines.index("[[bots]]")
+    hostile_entry = lines[at:at + 3]
+    lines = lines[:at] + lines[at + 3:]
+    lines[lines.index("[run]"):lines.index("[run]")] = hostile_entry
+    run, rows, _ = run_tournament(tmp_path, "\n".join(lines) + "\n")
+    assert rows[-1]["termination"] == "crash"
+
+
+def test_the_referee_leaves_no_clock_running_after_a_crash():
+    referee.play(CAT, CAT.Rules(), [RANDOM(), zoo("raises.py:RaisesBot")], 1, move_time_limit=0.05)
+    time.sleep(0.2)  # a clock left running would raise MoveTimeout here
+
+
 # What play in process cannot stop.
 
 
