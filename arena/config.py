@@ -76,14 +76,34 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
-class RatingSettingsConfig:
-    """The `[ratings]` table: the TrueSkill environment."""
+class RatingSettings:
+    """The TrueSkill environment of a tournament: the `[ratings]` table of its config."""
 
     mu: float = 25.0
+    """Initial mean of every bot's rating."""
     sigma: float = 25.0 / 3
+    """Initial standard deviation."""
     beta: float = 25.0 / 6
+    """Performance spread: a beta lead is about a 76% chance to win."""
     tau: float = 25.0 / 300
+    """Dynamics: added to sigma before every game so ratings can keep moving."""
     draw_probability: float = 0.1
+    """Chance that two adjacent seats draw; sets the draw margin."""
+    backend: str | tuple | None = None
+    """trueskill's cdf/pdf/ppf: None (its own erfc approximation), "mpmath", "scipy" or a tuple."""
+
+    def __post_init__(self) -> None:
+        if not (self.sigma > 0 and self.beta > 0 and self.tau >= 0):
+            raise ValueError(f"ratings: need sigma > 0, beta > 0, tau >= 0, not {self}")
+        if not 0 <= self.draw_probability < 1:
+            raise ValueError(f"ratings: draw_probability must be in [0, 1), not {self.draw_probability!r}")
+
+    def env(self) -> Any:
+        """A fresh `trueskill.TrueSkill` environment with these constants (never the global one)."""
+        import trueskill
+
+        return trueskill.TrueSkill(self.mu, self.sigma, self.beta, self.tau, self.draw_probability,
+                                   backend=self.backend)
 
 
 @dataclass(frozen=True)
@@ -95,7 +115,7 @@ class Config:
     games: tuple[GameEntry, ...]
     bots: tuple[BotEntry, ...]
     run: RunSettings = RunSettings()
-    ratings: RatingSettingsConfig = RatingSettingsConfig()
+    ratings: RatingSettings = RatingSettings()
     text: str = ""
     """The TOML text the config was read from."""
 
@@ -132,6 +152,16 @@ def _table(value: Any, where: str) -> dict:
     return value
 
 
+def _second(values) -> int | None:
+    """The position of the first value that appeared before, or None."""
+    seen = set()
+    for position, value in enumerate(values):
+        if value in seen:
+            return position
+        seen.add(value)
+    return None
+
+
 def load_config(path: str | Path) -> Config:
     """The config in the TOML file at `path`, validated."""
     path = Path(path)
@@ -166,19 +196,15 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
     if not isinstance(data["bots"], list) or not data["bots"]:
         raise ConfigError("bots: must be a non-empty array of tables ([[bots]])")
     bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", base) for i, raw in enumerate(data["bots"]))
-    names = [b.name for b in bots]
-    for i, bot_name in enumerate(names):
-        if names.index(bot_name) != i:
-            raise ConfigError(f"bots[{i}].name: {bot_name!r} appears twice")
+    if (twice := _second(b.name for b in bots)) is not None:
+        raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
     games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots) for i, raw in enumerate(data["games"]))
-    labels = [g.label for g in games]
-    for i, label in enumerate(labels):
-        if labels.index(label) != i:
-            raise ConfigError(f"games[{i}]: {label} is listed twice")
+    if (twice := _second(g.label for g in games)) is not None:
+        raise ConfigError(f"games[{twice}]: {games[twice].label} is listed twice")
     run = _run_settings(_table(data.get("run", {}), "run"))
-    ratings = _ratings(_table(data.get("ratings", {}), "ratings"))
+    ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
     return Config(name, seed, games, bots, run, ratings, text)
 
 
@@ -359,9 +385,10 @@ def _run_settings(raw: dict) -> RunSettings:
     return RunSettings(workers, address, batch_size, limit)
 
 
-def _ratings(raw: dict) -> RatingSettingsConfig:
+def rating_settings(raw: dict) -> RatingSettings:
+    """The `[ratings]` table, checked."""
     _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability"}, "ratings.")
-    defaults = RatingSettingsConfig()
+    defaults = RatingSettings()
     mu = raw.get("mu", defaults.mu)
     if not isinstance(mu, (int, float)) or isinstance(mu, bool) or not math.isfinite(mu):
         raise ConfigError(f"ratings.mu: must be a finite number, not {mu!r}")
@@ -371,4 +398,4 @@ def _ratings(raw: dict) -> RatingSettingsConfig:
     draw = raw.get("draw_probability", defaults.draw_probability)
     if not isinstance(draw, (int, float)) or isinstance(draw, bool) or not 0 <= draw < 1:
         raise ConfigError(f"ratings.draw_probability: must be a number in [0, 1), not {draw!r}")
-    return RatingSettingsConfig(float(mu), sigma, beta, tau, float(draw))
+    return RatingSettings(float(mu), sigma, beta, tau, float(draw))

@@ -208,23 +208,29 @@ class BotProcess:
         if self in _running:
             _running.remove(self)
 
-    def handshake(self, params: dict) -> dict:
-        """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError."""
-        message = _line({"type": "hello", "protocol": PROTOCOL, "params": params})
+    def request(self, message: dict, timeout: float) -> dict:
+        """Sends a hello or reset and returns the answer; anything amiss kills the process and raises
+        BotProcessError (an answer `{"error": ...}` included)."""
+        what = message["type"]
         try:
-            answer = self.exchange(message, time.perf_counter() + HELLO_TIMEOUT)
+            answer = self.exchange(_line(message), time.perf_counter() + timeout)
         except NoAnswer:
-            self.kill("no hello")
-            raise BotProcessError(f"no answer to hello within {HELLO_TIMEOUT:g}s") from None
+            self.kill(f"no answer to {what}")
+            raise BotProcessError(f"no answer to {what} within {timeout:g}s") from None
         except ProtocolError as error:
-            self.kill("bad hello")
-            raise BotProcessError(f"bad answer to hello: {error}") from None
+            self.kill(f"bad answer to {what}")
+            raise BotProcessError(f"bad answer to {what}: {error}") from None
         except BaseException:
-            self.kill("interrupted")
+            self.kill(f"failed in {what}")
             raise
         if "error" in answer:
-            self.kill("refused hello")
+            self.kill(f"refused {what}")
             raise BotProcessError(_error_text(answer["error"]))
+        return answer
+
+    def handshake(self, params: dict) -> dict:
+        """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError."""
+        answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, HELLO_TIMEOUT)
         games = answer.get("games")
         if answer.get("protocol", PROTOCOL) != PROTOCOL:
             problem = f"speaks protocol {_snippet(answer.get('protocol'))}, not {PROTOCOL}"
@@ -458,21 +464,10 @@ class ProcessBot(Bot):
         except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
             process.kill("CPU budget used up")
             self.process = process = _acquire(key, self)
-        try:
-            answer = process.exchange(_line(message), time.perf_counter() + RESET_TIMEOUT)
-        except NoAnswer:
-            process.kill("no answer to reset")
-            raise BotProcessError(f"no answer to reset within {RESET_TIMEOUT:g}s") from None
-        except ProtocolError as error:
-            process.kill("bad answer to reset")
-            raise BotProcessError(f"bad answer to reset: {error}") from None
-        except BaseException:
-            process.kill("failed in reset")
-            raise
-        if "error" in answer or answer.get("ok") is not True:
+        answer = process.request(message, RESET_TIMEOUT)
+        if answer.get("ok") is not True:
             process.kill("refused reset")
-            raise BotProcessError(_error_text(answer["error"]) if "error" in answer
-                                  else f"bad answer to reset: {_snippet(answer)}")
+            raise BotProcessError(f"bad answer to reset: {_snippet(answer)}")
 
     def act(self, observation: Any) -> Any:
         """The move the process answers, parsed in the game's notation (a BadAnswer when it is none)."""

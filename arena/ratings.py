@@ -23,6 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import trueskill
 
+from arena.config import RatingSettings
+
 MIN_DELTA = trueskill.DELTA
 """The package's default convergence threshold of `TrueSkill.rate` (0.0001)."""
 MAX_ITERATIONS = 10
@@ -34,35 +36,6 @@ _INF = float("inf")
 _SQRT2 = math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _FP_MESSAGE = 'Cannot calculate correctly, set backend to "mpmath"'
-
-
-@dataclass(frozen=True)
-class RatingSettings:
-    """The TrueSkill environment of a tournament: the `[ratings]` table of its config."""
-
-    mu: float = 25.0
-    """Initial mean of every bot's rating."""
-    sigma: float = 25.0 / 3
-    """Initial standard deviation."""
-    beta: float = 25.0 / 6
-    """Performance spread: a beta lead is about a 76% chance to win."""
-    tau: float = 25.0 / 300
-    """Dynamics: added to sigma before every game so ratings can keep moving."""
-    draw_probability: float = 0.1
-    """Chance that two adjacent seats draw; sets the draw margin."""
-    backend: str | tuple | None = None
-    """trueskill's cdf/pdf/ppf: None (its own erfc approximation), "mpmath", "scipy" or a tuple."""
-
-    def __post_init__(self) -> None:
-        if not (self.sigma > 0 and self.beta > 0 and self.tau >= 0):
-            raise ValueError(f"ratings: need sigma > 0, beta > 0, tau >= 0, not {self}")
-        if not 0 <= self.draw_probability < 1:
-            raise ValueError(f"ratings: draw_probability must be in [0, 1), not {self.draw_probability!r}")
-
-    def env(self) -> trueskill.TrueSkill:
-        """A fresh `trueskill.TrueSkill` environment with these constants (never the global one)."""
-        return trueskill.TrueSkill(self.mu, self.sigma, self.beta, self.tau, self.draw_probability,
-                                   backend=self.backend)
 
 
 # --- the package's math, operation for operation -------------------------------------------------

@@ -28,7 +28,7 @@ from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
 from arena.atomic import write_atomic
-from arena.config import _ratings
+from arena.config import rating_settings
 from arena.games.base import TERMINATIONS
 from arena.ratings import RatingSettings, VariantRatings, rate_results, summaries
 from arena.results import RunDir, load_results
@@ -82,7 +82,7 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 
 def _rating_settings(config_text: str) -> RatingSettings:
     """The TrueSkill settings of the run's config (only its `[ratings]` table: bot files need not be at hand)."""
-    return RatingSettings(**vars(_ratings(tomllib.loads(config_text).get("ratings", {}))))
+    return rating_settings(tomllib.loads(config_text).get("ratings", {}))
 
 
 def _score_boxes(table: pa.Table) -> dict[str, pd.DataFrame]:

@@ -500,7 +500,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     import pandas as pd
 
     from arena.atomic import write_atomic
-    from arena.ratings import RatingSettings, rate_results, summaries
+    from arena.ratings import rate_results, summaries
     from arena.results import ResultsError, digest, load_results
 
     started = time.perf_counter()
@@ -512,7 +512,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     frame = table.to_pandas()
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    ratings = rate_results(frame, RatingSettings(**vars(config.ratings)), history=True)
+    ratings = rate_results(frame, config.ratings, history=True)
     rating_seconds = time.perf_counter() - started
     tables = pd.concat([r.table.assign(variant=v) for v, r in ratings.items()], ignore_index=True)
     tables = tables[["variant", *[c for c in tables.columns if c != "variant"]]]

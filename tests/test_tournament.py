@@ -42,7 +42,7 @@ def test_the_run_directory_holds_everything(run):
 def test_ratings_equal_the_trueskill_package(run):
     """Every variant's ratings, recomputed game by game with trueskill.TrueSkill from the Parquet files."""
     config = load_config(SMALL)
-    env = trueskill.TrueSkill(**vars(config.ratings))
+    env = config.ratings.env()
     table = load_results(RunDir(run)).to_pylist()
     expected: dict[str, dict[str, trueskill.Rating]] = {}
     for row in table:
