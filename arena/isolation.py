@@ -473,7 +473,6 @@ class ProcessBot(Bot):
         """The move the process answers, parsed in the game's notation (a BadAnswer when it is none)."""
         process = self.process
         if process is None or process.broken:
-            _stop_move_clock()
             raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
         data = b'{"type":"act","observation":' + _encode(self.game.observation_json(observation)).encode() + b"}\n"
         limit = self.move_time_limit
@@ -490,25 +489,12 @@ class ProcessBot(Bot):
             raise
         except BaseException:  # a crash, an interrupt: never reuse it
             process.kill("failed in act")
-            _stop_move_clock()
             raise
         try:
             return move_from_answer(self.game, answer)
         except BotProcessError:
             process.kill("error answer")
-            _stop_move_clock()
             raise
-
-
-def _stop_move_clock() -> None:
-    """Stops the referee's move clock before a crash leaves `act`. The referee stops it after a timeout
-    only; a clock left running fires MoveTimeout later, outside any move (the next game's reset, which
-    for a process bot may start a process and take a while)."""
-    from arena import clock
-
-    running = clock._current
-    if running is not None:
-        running.started = None
 
 
 def _pack_rng_state(state: tuple) -> list:

@@ -3,7 +3,9 @@ and writes the transcript JSON of DESIGN.md."""
 
 from __future__ import annotations
 
+import copy
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -33,6 +35,7 @@ def bot_seeds(seed: int, players: int) -> list[int]:
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,
          move_time_limit: float | None = None) -> Played:
     """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits."""
+    rules = copy.copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
     state = game.new_state(rules, seed)
     seeds = seeds or bot_seeds(seed, len(bots))
     for seat, bot in enumerate(bots):
@@ -88,8 +91,8 @@ def _clip(text: str) -> str:
 
 
 def _short(value: Any) -> str:
-    try:
-        return _clip(repr(value))
+    try:  # without memory addresses, which differ from run to run (fault texts are part of the results)
+        return _clip(re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value)))
     except Exception:
         return f"<unprintable {type(value).__name__}>"
 

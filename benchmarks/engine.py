@@ -21,8 +21,8 @@ VARIANTS = {
 }
 
 
-def measure(game_id: str, overrides: dict, seconds: float) -> tuple[float, float]:
-    """(decisions/s, games/s) of random bots through the referee for about `seconds`."""
+def measure(game_id: str, overrides: dict, seconds: float, limit: float | None = None) -> tuple[float, float]:
+    """(decisions/s, games/s) of random bots through the referee for about `seconds` (with a move time limit)."""
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)
     random_bot = load_bot_class("random")
@@ -31,7 +31,7 @@ def measure(game_id: str, overrides: dict, seconds: float) -> tuple[float, float
     while (elapsed := time.perf_counter() - started) < seconds:
         for _ in range(200):
             bots = [random_bot() for _ in range(game.players(rules))]
-            decisions += play(game, rules, bots, games).decisions
+            decisions += play(game, rules, bots, games, move_time_limit=limit).decisions
             games += 1
     return decisions / elapsed, games / elapsed
 
@@ -41,11 +41,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per game variant")
     args = parser.parse_args()
-    print(f"{'game':<14}{'rules':<32}{'decisions/s':>14}{'games/s':>10}")
+    print(f"{'game':<14}{'rules':<32}{'decisions/s':>14}{'games/s':>10}{'with 1s move clock':>20}")
     for game_id in GAME_IDS:
         for overrides in VARIANTS[game_id]:
             per_s, games_per_s = measure(game_id, overrides, args.seconds)
-            print(f"{game_id:<14}{str(overrides):<32}{per_s:>14,.0f}{games_per_s:>10,.0f}")
+            clocked, _ = measure(game_id, overrides, args.seconds, limit=1.0)
+            print(f"{game_id:<14}{str(overrides):<32}{per_s:>14,.0f}{games_per_s:>10,.0f}{clocked:>20,.0f}")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,9 @@ def check_config(text: str) -> None:
         assert message and "\n" not in message and "\r" not in message, f"not one line: {message!r}"
         return
     assert isinstance(config, Config)
-    numbers = [config.run.move_time_limit or 1.0, *vars(config.ratings).values()]
+    ratings = config.ratings
+    numbers = [config.run.move_time_limit or 1.0, ratings.mu, ratings.sigma, ratings.beta, ratings.tau,
+               ratings.draw_probability]
     assert all(math.isfinite(n) for n in numbers), f"a config with non-finite numbers loaded: {config}"
 
 

@@ -223,13 +223,12 @@ def test_in_process_a_bot_can_change_its_score_and_a_replay_finds_it(tmp_path, b
         assert row["scores"][seat] == fair[seat] + 5 * moves and row["scores"][1 - seat] == fair[1 - seat]
 
 
-def test_in_process_a_bot_can_rewrite_the_rules_of_later_games(tmp_path, baseline):
-    """object.__setattr__ sets the shared Give or Take rules' target to 1, and the honest table, played
-    after it in the same process, ends its games after one deal. A fix: hand each game its own copy."""
+def test_a_bot_that_rewrites_its_rules_spoils_only_its_own_games(tmp_path, baseline):
+    """object.__setattr__ sets the frozen Give or Take rules' target to 1 in its observation; every game
+    has its own copy of the rules, so the honest tables, played after it in the same process, are untouched."""
     _, rows, _ = run_tournament(tmp_path, config_text("give_or_take", "rewrites_rules.py:RewritesRulesBot"))
-    fair = baseline("give_or_take")
-    assert by_game(honest(rows)) != by_game(fair)
-    assert sum(r["decisions"] for r in honest(rows)) < sum(r["decisions"] for r in fair)
+    assert by_game(honest(rows)) == by_game(baseline("give_or_take"))
+    assert all(r["decisions"] <= 12 for r in hostile(rows))  # its own games end after one deal
 
 
 def test_in_process_a_bot_that_swallows_the_timeout_keeps_control():
@@ -240,8 +239,6 @@ def test_in_process_a_bot_that_swallows_the_timeout_keeps_control():
     assert played.outcome.termination == "timeout" and time.perf_counter() - started >= 0.8
 
 
-@pytest.mark.xfail(strict=True, reason="referee._short uses repr(move): an object's default repr holds its memory "
-                                        "address, so the fault text (and the results digest) differs between runs")
 def test_the_fault_text_of_a_look_alike_move_is_reproducible():
     played = referee.play(CAT, CAT.Rules(), [zoo("garbage.py:GarbageBot", kind="lookalike"), RANDOM()], 1)
     assert played.outcome.termination == "illegal_move"

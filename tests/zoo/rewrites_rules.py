@@ -1,8 +1,8 @@
 """Zoo: a Give or Take bot that rewrites the (frozen) rules object of its observation.
 
-`object.__setattr__` gets past a frozen dataclass. The observation's rules are the very object
-the runner shares among all games of that variant in the process, so in process this changes
-the later games of other bots too. Only running the bot in another process stops it.
+`object.__setattr__` gets past a frozen dataclass. The referee gives every game its own copy of
+the rules, so in process this spoils only the games this bot plays; in its own process it
+changes nothing of the game at all.
 """
 
 from arena.bots import Bot
