@@ -31,7 +31,7 @@ from arena.atomic import write_atomic
 from arena.config import rating_settings
 from arena.games.base import TERMINATIONS
 from arena.ratings import RatingSettings, VariantRatings, rate_results, summaries
-from arena.results import RunDir, load_results
+from arena.results import RunDir, load_results, results_frame
 
 HISTORY_POINTS = 500
 """Points per bot kept of a rating history: enough for a smooth curve, few enough for a small file."""
@@ -39,22 +39,25 @@ PLOT_HEIGHT = 380
 FAULTS = {"crash", "illegal_move", "timeout"}
 """Terminations that forfeit a bot's game: drawn in red."""
 
-def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None) -> Path:
+def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
+                 table: pa.Table | None = None) -> Path:
     """Writes the run's report.html from its results, config and manifest; returns its path.
 
-    `ratings`: the run's `rate_results(..., history=True)` if the caller has them, to skip rating again.
+    `ratings`: the run's `rate_results(..., history=True)` and `table` its `load_results`, if the
+    caller has them, to skip rating and reading again.
     """
-    write_atomic(run.report, render_report(run, ratings).encode())
+    write_atomic(run.report, render_report(run, ratings, table).encode())
     return run.report
 
 
-def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None) -> str:
+def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
+                  table: pa.Table | None = None) -> str:
     """The report of a run as one HTML page."""
     config_text = run.config.read_text()
     manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
     name = manifest["name"] if manifest else run.path.name
-    table = load_results(run)
-    frame = _frame(table)
+    table = load_results(run) if table is None else table
+    frame = results_frame(table)
     if ratings is None or any(r.history is None for r in ratings.values()):
         ratings = rate_results(frame, _rating_settings(config_text), history=True) if len(frame) else {}
     summary = summaries(frame, ratings) if len(frame) else {}
@@ -74,11 +77,6 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None)
 
 
 # --- data -------------------------------------------------------------------------------------------
-
-def _frame(table: pa.Table) -> pd.DataFrame:
-    """The results as pandas, list columns kept as Arrow lists: no Python object per row, so 1M rows stay fast."""
-    return table.to_pandas(types_mapper=lambda t: pd.ArrowDtype(t) if pa.types.is_list(t) else None)
-
 
 def _rating_settings(config_text: str) -> RatingSettings:
     """The TrueSkill settings of the run's config (only its `[ratings]` table: bot files need not be at hand)."""

@@ -102,15 +102,17 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
 
 def load_results(run: RunDir) -> pa.Table:
     """Every result of a run, sorted by game index; raises ResultsError for damaged parts."""
-    tables = []
-    for _, _, path, table_or_reason in _read_parts(run):
+    tables, in_order, end_before = [], True, 0
+    for start, end, path, table_or_reason in _read_parts(run):
         if isinstance(table_or_reason, str):
             raise ResultsError(f"{path}: damaged result part ({table_or_reason}); run `arena tournament "
                                f"{run.config} --resume` to replay it")
         tables.append(table_or_reason)
+        in_order, end_before = in_order and start >= end_before, end
     if not tables:
         return SCHEMA.empty_table()
-    return pa.concat_tables(tables).sort_by("game_index")
+    table = pa.concat_tables(tables)
+    return table if in_order else table.sort_by("game_index")  # parts in name order are in game order
 
 
 def _read_parts(run: RunDir):
@@ -137,9 +139,24 @@ def _read_parts(run: RunDir):
             yield start, end, path, table
 
 
+RATED_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat"]
+"""What the ratings and summaries read of the results."""
+
+
+def results_frame(table: pa.Table, columns: list[str] = RATED_COLUMNS):
+    """The results as pandas with no Python object per row (lists stay Arrow lists, strings categorical),
+    so a million rows stay small."""
+    import pandas as pd
+
+    return table.select(columns).to_pandas(strings_to_categorical=True,
+                                           types_mapper=lambda t: pd.ArrowDtype(t) if pa.types.is_list(t) else None)
+
+
 def digest(table: pa.Table) -> str:
     """SHA-256 over the results in game-index order, timing columns left out."""
-    table = table.sort_by("game_index")
+    indices = table.column("game_index").to_numpy()
+    if len(indices) > 1 and (indices[1:] < indices[:-1]).any():
+        table = table.sort_by("game_index")
     sha = hashlib.sha256()
     for field in SCHEMA:
         if field.name in TIMING_COLUMNS:
@@ -149,8 +166,10 @@ def digest(table: pa.Table) -> str:
         if pa.types.is_list(field.type):
             sha.update(pc.list_value_length(column).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
             column = pc.list_flatten(column)
-        if pa.types.is_string(column.type):
-            sha.update("\x1f".join("\x00" if v is None else v for v in column.to_pylist()).encode())
+        if pa.types.is_string(column.type):  # as the index of each value in order of first appearance
+            encoded = pc.fill_null(column, "\x00").dictionary_encode()
+            sha.update("\x1f".join(encoded.dictionary.to_pylist()).encode())
+            sha.update(encoded.indices.to_numpy(zero_copy_only=False).astype("<i8").tobytes())
         else:
             sha.update(pc.fill_null(column, -1).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
     return sha.hexdigest()

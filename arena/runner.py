@@ -517,7 +517,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
 
     from arena.atomic import write_atomic
     from arena.ratings import rate_results, summaries
-    from arena.results import ResultsError, digest, load_results
+    from arena.results import ResultsError, digest, load_results, results_frame
 
     started = time.perf_counter()
     table = load_results(run)
@@ -525,7 +525,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     if len(indices) != report.total or (len(indices) and (indices[0] != 0 or indices[-1] != report.total - 1)):
         raise ResultsError(f"{run.results} holds {len(indices):,} of {report.total:,} games: run with --resume")
     results_digest = digest(table)
-    frame = table.to_pandas()
+    frame = results_frame(table)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
     ratings = rate_results(frame, config.ratings, history=True)
@@ -569,7 +569,8 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     from arena.report import write_report
 
     started = time.perf_counter()
-    write_report(run, ratings)
+    del frame, summary_table, rows
+    write_report(run, ratings, table)
     manifest["report_seconds"] = round(time.perf_counter() - started, 3)
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
     return manifest
