@@ -250,7 +250,7 @@ def reproduce(
     import tempfile
 
     from arena.config import parse_config
-    from arena.results import RunDir, digest, load_results
+    from arena.results import RunDir, run_digest
     from arena.runner import play_missing
 
     with user_errors():
@@ -263,7 +263,7 @@ def reproduce(
             again = RunDir(Path(scratch) / config.name)
             with progress_bar(sys.stderr.isatty()) as on_progress:
                 play_missing(config, again, workers=workers, on_progress=on_progress)
-            found = digest(load_results(again))
+            found = run_digest(again)
     typer.echo(f"expected {expected}\nfound    {found}")
     if found != expected:
         typer.echo("MISMATCH: the re-run gave other results", err=True)

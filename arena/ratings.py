@@ -414,14 +414,14 @@ def _seats(df: pd.DataFrame) -> _Seats:
 
 def _by_variant(seats: _Seats):
     """(variant, game mask, seat mask, per-seat compact bot codes, bot names) per variant, sorted by name."""
-    variants = seats.rows["variant"].to_numpy(dtype=object)
-    codes, names = pd.factorize(variants, sort=True)
+    codes, names = pd.factorize(seats.rows["variant"], sort=True)
     seat_codes = codes[seats.game]
     for v, variant in enumerate(names):
         game_mask = codes == v
         seat_mask = seat_codes == v
-        used, bots = np.unique(seats.player[seat_mask], return_inverse=True)
-        yield str(variant), game_mask, seat_mask, bots, seats.names[used]
+        players = seats.player[seat_mask]
+        present = np.bincount(players, minlength=len(seats.names)) > 0  # codes in use, renumbered 0.. in order
+        yield str(variant), game_mask, seat_mask, (np.cumsum(present) - 1)[players], seats.names[present]
 
 
 def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from arena.atomic import write_atomic
 from arena.config import rating_settings
 from arena.games.base import TERMINATIONS
 from arena.ratings import RatingSettings, VariantRatings, rate_results, summaries
-from arena.results import RunDir, load_results, results_frame
+from arena.results import RATED_COLUMNS, RunDir, load_results, results_frame
 
 HISTORY_POINTS = 500
 """Points per bot kept of a rating history: enough for a smooth curve, few enough for a small file."""
@@ -56,7 +56,7 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
     config_text = run.config.read_text()
     manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
     name = manifest["name"] if manifest else run.path.name
-    table = load_results(run) if table is None else table
+    table = load_results(run, RATED_COLUMNS) if table is None else table
     frame = results_frame(table)
     if ratings is None or any(r.history is None for r in ratings.values()):
         ratings = rate_results(frame, _rating_settings(config_text), history=True) if len(frame) else {}

@@ -100,22 +100,28 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
     return good, bad
 
 
-def load_results(run: RunDir) -> pa.Table:
-    """Every result of a run, sorted by game index; raises ResultsError for damaged parts."""
+def load_results(run: RunDir, columns: list[str] | None = None) -> pa.Table:
+    """Every result of a run (or only some columns), sorted by game index; raises ResultsError for damaged parts."""
     tables, in_order, end_before = [], True, 0
-    for start, end, path, table_or_reason in _read_parts(run):
+    for start, end, path, table_or_reason in _read_parts(run, columns):
         if isinstance(table_or_reason, str):
             raise ResultsError(f"{path}: damaged result part ({table_or_reason}); run `arena tournament "
                                f"{run.config} --resume` to replay it")
         tables.append(table_or_reason)
         in_order, end_before = in_order and start >= end_before, end
     if not tables:
-        return SCHEMA.empty_table()
+        empty = SCHEMA.empty_table()
+        return empty if columns is None else empty.select(tables_columns(columns))
     table = pa.concat_tables(tables)
     return table if in_order else table.sort_by("game_index")  # parts in name order are in game order
 
 
-def _read_parts(run: RunDir):
+def tables_columns(columns: list[str]) -> list[str]:
+    """`columns` with game_index first, which every read needs to check the games."""
+    return ["game_index", *[c for c in columns if c != "game_index"]]
+
+
+def _read_parts(run: RunDir, columns: list[str] | None = None):
     """Each part file as (start, end, path, its table or why it is damaged)."""
     if not run.results.is_dir():
         return
@@ -126,7 +132,8 @@ def _read_parts(run: RunDir):
             continue
         start, end = int(match[1]), int(match[2])
         try:
-            table = pq.read_table(path, schema=SCHEMA, page_checksum_verification=True)
+            table = pq.read_table(path, schema=SCHEMA, page_checksum_verification=True,
+                                  columns=None if columns is None else tables_columns(columns))
         except Exception as error:
             yield start, end, path, f"unreadable ({type(error).__name__})"
             continue
@@ -152,24 +159,39 @@ def results_frame(table: pa.Table, columns: list[str] = RATED_COLUMNS):
                                            types_mapper=lambda t: pd.ArrowDtype(t) if pa.types.is_list(t) else None)
 
 
+DIGEST_COLUMNS = [f.name for f in SCHEMA if f.name not in TIMING_COLUMNS]
+
+
 def digest(table: pa.Table) -> str:
     """SHA-256 over the results in game-index order, timing columns left out."""
     indices = table.column("game_index").to_numpy()
     if len(indices) > 1 and (indices[1:] < indices[:-1]).any():
         table = table.sort_by("game_index")
     sha = hashlib.sha256()
-    for field in SCHEMA:
-        if field.name in TIMING_COLUMNS:
-            continue
-        sha.update(f"\x1e{field.name}\x1e".encode())
-        column = table.column(field.name).combine_chunks()
-        if pa.types.is_list(field.type):
-            sha.update(pc.list_value_length(column).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
-            column = pc.list_flatten(column)
-        if pa.types.is_string(column.type):  # as the index of each value in order of first appearance
-            encoded = pc.fill_null(column, "\x00").dictionary_encode()
-            sha.update("\x1f".join(encoded.dictionary.to_pylist()).encode())
-            sha.update(encoded.indices.to_numpy(zero_copy_only=False).astype("<i8").tobytes())
-        else:
-            sha.update(pc.fill_null(column, -1).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+    for name in DIGEST_COLUMNS:
+        _hash_column(sha, name, table.column(name))
     return sha.hexdigest()
+
+
+def run_digest(run: RunDir) -> str:
+    """The digest of a run's results, read one column at a time (a million games in little memory)."""
+    sha = hashlib.sha256()
+    for name in DIGEST_COLUMNS:
+        _hash_column(sha, name, load_results(run, [name]).column(name))
+    return sha.hexdigest()
+
+
+def _hash_column(sha, name: str, column: pa.ChunkedArray) -> None:
+    """Feeds one column to the hash: its name, then its values in a fixed binary form."""
+    field = SCHEMA.field(name)
+    sha.update(f"\x1e{name}\x1e".encode())
+    column = column.combine_chunks()
+    if pa.types.is_list(field.type):
+        sha.update(pc.list_value_length(column).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+        column = pc.list_flatten(column)
+    if pa.types.is_string(column.type):  # as the index of each value in order of first appearance
+        encoded = pc.fill_null(column, "\x00").dictionary_encode()
+        sha.update("\x1f".join(encoded.dictionary.to_pylist()).encode())
+        sha.update(encoded.indices.to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+    else:
+        sha.update(pc.fill_null(column, -1).to_numpy(zero_copy_only=False).astype("<i8").tobytes())

@@ -517,14 +517,14 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
 
     from arena.atomic import write_atomic
     from arena.ratings import rate_results, summaries
-    from arena.results import ResultsError, digest, load_results, results_frame
+    from arena.results import RATED_COLUMNS, ResultsError, load_results, results_frame, run_digest
 
     started = time.perf_counter()
-    table = load_results(run)
+    table = load_results(run, RATED_COLUMNS)
     indices = table.column("game_index").to_numpy()
     if len(indices) != report.total or (len(indices) and (indices[0] != 0 or indices[-1] != report.total - 1)):
         raise ResultsError(f"{run.results} holds {len(indices):,} of {report.total:,} games: run with --resume")
-    results_digest = digest(table)
+    results_digest = run_digest(run)
     frame = results_frame(table)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
