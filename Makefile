@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: install
-	$(BIN)/arena tournament configs/quickstart.toml
+	$(BIN)/arena tournament configs/quickstart.toml --overwrite
 
 # The HTML report is tested in a real headless browser: Debian's chromium, installed when missing.
 browser:
