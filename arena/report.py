@@ -374,7 +374,7 @@ table.facts th, table.facts td, td.bot { text-align: left; }
 table.ratings th { background: #f4f4f4; }
 pre.config { background: #f7f7f7; border: 1px solid #e5e5e5; padding: 8px 12px; overflow-x: auto; }
 .note { color: #555; margin: 2px 0 6px; }
-.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 12px 20px; }
+.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px 20px; }
 .plot { min-width: 0; }
 code { font-size: 12px; }
 """
