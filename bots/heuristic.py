@@ -24,6 +24,7 @@ from math import comb, tanh
 
 from arena.bots import Bot
 from arena.cards import IS_FACE, IS_RED, JOKER, RANK, SUIT
+from arena.games.give_or_take import BASE, KING_ACT, effective_value, step
 
 # ---------------------------------------------------------------------------------------------
 # Caterpillar
@@ -223,19 +224,7 @@ def _expected_best(options: list[tuple[float, float]]) -> float:
 # ---------------------------------------------------------------------------------------------
 # Give or Take
 
-_KING_ACT = -1
-_GOT_BASE = tuple(0 if RANK[c] >= 10 else RANK[c] + 1 for c in range(52))
-_GOT_JACK, _GOT_KING = 10, 12
-
-
-def _got_value(card: int, prev: int) -> int:
-    """Effective value of a card after a card of effective value `prev` (a Jack copies it)."""
-    rank = RANK[card]
-    if rank == _GOT_KING:
-        return _KING_ACT
-    if rank == _GOT_JACK:
-        return prev
-    return _GOT_BASE[card]
+_GOT_JACK = 10
 
 
 def _got_results(count: int, v: int, multiply: bool) -> list[int]:
@@ -253,22 +242,9 @@ def _got_results(count: int, v: int, multiply: bool) -> list[int]:
     return out
 
 
-def _got_op(count: int, v: int, op: str) -> int:
-    """The count after playing effective value `v` with `op` (RULES.md, A play)."""
-    if op == "+":
-        return count + v
-    if op == "-":
-        return count - v
-    if op == "/":
-        return count // v
-    if op == "*":
-        return count * v
-    return count * 2 if count & 1 else count >> 1
-
-
 def _last_score(card: int, count: int) -> int:
     """Points for the player's side of a last card that made `count`: -(C-L)² (to the opponent), +10 if C == L."""
-    d = count - _GOT_BASE[card]
+    d = count - BASE[card]
     return 10 if d == 0 else -d * d
 
 
@@ -299,7 +275,7 @@ class _GotModel:
         if got is None:
             got = 0.0
             for card, w, share in self.groups:
-                v = _got_value(card, prev)
+                v = effective_value(card, prev)
                 best = max(_last_score(card, c) for c in _got_results(count, v, self.multiply))
                 got += w * (self.bonus_after(RANK[card], share, prev_card) - best)
             self._last[key] = got
@@ -319,7 +295,7 @@ def give_or_take_move(obs, params: dict, rng) -> tuple[int, str]:
     if len(legal) == 1:
         return legal[0]
     multiply = obs.rules.multiply
-    prev = _KING_ACT if obs.last_king else obs.last_value
+    prev = KING_ACT if obs.last_king else obs.last_value
     prev_card = obs.played[-1][1] if obs.played else obs.turn_up
     count, hand = obs.count, obs.hand
     seen = set(hand)
@@ -329,8 +305,8 @@ def give_or_take_move(obs, params: dict, rng) -> tuple[int, str]:
     opponent_after = obs.opponent_hand_size >= len(hand)  # the opponent plays between my plays
     best, best_value = [], None
     for card, op in legal:
-        v = _got_value(card, prev)
-        new = _got_op(count, v, op)
+        v = effective_value(card, prev)
+        new = step(count, v, op)
         value = _bonus(card, prev_card)
         rest = [c for c in hand if c != card]
         if not rest:
@@ -355,7 +331,7 @@ def _got_two(model: _GotModel, count: int, prev: int, prev_card: int, last: int,
     total = 0.0
     opp_last = opp_size == 1
     for card, w, share in model.groups:
-        v = _got_value(card, prev)
+        v = effective_value(card, prev)
         outs = _got_results(count, v, model.multiply)
         swing = model.bonus_after(RANK[card], share, prev_card)
         vals = []
@@ -363,7 +339,7 @@ def _got_two(model: _GotModel, count: int, prev: int, prev_card: int, last: int,
             val = swing
             if opp_last:
                 val -= _last_score(card, c)
-            lv = _got_value(last, v)
+            lv = effective_value(last, v)
             # this seat's last card: bonus against the opponent's card (its suit is unknown: the
             # share of the rank in that suit), then the best operation
             mine = 10.0 if RANK[last] == RANK[card] else -10.0 * share[SUIT[last]]
@@ -385,7 +361,7 @@ _TYPICAL_COUNTS = (2, 8, 10, 6, 6, 7, 7, 8, 6, 6, 6, 6, 5, 5, 3, 3, 2, 2, 1, 1, 
 
 def _keep_value(card: int, multiply: bool) -> float:
     """How good `card` is as a last card over typical counts (a Jack is taken as a middling value)."""
-    v = 5 if RANK[card] == _GOT_JACK else _got_value(card, 0)
+    v = 5 if RANK[card] == _GOT_JACK else effective_value(card, 0)
     got = 0.0
     for c, weight in enumerate(_TYPICAL_COUNTS):
         got += weight * max(_last_score(card, x) for x in _got_results(c, v, multiply))

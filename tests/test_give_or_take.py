@@ -209,7 +209,7 @@ def test_end_of_deal_after_twelve_plays(seed):
     assert len(state.hands[0]) == 0 and len(state.hands[1]) == 1
     lead_value, lead_count = state.final[0]  # seat 0's last card and the count it made
     card, op = move = g.legal_moves(state)[0]
-    count = g._step(state.count, g._value(card, state.prev), op)
+    count = g.step(state.count, g.effective_value(card, state.prev), op)
     expected = g.scores(state)
     if g.RANK[card] == g.RANK[state.prev_card]:
         expected[1] += 10

@@ -75,7 +75,7 @@ def players(rules: Rules) -> int:
     return 2
 
 
-def _step(count: int, value: int, op: str) -> int:
+def step(count: int, value: int, op: str) -> int:
     """The count after playing a card of effective `value` with `op` (RULES.md, A play)."""
     if op == "+":
         return count + value
@@ -88,7 +88,7 @@ def _step(count: int, value: int, op: str) -> int:
     return count * 2 if count & 1 else count >> 1  # King action: halve if even, else double
 
 
-def _value(card: Card, prev: int) -> int:
+def effective_value(card: Card, prev: int) -> int:
     """Effective value of `card` after a card of effective value `prev`: a Jack copies it."""
     rank = RANK[card]
     if rank == KING:
@@ -135,8 +135,8 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
     prev = KING_ACT if RANK[turn_up] == KING else BASE[turn_up]  # a Jack after a turned-up K acts as a King
     final: list[tuple[int, int] | None] = [None, None]
     for seat, card, op in played:
-        prev = _value(card, prev)
-        count = _step(count, prev, op)
+        prev = effective_value(card, prev)
+        count = step(count, prev, op)
         final[seat] = (BASE[card], count)
     state.count, state.prev, state.final = count, prev, final
     state.prev_card = played[-1][1] if played else turn_up
@@ -209,7 +209,7 @@ def apply(state: State, move: Move) -> None:
     rank = RANK[card]
     v = KING_ACT if rank == KING else state.prev if rank == JACK else BASE[card]
     state.prev = v
-    state.count = count = _step(state.count, v, op)
+    state.count = count = step(state.count, v, op)
     state.prev_card = card
     state.final[seat] = (BASE[card], count)
     state.played.append((seat, card, op))
