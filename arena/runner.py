@@ -17,7 +17,7 @@ from arena import referee
 from arena.bots import load_bot_class
 from arena.config import Config, ConfigError, parse_config
 from arena.games import get_game
-from arena.results import RunDir, scan_parts, write_part
+from arena.results import PART_NAME, SCHEMA, RunDir, scan_parts, write_part
 from arena.schedule import Schedule
 
 Batch = tuple[int, int]
@@ -47,28 +47,22 @@ def _bot_class(entry, config: Config) -> type:
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
     schedule, classes = _prepare(config)
-    limit = config.run.move_time_limit
-    rows: dict[str, list] = {k: [] for k in ("game_index", "game", "variant", "table", "deal", "rotation", "seed",
-                                            "players", "scores", "ranks", "termination", "fault_seat", "fault",
-                                            "decisions", "duration")}
-    clock = time.perf_counter
+    rows: dict[str, list] = {name: [] for name in SCHEMA.names}
     for index in range(start, end):
         scheduled = schedule.game(index)
-        block = scheduled.block
-        entries = [config.bots[b] for b in scheduled.seat_bots]
-        bots = [classes[b](**config.bots[b].params) for b in scheduled.seat_bots]
-        started = clock()
-        played = referee.play(get_game(block.game_id), block.rules, bots, scheduled.deal_seed,
-                              seeds=scheduled.bot_seeds, move_time_limit=limit)
-        duration = clock() - started
-        for key, value in (("game_index", index), ("game", block.game_id), ("variant", block.label),
-                           ("table", scheduled.table), ("deal", scheduled.deal), ("rotation", scheduled.rotation),
-                           ("seed", scheduled.deal_seed), ("players", [e.name for e in entries]),
-                           ("scores", list(played.outcome.scores)), ("ranks", list(played.outcome.ranks)),
-                           ("termination", played.outcome.termination), ("fault_seat", played.fault_seat),
-                           ("fault", played.fault), ("decisions", played.decisions), ("duration", duration)):
+        started = time.perf_counter()
+        played = _play_scheduled(config, classes, scheduled)
+        for key, value in _row(config, scheduled, played, time.perf_counter() - started).items():
             rows[key].append(value)
     return rows
+
+
+def _play_scheduled(config: Config, classes: list[type], scheduled) -> referee.Played:
+    """One game of the schedule, played by fresh bots (as in a tournament, so also in a replay)."""
+    block = scheduled.block
+    bots = [classes[b](**config.bots[b].params) for b in scheduled.seat_bots]
+    return referee.play(get_game(block.game_id), block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
+                        move_time_limit=config.run.move_time_limit)
 
 
 def missing_batches(total: int, done: Iterable[Batch], batch_size: int) -> list[Batch]:
@@ -478,13 +472,10 @@ def replay_game(run: RunDir, index: int) -> dict:
     if not 0 <= index < schedule.total:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)
-    block = scheduled.block
-    game = get_game(block.game_id)
-    bots = [classes[b](**config.bots[b].params) for b in scheduled.seat_bots]
-    played = referee.play(game, block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
-                          move_time_limit=config.run.move_time_limit)
+    played = _play_scheduled(config, classes, scheduled)
     names = [config.bots[b].name for b in scheduled.seat_bots]
-    data = referee.transcript(game, block.rules, names, scheduled.deal_seed, played)
+    block = scheduled.block
+    data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)
     saved = saved_row(run, index)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
@@ -494,15 +485,16 @@ def replay_game(run: RunDir, index: int) -> dict:
 
 
 def saved_row(run: RunDir, index: int) -> dict | None:
-    """The saved result of game `index`, or None when it is not on disk."""
+    """The saved result of game `index`, or None when it is not on disk (only the part named for it is read)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    good, _ = scan_parts(run)
-    for start, end, path in good:
-        if start <= index < end:
+    for path in run.results.glob("part-*.parquet"):
+        match = PART_NAME.fullmatch(path.name)
+        if match and int(match[1]) <= index < int(match[2]):
             table = pq.read_table(path)
-            return table.filter(pc.equal(table["game_index"], index)).to_pylist()[0]
+            rows = table.filter(pc.equal(table["game_index"], index)).to_pylist()
+            return rows[0] if rows else None
     return None
 
 
