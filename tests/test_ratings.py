@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena import ratings as ar
 from arena.ratings import (
     TABLE_COLUMNS,
     RatingSettings,
@@ -26,6 +25,7 @@ from arena.ratings import (
     summaries,
     wilson_interval,
 )
+from arena.ratings import online as ar
 
 TOLERANCE = 1e-6
 BOTS = [f"bot-{i}" for i in range(8)]
