@@ -1,0 +1,211 @@
+"""Order-free TrueSkill: the posterior of fixed skills given every game of a variant at once.
+
+The model is the trueskill package's factor graph (one player per team): skill s ~ N(mu, sigma²),
+performance p = s + N(0, beta²), and for the seats in finishing order each difference of adjacent
+performances is above the draw margin (a win) or within it (a draw). Where the package updates
+game after game, with dynamics (tau) that forget, this module runs expectation propagation over
+all games together until the messages stop changing: the approximation TrueSkill Through Time
+makes within one period. Nothing depends on the order of the games: games with the same outcome
+(the same bots finishing in the same order, with the same ties) are grouped and each group counts
+as `weight` copies of one factor, so a million games between a handful of bots are a few hundred
+factors. The same engine rates many weightings of the groups at once (the deal bootstrap), one
+row of `weights` each.
+
+One game of n seats is one factor: the performances are a Gaussian chain, so with the current
+truncation messages the joint of p is an n×n Gaussian, solved exactly (batched over groups); each
+truncation is then refined in turn by moment matching (the truncated-Gaussian v and w functions,
+computed stably far into the tails). A group's message to a skill is its posterior marginal over
+its cavity, counted `weight` times. Outer updates are damped only when a step would overshoot.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from arena.config import RatingSettings
+
+TOLERANCE = 1e-6
+"""Convergence: the largest change of any mu or sigma in a sweep, relative to the smallest sigma (the
+floating-point noise of a million games' messages is about 1e-7 of it)."""
+MAX_SWEEPS = 1000
+
+_SQRT2 = math.sqrt(2)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """The games of one variant grouped by outcome: the factors of the batch model."""
+
+    bots: np.ndarray
+    """(groups, n) bot codes in finishing order; within a tie, by code."""
+    drawn: np.ndarray
+    """(groups, n - 1) True where the seats at positions k and k + 1 tied."""
+    counts: np.ndarray
+    """(groups,) games with this outcome."""
+    game_group: np.ndarray
+    """(games,) the group of every game, in the order the games were given."""
+
+
+def group_outcomes(bots: np.ndarray, ranks: np.ndarray) -> Outcomes:
+    """Groups games (rows of seat bot codes and seat ranks, all of one size) by outcome, in a canonical order."""
+    bots, ranks = np.asarray(bots, dtype=np.int64), np.asarray(ranks, dtype=np.int64)
+    n = bots.shape[1]
+    order = np.lexsort((bots, ranks), axis=1)  # by rank, ties by bot code
+    in_order = np.take_along_axis(bots, order, axis=1)
+    sorted_ranks = np.take_along_axis(ranks, order, axis=1)
+    drawn = sorted_ranks[:, 1:] == sorted_ranks[:, :-1]
+    base = int(bots.max(initial=0)) + 1
+    if base ** n * 2 ** (n - 1) < 2 ** 62:  # one int64 key per game: a 1-D sort is far faster than rows
+        keys = (in_order * base ** np.arange(n)).sum(axis=1) + (drawn * 2 ** np.arange(n - 1)).sum(axis=1) * base ** n
+        _, first, game_group, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+        in_order, drawn = in_order[first], drawn[first]
+    else:
+        keys = np.concatenate([in_order, drawn.astype(np.int64)], axis=1)
+        unique, game_group, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+        in_order, drawn = unique[:, :n].copy(), unique[:, n:].astype(bool)
+    return Outcomes(in_order, drawn, counts.astype(np.float64), game_group.reshape(-1))
+
+
+@dataclass
+class BatchRatings:
+    """Posterior means and standard deviations, one row per weighting of the groups."""
+
+    mu: np.ndarray
+    """(replicates, bots)"""
+    sigma: np.ndarray
+    sweeps: int
+    state: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    """The converged messages (to warm-start another weighting of the same groups)."""
+
+
+def _trunc_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of a standard normal truncated to [lo, hi] (hi may be inf), stable far in the tails."""
+    flip = lo > 0  # mirror the right tail into the left, where erfcx keeps the ratios exact
+    lo, hi = np.where(flip, -hi, lo), np.where(flip, -lo, hi)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # Both ends in the left tail (hi <= 0): every term is divided by the density at hi, the larger one.
+        h = np.minimum(hi, 0.0)
+        low = np.isfinite(lo)
+        ratio = np.where(low, np.exp((h * h - np.where(low, lo, 0.0) ** 2) / 2), 0.0)  # phi(lo) / phi(hi)
+        mills = lambda x: math.sqrt(math.pi / 2) * special.erfcx(-x / _SQRT2)  # Phi(x) / phi(x)
+        mass = mills(h) - np.where(low, mills(np.where(low, lo, 0.0)), 0.0) * ratio
+        mean_tail = (ratio - 1) / mass
+        var_tail = 1 + (np.where(low, lo, 0.0) * ratio - h) / mass - mean_tail ** 2
+        # lo <= 0 < hi: the bulk of the normal, computed directly
+        phi_lo = np.where(low, np.exp(-np.where(low, lo, 0.0) ** 2 / 2 - _LOG_SQRT_2PI), 0.0)
+        top = np.isfinite(hi)
+        phi_hi = np.where(top, np.exp(-np.where(top, hi, 0.0) ** 2 / 2 - _LOG_SQRT_2PI), 0.0)
+        bulk = special.ndtr(hi) - special.ndtr(lo)
+        mean_bulk = (phi_lo - phi_hi) / bulk
+        var_bulk = 1 + (np.where(low, lo, 0.0) * phi_lo - np.where(top, hi, 0.0) * phi_hi) / bulk - mean_bulk ** 2
+    in_tail = hi <= 0
+    mean = np.where(in_tail, mean_tail, mean_bulk)
+    var = np.clip(np.where(in_tail, var_tail, var_bulk), 1e-300, 1.0)
+    return np.where(flip, -mean, mean), var
+
+
+def _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff):
+    """Covariance and mean of the performances: their priors times the truncation messages on the differences."""
+    n = perf_pi.shape[-1]
+    precision = perf_pi[..., :, None] * np.eye(n) + np.einsum("...k,ki,kj->...ij", trunc_pi, diff, diff)
+    cov = np.linalg.inv(precision)
+    mean = (cov @ (perf_tau + trunc_tau @ diff)[..., None])[..., 0]
+    return cov, mean
+
+
+def _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
+    """One pass over the factor of every group: refines the truncation messages (in place) and returns the
+    skill posteriors (pi, tau) of the seats. Arrays are (..., n) per seat, (..., n - 1) per difference."""
+    n = cav_pi.shape[-1]
+    perf_var = 1 / cav_pi + beta2  # a performance's prior: the skill's cavity plus the noise
+    perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
+    diff = np.zeros((n - 1, n))
+    diff[np.arange(n - 1), np.arange(n - 1)] = 1.0
+    diff[np.arange(n - 1), np.arange(1, n)] = -1.0
+    for k in range(n - 1):  # each truncation in turn, as the package's schedule goes down the chain
+        cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
+        d_var = cov[..., k, k] - 2 * cov[..., k, k + 1] + cov[..., k + 1, k + 1]
+        d_mean = mean[..., k] - mean[..., k + 1]
+        c_pi = 1 / d_var - trunc_pi[..., k]  # the difference's cavity: all but this truncation
+        c_var, c_mean = 1 / c_pi, (d_mean / d_var - trunc_tau[..., k]) / c_pi
+        c_sd = np.sqrt(c_var)
+        t, eps = c_mean / c_sd, margin / c_sd
+        z_mean, z_var = _trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
+                                       np.where(drawn[..., k], eps - t, np.inf))
+        post_pi = 1 / (z_var * c_var)
+        trunc_pi[..., k] = post_pi - c_pi
+        trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
+    cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
+    p_var = np.diagonal(cov, axis1=-2, axis2=-1)
+    # the chain's message to each performance, then through the performance noise to the skill
+    m_pi, m_tau = 1 / p_var - perf_pi, mean / p_var - perf_tau
+    s_pi = m_pi / (1 + beta2 * m_pi)
+    s_tau = m_tau / (1 + beta2 * m_pi)
+    return cav_pi + s_pi, cav_tau + s_tau
+
+
+def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | None = None,
+                  weights: np.ndarray | None = None, start: BatchRatings | None = None) -> BatchRatings:
+    """Expectation propagation over every group until no mu or sigma moves; one row per row of `weights`.
+
+    weights: (replicates, groups), default the counts; start: a converged result to warm-start from.
+    """
+    import trueskill
+
+    settings = settings or RatingSettings()
+    weights = outcomes.counts[None, :] if weights is None else np.asarray(weights, dtype=np.float64)
+    if weights.ndim == 1:
+        weights = weights[None, :]
+    replicates, (groups, n) = weights.shape[0], outcomes.bots.shape
+    beta2 = settings.beta ** 2
+    margin = trueskill.calc_draw_margin(settings.draw_probability, 2, settings.env())
+    prior_pi, prior_tau = settings.sigma ** -2, settings.mu * settings.sigma ** -2
+    shape = (replicates, groups, n)
+    if start is None:
+        msg_pi, msg_tau = np.zeros(shape), np.zeros(shape)
+        trunc_pi, trunc_tau = np.zeros((replicates, groups, n - 1)), np.zeros((replicates, groups, n - 1))
+    else:
+        msg_pi, msg_tau, trunc_pi, trunc_tau = (np.broadcast_to(s[:1] if len(s) != replicates else s,
+                                                                (replicates, *s.shape[1:])).copy()
+                                                for s in start.state)
+    present = weights > 0
+    # seat (r, g, k) adds to the bot (r, bots[g, k]) of a flattened (replicates * bots) posterior
+    target = (np.arange(replicates)[:, None, None] * n_bots + outcomes.bots[None, :, :]).reshape(-1)
+    seat_weights = np.repeat(weights[:, :, None], n, axis=2).reshape(-1)
+    size = replicates * n_bots
+
+    def posterior():
+        q_pi = prior_pi + np.bincount(target, seat_weights * msg_pi.reshape(-1), size)
+        q_tau = prior_tau + np.bincount(target, seat_weights * msg_tau.reshape(-1), size)
+        return q_pi.reshape(replicates, n_bots), q_tau.reshape(replicates, n_bots)
+
+    q_pi, q_tau = posterior()
+    rows = np.arange(replicates)[:, None, None]
+    sweeps = 0
+    for sweeps in range(1, MAX_SWEEPS + 1):
+        keep = present[:, :, None]
+        cav_pi = q_pi[rows, outcomes.bots[None]] - np.where(keep, msg_pi, 0.0)
+        cav_tau = q_tau[rows, outcomes.bots[None]] - np.where(keep, msg_tau, 0.0)
+        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, outcomes.drawn[None], beta2, margin)
+        msg_pi, msg_tau = post_pi - cav_pi, post_tau - cav_tau
+        new_pi, new_tau = posterior()
+        # Games inform only differences of skill: the common level is the prior's alone, and EP's
+        # factorised messages would let it creep (one part in the data's precision per sweep).
+        # So every message moves by one shift that puts the bots' mean skill back at the prior mean.
+        informed = new_pi > prior_pi * (1 + 1e-12)
+        pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
+        shift = np.nan_to_num(shift)[:, None, None]
+        msg_tau = msg_tau + msg_pi * shift
+        new_tau = new_tau + (new_pi - prior_pi) * shift[:, :, 0]
+        change = max(np.max(np.abs(new_tau / new_pi - q_tau / q_pi)), np.max(np.abs(new_pi ** -0.5 - q_pi ** -0.5)))
+        q_pi, q_tau = new_pi, new_tau
+        if change <= TOLERANCE * np.min(q_pi) ** -0.5:
+            break
+    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, (msg_pi, msg_tau, trunc_pi, trunc_tau))
