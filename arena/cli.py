@@ -206,18 +206,13 @@ def tournament(
                                       overwrite=overwrite, on_progress=on_progress)
         except KeyboardInterrupt:
             fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
-        manifest = finish_run(settings, run, report)
-    show_ratings(run, None, "table")
+        manifest, rated = finish_run(settings, run, report)
+    from arena.display import format_tables
+
+    typer.echo(format_tables(rated))
     typer.echo(f"{manifest['games']:,} games in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {report.workers} workers); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
-
-
-def show_ratings(run, game: str | None, form: str) -> None:
-    """Prints the rating tables of a run in one of the formats."""
-    from arena.display import format_tables
-
-    typer.echo(format_tables(run, game, form))
 
 
 class Format(StrEnum):
@@ -229,15 +224,33 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
+class Method(StrEnum):
+    """Rating methods of `arena ratings`."""
+
+    batch = "batch"
+    online = "online"
+
+
 @app.command()
 def ratings(
     run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")],
     game: Annotated[str | None, typer.Option(help="Only this game (or variant label).")] = None,
     format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
+    method: Annotated[Method | None, typer.Option(
+        help="batch: order-free TrueSkill given all games; online: the package's update in game order. "
+             "Default: the config's [ratings] method.")] = None,
 ) -> None:
-    """Show the rating tables of a run. Example: arena ratings reports/quickstart --format markdown"""
+    """Rate a run from its result parts and show the tables, tiers, pairings and seat advantage.
+
+    Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
+    Example: arena ratings reports/quickstart --game caterpillar --format markdown
+    """
+    from arena.display import format_tables, select
+    from arena.ratings.tables import rate_run
+
     with user_errors():
-        show_ratings(open_run(run), game, format.value)
+        rated = select(rate_run(open_run(run), None if method is None else method.value), game)
+        typer.echo(format_tables(rated, format.value))
 
 
 @app.command()

@@ -75,6 +75,9 @@ class RunSettings:
     move_time_limit: float | None = 1.0
 
 
+RATING_METHODS = ("batch", "online")
+
+
 @dataclass(frozen=True)
 class RatingSettings:
     """The TrueSkill environment of a tournament: the `[ratings]` table of its config."""
@@ -91,8 +94,13 @@ class RatingSettings:
     """Chance that two adjacent seats draw; sets the draw margin."""
     backend: str | tuple | None = None
     """trueskill's cdf/pdf/ppf: None (its own erfc approximation), "mpmath", "scipy" or a tuple."""
+    method: str = "batch"
+    """"batch": the posterior given all games at once (order-free, no dynamics); "online": the
+    package's update game by game in game-index order."""
 
     def __post_init__(self) -> None:
+        if self.method not in RATING_METHODS:
+            raise ValueError(f"ratings: method must be one of {', '.join(RATING_METHODS)}, not {self.method!r}")
         if not (self.sigma > 0 and self.beta > 0 and self.tau >= 0):
             raise ValueError(f"ratings: need sigma > 0, beta > 0, tau >= 0, not {self}")
         if not 0 <= self.draw_probability < 1:
@@ -387,7 +395,10 @@ def _run_settings(raw: dict) -> RunSettings:
 
 def rating_settings(raw: dict) -> RatingSettings:
     """The `[ratings]` table, checked."""
-    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability"}, "ratings.")
+    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability", "method"}, "ratings.")
+    method = raw.get("method", "batch")
+    if method not in RATING_METHODS:
+        raise ConfigError(f"ratings.method: must be one of {', '.join(RATING_METHODS)}, not {method!r}")
     defaults = RatingSettings()
     mu = raw.get("mu", defaults.mu)
     if not isinstance(mu, (int, float)) or isinstance(mu, bool) or not math.isfinite(mu):
@@ -398,4 +409,4 @@ def rating_settings(raw: dict) -> RatingSettings:
     draw = raw.get("draw_probability", defaults.draw_probability)
     if not isinstance(draw, (int, float)) or isinstance(draw, bool) or not 0 <= draw < 1:
         raise ConfigError(f"ratings.draw_probability: must be a number in [0, 1), not {draw!r}")
-    return RatingSettings(float(mu), sigma, beta, tau, float(draw))
+    return RatingSettings(float(mu), sigma, beta, tau, float(draw), method=method)

@@ -7,85 +7,119 @@ import json
 
 import pandas as pd
 
-from arena.results import ResultsError, RunDir
-
-SHOWN = {"rank": "rank", "bot": "bot", "mu": "mu", "sigma": "sigma", "conservative": "mu-3σ", "games": "games",
-         "win_rate": "win rate", "win_rate_ci": "95% CI", "mean_score": "mean score", "mean_score_ci": "95% CI ",
-         "forfeits": "forfeits"}
+from arena.ratings import VariantRatings, csv_frames
+from arena.results import ResultsError
 
 
-def read_tables(run: RunDir, game: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The run's ratings and summary rows, only those of `game` (a game id or variant label) if given."""
-    if not run.ratings.is_file():
-        raise ResultsError(f"{run.path}: no ratings.csv yet; finish the run with `arena tournament CONFIG --resume`")
-    ratings = pd.read_csv(run.ratings)
-    summary = pd.read_csv(run.summary) if run.summary.is_file() else pd.DataFrame(columns=["variant"])
-    if game is not None:
-        keep = ratings["variant"].eq(game) | ratings["variant"].str.startswith(game + ":")
-        if not keep.any():
-            raise ResultsError(f"no game {game!r} in this run (variants: {', '.join(ratings['variant'].unique())})")
-        ratings = ratings[keep]
-        summary = summary[summary["variant"].isin(ratings["variant"].unique())]
-    return ratings, summary
+def select(ratings: dict[str, VariantRatings], game: str | None) -> dict[str, VariantRatings]:
+    """Only the variants of `game` (a game id or variant label), if given."""
+    if game is None:
+        return ratings
+    chosen = {v: r for v, r in ratings.items() if v == game or v.startswith(game + ":")}
+    if not chosen:
+        raise ResultsError(f"no game {game!r} in this run (variants: {', '.join(ratings) or 'none'})")
+    return chosen
 
 
-def _readable(table: pd.DataFrame) -> pd.DataFrame:
-    out = table.copy()
-    out["win_rate_ci"] = [f"{lo:.3f}-{hi:.3f}" for lo, hi in zip(out.win_rate_lo, out.win_rate_hi, strict=True)]
-    out["mean_score_ci"] = [f"{lo:.1f}-{hi:.1f}" for lo, hi in zip(out.mean_score_lo, out.mean_score_hi, strict=True)]
-    out = out[list(SHOWN)].rename(columns=SHOWN)
-    for column, digits in (("mu", 2), ("sigma", 2), ("mu-3σ", 2), ("win rate", 3), ("mean score", 1)):
-        out[column] = out[column].map(lambda v, d=digits: f"{v:.{d}f}")
-    return out.astype(str)
+def _interval(value: float, lo: float, hi: float, digits: int) -> str:
+    """`value [lo, hi]`, with a dash for a bound that is undefined."""
+    bound = lambda x: "–" if pd.isna(x) else f"{x:.{digits}f}"
+    return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
+
+
+def _ranking(table: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "rank": table["rank"], "bot": table["bot"],
+        "mu [95% CI]": [_interval(*r, 2) for r in zip(table.mu, table.mu_lo, table.mu_hi, strict=True)],
+        "sigma": table["sigma"].map("{:.2f}".format), "games": table["games"].map("{:,}".format),
+        "deals": table["deals"].map("{:,}".format),
+        "win rate [95% CI]": [_interval(*r, 3) for r in zip(table.win_rate, table.win_rate_lo, table.win_rate_hi,
+                                                             strict=True)],
+        "mean score [95% CI]": [_interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
+                                                               table.mean_score_hi, strict=True)],
+        "forfeits": table["forfeits"].map("{:,}".format), "PL": table["pl_rank"].astype(str)})
+
+
+def _pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "bot": pairs["bot"], "opponent": pairs["opponent"], "games": pairs["games"].map("{:,}".format),
+        "deals": pairs["deals"].map("{:,}".format),
+        "ranked above [95% CI]": [_interval(*r, 3) for r in zip(pairs.win_rate, pairs.win_rate_lo, pairs.win_rate_hi,
+                                                                strict=True)],
+        "mu diff [95% CI]": [_interval(*r, 2) for r in zip(pairs.mu_diff, pairs.mu_diff_lo, pairs.mu_diff_hi,
+                                                           strict=True)],
+        "LOS": pairs["los"].map("{:.3f}".format)})
+
+
+def _duplicate(dup: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "bot": dup["bot"], "opponent": dup["opponent"], "deal pairs": dup["deals"].map("{:,}".format),
+        "0 / ½ / 1 / 1½ / 2": [" / ".join(f"{int(v):,}" for v in row)
+                               for row in dup[["p0", "p05", "p1", "p15", "p2"]].itertuples(index=False)],
+        "score [95% CI]": [_interval(*r, 3) for r in zip(dup.score, dup.score_lo, dup.score_hi, strict=True)],
+        "score diff [95% CI]": [_interval(*r, 1) for r in zip(dup.score_diff, dup.score_diff_lo, dup.score_diff_hi,
+                                                              strict=True)]})
+
+
+def _seats(seats: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "seat": seats["seat"].astype(str), "games": seats["games"].map("{:,}".format),
+        "win rate [95% CI]": [_interval(*r, 3) for r in zip(seats.win_rate, seats.win_rate_lo, seats.win_rate_hi,
+                                                             strict=True)],
+        "mean score [95% CI]": [_interval(*r, 1) for r in zip(seats.mean_score, seats.mean_score_lo,
+                                                               seats.mean_score_hi, strict=True)]})
+
+
+def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFrame]]:
+    """The titled tables of one variant, as strings."""
+    method = "TrueSkill, order-free" if rated.method == "batch" else "TrueSkill, online in game order"
+    out = [(f"{variant} ({method}; intervals count deals; `2=` shares a tier)", _ranking(rated.table)),
+           (f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(rated.pairs))]
+    if rated.duplicate is not None:
+        out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate)))
+    out.append((f"{variant}: seat advantage", _seats(rated.seats)))
+    return out
+
+
+def _cross_check(rated: VariantRatings) -> str:
+    if not rated.disagreements:
+        return "Plackett-Luce cross-check: same order."
+    return "Plackett-Luce cross-check disagrees: " + "; ".join(rated.disagreements) + "."
 
 
 def _markdown(table: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(row) + " |" for row in table.itertuples(index=False)]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in table.itertuples(index=False)]
     return "\n".join(lines)
 
 
-def _pairwise(summary: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    pairs = summary[summary["kind"] == "pairwise"]
-    matrix = pairs.pivot(index="bot", columns="opponent", values="win_rate").reindex(index=order, columns=order)
-    return matrix.map(lambda v: "" if pd.isna(v) else f"{v:.3f}").reset_index().astype(str)
-
-
-def _seats(summary: pd.DataFrame) -> pd.DataFrame:
-    seats = summary[summary["kind"] == "seat"]
-    return pd.DataFrame({"seat": seats["seat"].astype(int).astype(str), "games": seats["games"].astype(int).astype(str),
-                         "win rate": seats["win_rate"].map("{:.3f}".format),
-                         "mean score": seats["mean_score"].map("{:.1f}".format)})
-
-
-def format_tables(run: RunDir, game: str | None = None, form: str = "table") -> str:
-    """The rating tables of a run (with pairwise matrices and seat advantage for table and markdown)."""
-    ratings, summary = read_tables(run, game)
+def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> str:
+    """Rating tables in one of the formats: table (terminal), markdown, csv (ratings.csv) or json (everything)."""
     if form == "csv":
-        return ratings.to_csv(index=False, float_format="%.6f").rstrip("\n")
+        return csv_frames(ratings)[0].to_csv(index=False, float_format="%.6f").rstrip("\n")
     if form == "json":
-        return json.dumps({v: t.drop(columns="variant").to_dict(orient="records")
-                           for v, t in ratings.groupby("variant", sort=False)}, indent=2)
+        def records(frame):
+            return None if frame is None else json.loads(frame.to_json(orient="records", double_precision=10))
+        return json.dumps({v: {"method": r.method, "table": records(r.table), "pairs": records(r.pairs),
+                               "seats": records(r.seats), "duplicate": records(r.duplicate),
+                               "disagreements": r.disagreements} for v, r in ratings.items()}, indent=2)
     if form == "markdown":
         parts = []
-        for variant, table in ratings.groupby("variant", sort=False):
-            part = summary[summary["variant"] == variant]
-            parts += [f"### {variant}", "", _markdown(_readable(table)), "", "Pairwise win rate (row beat column):", "",
-                      _markdown(_pairwise(part, list(table["bot"]))), "", "Seat advantage:", "",
-                      _markdown(_seats(part)), ""]
+        for variant, rated in ratings.items():
+            for title, frame in _sections(variant, rated):
+                parts += [f"### {title}", "", _markdown(frame), ""]
+            parts += [_cross_check(rated), ""]
         return "\n".join(parts).rstrip("\n")
     from rich.console import Console
     from rich.table import Table
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=140, force_terminal=False)
-    for variant, table in ratings.groupby("variant", sort=False):
-        part = summary[summary["variant"] == variant]
-        for title, frame in ((variant, _readable(table)), (f"{variant}: pairwise win rate (row beat column)",
-                                                           _pairwise(part, list(table["bot"]))),
-                             (f"{variant}: seat advantage", _seats(part))):
+    console = Console(file=buffer, width=200, force_terminal=False)
+    for variant, rated in ratings.items():
+        for title, frame in _sections(variant, rated):
             shown = Table(*frame.columns, title=title, title_justify="left")
             for row in frame.itertuples(index=False):
-                shown.add_row(*row)
+                shown.add_row(*map(str, row))
             console.print(shown)
+        console.print(_cross_check(rated))
     return buffer.getvalue().rstrip("\n")

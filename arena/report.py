@@ -1,10 +1,9 @@
 """The HTML report of a run: one self-contained page of tables and interactive plotly charts.
 
 The page carries its own copy of plotly.js, so it opens offline in any browser. Every chart is
-computed from the saved results (never from raw rows in the page): ratings and their history are
-re-rated with the run's `[ratings]` settings, score distributions are drawn as precomputed box
-plots, and long rating histories are thinned to HISTORY_POINTS per bot, so the file stays small
-however many games the run holds.
+computed from the saved results (never from raw rows in the page): ratings, tiers, pairings and the
+estimate against deals are re-rated with the run's `[ratings]` settings, and score distributions are
+drawn as precomputed box plots, so the file stays small however many games the run holds.
 """
 
 from __future__ import annotations
@@ -30,11 +29,9 @@ from plotly.subplots import make_subplots
 from arena.atomic import write_atomic
 from arena.config import rating_settings
 from arena.games.base import TERMINATIONS
-from arena.ratings import RatingSettings, VariantRatings, rate_results, summaries
+from arena.ratings import RatingSettings, VariantRatings, rate_results
 from arena.results import RATED_COLUMNS, RunDir, load_results, results_frame
 
-HISTORY_POINTS = 500
-"""Points per bot kept of a rating history: enough for a smooth curve, few enough for a small file."""
 PLOT_HEIGHT = 380
 FAULTS = {"crash", "illegal_move", "timeout"}
 """Terminations that forfeit a bot's game: drawn in red."""
@@ -43,8 +40,8 @@ def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
                  table: pa.Table | None = None) -> Path:
     """Writes the run's report.html from its results, config and manifest; returns its path.
 
-    `ratings`: the run's `rate_results(..., history=True)` and `table` its `load_results`, if the
-    caller has them, to skip rating and reading again.
+    `ratings`: the run's `rate_results(...)` and `table` its `load_results`, if the caller has them,
+    to skip rating and reading again.
     """
     write_atomic(run.report, render_report(run, ratings, table).encode())
     return run.report
@@ -58,9 +55,8 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
     name = manifest["name"] if manifest else run.path.name
     table = load_results(run, RATED_COLUMNS) if table is None else table
     frame = results_frame(table)
-    if ratings is None or any(r.history is None for r in ratings.values()):
-        ratings = rate_results(frame, _rating_settings(config_text), history=True) if len(frame) else {}
-    summary = summaries(frame, ratings) if len(frame) else {}
+    if ratings is None:
+        ratings = rate_results(frame, _rating_settings(config_text)) if len(frame) else {}
     scores = _score_boxes(table)
     colours = _colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
     slugs = _slugs(list(ratings))
@@ -68,8 +64,8 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
     terminations = frame.groupby(["variant", "termination"], sort=False).size()
     sections = []
     for variant, rated in ratings.items():
-        sections.append(_section(variant, slugs[variant], rated, summary[variant], scores.get(variant),
-                                 game_numbers[variant], terminations.loc[variant], colours))
+        sections.append(_section(variant, slugs[variant], rated, scores.get(variant), len(game_numbers[variant]),
+                                 terminations.loc[variant], colours))
     body = [_header(name, run, config_text, manifest, frame, slugs, plotly.__version__)]
     body += sections or ["<p class='note'>This run holds no games yet.</p>"]
     return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, plotlyjs=get_plotlyjs(),
@@ -108,11 +104,6 @@ def _score_boxes(table: pa.Table) -> dict[str, pd.DataFrame]:
     stats["lowerfence"], stats["upperfence"] = whiskers.min(), whiskers.max()
     stats["min"], stats["max"] = groups.min(), groups.max()
     return {str(variants[code]): part.droplevel("variant") for code, part in stats.groupby(level="variant")}
-
-
-def _thin(n: int, points: int = HISTORY_POINTS) -> np.ndarray:
-    """Positions 0..n-1 to keep of a history of n steps: at most `points`, evenly spread, first and last kept."""
-    return np.unique(np.linspace(0, n - 1, min(n, points)).round().astype(np.int64)) if n else np.zeros(0, np.int64)
 
 
 def _slugs(variants: list[str]) -> dict[str, str]:
@@ -174,43 +165,92 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, fra
             f"</header>")
 
 
-def _section(variant: str, slug: str, rated: VariantRatings, summary, scores: pd.DataFrame | None,
-             game_indices: np.ndarray, terminations: pd.Series, colours: dict[str, str]) -> str:
-    """One variant: rating table, then the charts."""
+def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
+             terminations: pd.Series, colours: dict[str, str]) -> str:
+    """One variant: rating table, pairings, deal pairs, then the charts."""
     bots = list(rated.table["bot"])
     plots = [
         ("ratings", _ratings_figure(rated.table, colours)),
-        ("pairwise", _pairwise_figure(summary.pairwise)),
+        ("los", _los_figure(rated)),
+        ("pairwise", _pairwise_figure(rated.pairwise)),
+        ("progress", _progress_figure(rated.progress, bots, colours)),
         ("scores", _scores_figure(scores, bots, colours)),
-        ("history", _history_figure(rated.history, game_indices, bots, colours)),
-        ("seats", _seats_figure(summary.seats)),
+        ("seats", _seats_figure(rated.seats)),
         ("terminations", _terminations_figure(terminations)),
     ]
     divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{_figure_html(fig, f'{slug}-{kind}')}</div>"
-                     for kind, fig in plots)
+                     for kind, fig in plots if fig is not None)
+    if rated.method == "batch":
+        how = ("Ranked by TrueSkill μ, the posterior given all games at once (order-free). Intervals come from "
+               "resampling whole deals; bots whose difference is not significant at 95% share a tier "
+               "(<code>2=</code>).")
+    else:
+        how = ("Ranked by the online TrueSkill μ − 3σ, updated game by game in game-index order; its σ is the "
+               "model's, tiers come from resampling whole deals.")
+    cross = ("The Plackett–Luce maximum-likelihood fit of the same games gives the same order."
+             if not rated.disagreements else
+             "The Plackett–Luce maximum-likelihood fit disagrees: " + html.escape("; ".join(rated.disagreements)) + ".")
+    duplicate = ""
+    if rated.duplicate is not None:
+        duplicate = ("<h3>Deal pairs (same cards, seats swapped)</h3>"
+                     "<p class='note'>Points of the bot over both games of a deal: 0, ½, 1, 1½ or 2 (pentanomial "
+                     "counts), its score per game, and its mean score margin over the pair, where the luck of "
+                     "the cards cancels.</p>" + _duplicate_table(rated.duplicate))
     return (f"<section class='game' id='{slug}'><h2>{html.escape(variant)}</h2>\n"
-            f"<p class='note'>{len(game_indices):,} games. Ranked by the conservative rating μ − 3σ.</p>\n"
-            f"{_rating_table(rated.table)}\n<div class='plots'>{divs}</div></section>")
+            f"<p class='note'>{games:,} games. {how}</p>\n{_rating_table(rated.table)}\n"
+            f"<p class='note'>{cross}</p>\n<h3>Pairings</h3>{_pairs_table(rated.pairs)}{duplicate}\n"
+            f"<div class='plots'>{divs}</div></section>")
 
 
 def _rating_table(table: pd.DataFrame) -> str:
     """The rating table as HTML."""
-    head = ("<tr><th>rank</th><th>bot</th><th>μ</th><th>σ</th><th>μ − 3σ</th><th>games</th><th>wins</th>"
-            "<th>win rate (95% CI)</th><th>mean score (95% CI)</th><th>forfeits</th></tr>")
+    head = ("<tr><th>rank</th><th>bot</th><th>μ (95% CI)</th><th>σ</th><th>μ − 3σ</th><th>games</th><th>deals</th>"
+            "<th>wins</th><th>win rate (95% CI)</th><th>mean score (95% CI)</th><th>forfeits</th>"
+            "<th>Plackett–Luce</th></tr>")
     rows = [
-        f"<tr><td>{r.rank}</td><td class='bot'>{html.escape(str(r.bot))}</td><td>{r.mu:.2f}</td>"
-        f"<td>{r.sigma:.2f}</td><td><strong>{r.conservative:.2f}</strong></td><td>{r.games:,}</td><td>{r.wins:,}</td>"
+        f"<tr class='tier-{r.tier % 2}'><td>{html.escape(str(r.rank))}</td><td class='bot'>{html.escape(str(r.bot))}"
+        f"</td><td><strong>{r.mu:.2f}</strong> [{r.mu_lo:.2f}, {r.mu_hi:.2f}]</td><td>{r.sigma:.2f}</td>"
+        f"<td>{r.conservative:.2f}</td><td>{r.games:,}</td><td>{r.deals:,}</td><td>{r.wins:,}</td>"
         f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
         f"<td>{r.mean_score:.1f} [{_number(r.mean_score_lo)}, {_number(r.mean_score_hi)}]</td>"
-        f"<td>{r.forfeits:,}</td></tr>"
+        f"<td>{r.forfeits:,}</td><td>{r.pl_rank}</td></tr>"
         for r in table.itertuples(index=False)
     ]
     return f"<table class='ratings'>{head}{''.join(rows)}</table>"
 
 
-def _number(value: float) -> str:
-    """A score bound to one decimal, or a dash when undefined (a single game has no interval)."""
-    return "–" if np.isnan(value) else f"{value:.1f}"
+def _pairs_table(pairs: pd.DataFrame) -> str:
+    """Every pairing once (the bot higher in the table first): record, rating difference and LOS."""
+    head = ("<tr><th>bot</th><th>opponent</th><th>games</th><th>deals</th><th>ranked above (95% CI)</th>"
+            "<th>μ difference (95% CI)</th><th>LOS</th></tr>")
+    seen, rows = set(), []
+    for r in pairs.itertuples(index=False):
+        if (r.opponent, r.bot) in seen:
+            continue
+        seen.add((r.bot, r.opponent))
+        rows.append(f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}"
+                    f"</td><td>{r.games:,}</td><td>{r.deals:,}</td>"
+                    f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
+                    f"<td>{r.mu_diff:+.2f} [{_number(r.mu_diff_lo, 2)}, {_number(r.mu_diff_hi, 2)}]</td>"
+                    f"<td>{r.los:.3f}</td></tr>")
+    return f"<table class='pairs'>{head}{''.join(rows)}</table>"
+
+
+def _duplicate_table(dup: pd.DataFrame) -> str:
+    """Two-player pairings on deal pairs: pentanomial counts, score and duplicate score margin."""
+    head = ("<tr><th>bot</th><th>opponent</th><th>deal pairs</th><th>0</th><th>½</th><th>1</th><th>1½</th><th>2</th>"
+            "<th>score (95% CI)</th><th>score margin (95% CI)</th></tr>")
+    rows = [f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}</td>"
+            f"<td>{r.deals:,}</td>" + "".join(f"<td>{int(v):,}</td>" for v in (r.p0, r.p05, r.p1, r.p15, r.p2))
+            + f"<td>{r.score:.3f} [{_number(r.score_lo, 3)}, {_number(r.score_hi, 3)}]</td>"
+            f"<td>{r.score_diff:+.1f} [{_number(r.score_diff_lo)}, {_number(r.score_diff_hi)}]</td></tr>"
+            for r in dup.itertuples(index=False)]
+    return f"<table class='pairs'>{head}{''.join(rows)}</table>"
+
+
+def _number(value: float, digits: int = 1) -> str:
+    """A bound, or a dash when undefined (a single deal has no interval)."""
+    return "–" if np.isnan(value) else f"{value:.{digits}f}"
 
 
 # --- charts -----------------------------------------------------------------------------------------
@@ -247,19 +287,34 @@ def _figure_html(fig, div_id: str) -> str:
 
 
 def _ratings_figure(table: pd.DataFrame, colours: dict[str, str]):
-    """Each bot's mu with a ±3 sigma bar, and the conservative rating that ranks it."""
+    """Each bot's mu with its 95% interval from resampling whole deals."""
     bots = list(table["bot"])
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=table["mu"], y=bots, mode="markers", name="μ ± 3σ", marker={"size": 10, "color": [colours[b] for b in bots]},
-        error_x={"type": "data", "array": 3 * table["sigma"], "thickness": 2, "width": 6},
-        customdata=np.stack([table["sigma"], table["conservative"]], axis=1),
-        hovertemplate="%{y}: μ %{x:.2f}, σ %{customdata[0]:.2f}, μ − 3σ %{customdata[1]:.2f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=table["conservative"], y=bots, mode="markers", name="μ − 3σ (ranking)",
-                             marker={"symbol": "diamond", "size": 9, "color": "#333"},
-                             hovertemplate="%{y}: μ − 3σ %{x:.2f}<extra></extra>"))
-    return _layout(fig, "TrueSkill rating: μ ± 3σ", xaxis_title="rating", yaxis={"autorange": "reversed"},
-                   legend={})
+    fig = go.Figure(go.Scatter(
+        x=table["mu"], y=[f"{r} {b}" for r, b in zip(table["rank"], bots, strict=True)], mode="markers",
+        name="μ (95% CI)", marker={"size": 10, "color": [colours[b] for b in bots]},
+        error_x={"type": "data", "array": table["mu_hi"] - table["mu"], "arrayminus": table["mu"] - table["mu_lo"],
+                 "thickness": 2, "width": 6},
+        customdata=np.stack([table["mu_lo"], table["mu_hi"], table["sigma"]], axis=1),
+        hovertemplate="%{y}: μ %{x:.2f} [%{customdata[0]:.2f}, %{customdata[1]:.2f}], "
+                      "σ %{customdata[2]:.2f}<extra></extra>"))
+    return _layout(fig, "TrueSkill μ with 95% intervals (rank: tier)", xaxis_title="μ",
+                   yaxis={"autorange": "reversed"}, showlegend=False)
+
+
+def _los_figure(rated: VariantRatings):
+    """Likelihood of superiority: the chance that the row bot is better than the column bot."""
+    order = list(rated.table["bot"])
+    matrix = rated.pairs.pivot(index="bot", columns="opponent", values="los").reindex(index=order, columns=order)
+    z = matrix.to_numpy(dtype=np.float64)
+    text = np.where(np.isnan(z), "", np.vectorize(lambda v: f"{v:.2f}")(np.nan_to_num(z)))
+    fig = go.Figure(go.Heatmap(
+        z=np.where(np.isnan(z), None, z).tolist(), x=order, y=order, text=text.tolist(), texttemplate="%{text}",
+        zmin=0, zmax=1, zmid=0.5, colorscale="RdBu", xgap=2, ygap=2,
+        colorbar={"title": {"text": "LOS"}, "thickness": 12},
+        hovertemplate="P(%{y} better than %{x}) = %{z:.3f}<extra></extra>"))
+    return _layout(fig, "Likelihood of superiority (row better than column)",
+                   xaxis={"title": {"text": "opponent"}, "showgrid": False},
+                   yaxis={"autorange": "reversed", "title": {"text": "bot"}, "showgrid": False})
 
 
 def _pairwise_figure(matrix: pd.DataFrame):
@@ -291,30 +346,26 @@ def _scores_figure(scores: pd.DataFrame | None, bots: list[str], colours: dict[s
                    yaxis_title="score")
 
 
-def _history_figure(history: pd.DataFrame, game_indices: np.ndarray, bots: list[str], colours: dict[str, str]):
-    """Every bot's mu ± sigma after each of its games, in the order they were rated, thinned for long runs."""
+def _progress_figure(progress: pd.DataFrame | None, bots: list[str], colours: dict[str, str]):
+    """Each bot's order-free estimate and its 95% interval on the first d deals of every table: where it settles."""
+    if progress is None:
+        return None
     fig = go.Figure()
-    # x: the game's position among this variant's games (1-based), the order the ratings were updated in
-    number = np.searchsorted(game_indices, history["game_index"].to_numpy()) + 1
-    codes = pd.Categorical(history["bot"], categories=bots).codes
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(len(bots) + 1))
-    mu, sigma = history["mu"].to_numpy(), history["sigma"].to_numpy()
-    for i, bot in enumerate(bots):
-        rows = order[bounds[i]:bounds[i + 1]]
-        rows = rows[_thin(len(rows))]
-        x = number[rows].astype(np.int32)
-        m, s = mu[rows].astype(np.float32), sigma[rows].astype(np.float32)
+    for bot in bots:
+        rows = progress[progress["bot"] == bot]
+        x = rows["deals"].to_numpy()
         colour = colours[bot]
-        fig.add_trace(go.Scatter(x=x, y=m + s, mode="lines", line={"width": 0}, legendgroup=bot, showlegend=False,
-                                 hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=x, y=m - s, mode="lines", line={"width": 0}, fill="tonexty",
+        fig.add_trace(go.Scatter(x=x, y=rows["mu_hi"], mode="lines", line={"width": 0}, legendgroup=bot,
+                                 showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=x, y=rows["mu_lo"], mode="lines", line={"width": 0}, fill="tonexty",
                                  fillcolor=_rgba(colour, 0.15), legendgroup=bot, showlegend=False, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=x, y=m, mode="lines", name=bot, legendgroup=bot, line={"color": colour, "width": 2},
-                                 customdata=s, hovertemplate=f"{html.escape(bot)} after game %{{x}}: "
-                                                             "μ %{y:.2f} ± %{customdata:.2f}<extra></extra>"))
-    return _layout(fig, "TrueSkill μ ± σ as the games were rated", xaxis_title="game of this variant",
-                   yaxis_title="μ", legend={})
+        fig.add_trace(go.Scatter(x=x, y=rows["mu"], mode="lines+markers", name=bot, legendgroup=bot,
+                                 line={"color": colour, "width": 2}, marker={"size": 4},
+                                 customdata=np.stack([rows["mu_lo"], rows["mu_hi"]], axis=1),
+                                 hovertemplate=f"{html.escape(bot)} after %{{x}} deals: μ %{{y:.2f}} "
+                                               "[%{customdata[0]:.2f}, %{customdata[1]:.2f}]<extra></extra>"))
+    return _layout(fig, "μ and 95% interval against deals played (deal order, every table)",
+                   xaxis_title="deals per table", yaxis_title="μ", legend={})
 
 
 def _seats_figure(seats: pd.DataFrame):
@@ -371,7 +422,9 @@ section.game { border-top: 2px solid #ddd; margin-top: 28px; padding-top: 16px; 
 table { border-collapse: collapse; margin: 8px 0 12px; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e5e5e5; text-align: right; vertical-align: top; }
 table.facts th, table.facts td, td.bot { text-align: left; }
-table.ratings th { background: #f4f4f4; }
+table.ratings th, table.pairs th { background: #f4f4f4; }
+table.ratings tr.tier-1 td { background: #f7f9fc; }
+h3 { font-size: 16px; margin: 14px 0 2px; }
 pre.config { background: #f7f7f7; border: 1px solid #e5e5e5; padding: 8px 12px; overflow-x: auto; }
 .note { color: #555; margin: 2px 0 6px; }
 .plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px 20px; }

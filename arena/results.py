@@ -146,7 +146,7 @@ def _read_parts(run: RunDir, columns: list[str] | None = None):
             yield start, end, path, table
 
 
-RATED_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat"]
+RATED_COLUMNS = ["game_index", "variant", "deal", "seed", "players", "scores", "ranks", "termination", "fault_seat"]
 """What the ratings and summaries read of the results."""
 
 

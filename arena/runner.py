@@ -498,17 +498,16 @@ def saved_row(run: RunDir, index: int) -> dict | None:
     return None
 
 
-def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
-    """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv and manifest.json."""
+def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, dict]:
+    """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv, manifest.json and
+    the report; returns the manifest and the ratings by variant."""
     import json
     import platform
     from datetime import UTC, datetime
     from importlib.metadata import version
 
-    import pandas as pd
-
     from arena.atomic import write_atomic
-    from arena.ratings import rate_results, summaries
+    from arena.ratings import csv_frames, rate_results
     from arena.results import RATED_COLUMNS, ResultsError, load_results, results_frame, run_digest
 
     started = time.perf_counter()
@@ -520,19 +519,10 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     frame = results_frame(table)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    ratings = rate_results(frame, config.ratings, history=True)
+    ratings = rate_results(frame, config.ratings)
     rating_seconds = time.perf_counter() - started
-    tables = pd.concat([r.table.assign(variant=v) for v, r in ratings.items()], ignore_index=True)
-    tables = tables[["variant", *[c for c in tables.columns if c != "variant"]]]
+    tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
-    rows = []
-    for variant, summary in summaries(frame, ratings).items():
-        pairs = summary.pairwise.stack(future_stack=True).dropna().rename("win_rate").reset_index()
-        rows.append(pairs.assign(variant=variant, kind="pairwise"))
-        rows.append(summary.seats.assign(variant=variant, kind="seat"))
-    summary_table = pd.concat(rows, ignore_index=True)
-    first = ["variant", "kind", "bot", "opponent", "seat"]
-    summary_table = summary_table[first + [c for c in summary_table.columns if c not in first]]
     write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     counts = frame.groupby("variant", sort=False).size()
     terminations = frame.groupby(["variant", "termination"], sort=False).size()
@@ -561,8 +551,8 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> dict:
     from arena.report import write_report
 
     started = time.perf_counter()
-    del frame, summary_table, rows
+    del frame, summary_table
     write_report(run, ratings, table)
     manifest["report_seconds"] = round(time.perf_counter() - started, 3)
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
-    return manifest
+    return manifest, ratings

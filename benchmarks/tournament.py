@@ -67,7 +67,7 @@ def million() -> None:
         run = RunDir(Path(scratch) / config.name)
         started = time.perf_counter()
         report = play_missing(config, run)
-        manifest = finish_run(config, run, report)
+        manifest, _ = finish_run(config, run, report)
         wall = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{manifest['games']:,} games on {report.backend} ({report.workers} workers)")

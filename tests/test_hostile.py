@@ -80,7 +80,7 @@ def run_tournament(directory: Path, text: str, workers: int = 1):
     config = parse_config(text, base=ROOT)
     run = RunDir(directory / config.name)
     report = play_missing(config, run, workers=workers)
-    manifest = finish_run(config, run, report)
+    manifest, _ = finish_run(config, run, report)
     rows = load_results(run).to_pylist()
     assert [row["game_index"] for row in rows] == list(range(report.total)), "every game index once"
     return run, rows, manifest

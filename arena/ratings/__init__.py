@@ -2,16 +2,7 @@
 
 from arena.config import RatingSettings
 from arena.ratings.online import Ratings, rate_games
-from arena.ratings.tables import (
-    TABLE_COLUMNS,
-    VariantRatings,
-    VariantSummary,
-    pairwise_matrix,
-    rate_results,
-    seat_advantage,
-    summaries,
-    wilson_interval,
-)
+from arena.ratings.tables import PAIR_COLUMNS, TABLE_COLUMNS, VariantRatings, csv_frames, rate_results
 
-__all__ = ["TABLE_COLUMNS", "RatingSettings", "Ratings", "VariantRatings", "VariantSummary", "pairwise_matrix",
-           "rate_games", "rate_results", "seat_advantage", "summaries", "wilson_interval"]
+__all__ = ["PAIR_COLUMNS", "TABLE_COLUMNS", "RatingSettings", "Ratings", "VariantRatings", "csv_frames", "rate_games",
+           "rate_results"]

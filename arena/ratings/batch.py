@@ -187,7 +187,8 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     q_pi, q_tau = posterior()
     rows = np.arange(replicates)[:, None, None]
     sweeps = 0
-    for sweeps in range(1, MAX_SWEEPS + 1):
+    while sweeps < MAX_SWEEPS:
+        sweeps += 1
         keep = present[:, :, None]
         cav_pi = q_pi[rows, outcomes.bots[None]] - np.where(keep, msg_pi, 0.0)
         cav_tau = q_tau[rows, outcomes.bots[None]] - np.where(keep, msg_tau, 0.0)
