@@ -1,7 +1,9 @@
-"""arena.ratings against the trueskill 0.4.5 package itself, and the summaries on known values."""
+"""arena.ratings: the online engine against the trueskill 0.4.5 package itself, the batch engine against
+the package on single games, order-freedom, twins, intervals against a brute-force bootstrap, tiers."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
@@ -15,17 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import (
-    TABLE_COLUMNS,
-    RatingSettings,
-    pairwise_matrix,
-    rate_games,
-    rate_results,
-    seat_advantage,
-    summaries,
-    wilson_interval,
-)
+from arena.ratings import TABLE_COLUMNS, RatingSettings, rate_games, rate_results
 from arena.ratings import online as ar
+from arena.ratings.batch import group_outcomes, rate_outcomes
+from arena.ratings.tables import _tiers
 
 TOLERANCE = 1e-6
 BOTS = [f"bot-{i}" for i in range(8)]
@@ -166,41 +161,141 @@ def test_random_sequences_match_the_package(case):
     assert_matches(rate_games(players, ranks, rating_settings), reference)
 
 
-def results_frame(rng: random.Random, variants: dict[str, tuple[int, ...]], games: int) -> pd.DataFrame:
-    """A results frame of interleaved variants, as a run's Parquet parts read back."""
+def results_frame(rng: random.Random, variants: dict[str, int], deals: int, strength: dict | None = None,
+                  bots: list[str] = BOTS[:5]) -> pd.DataFrame:
+    """A results frame as a run's parts read back: round-robin tables, every deal in every rotation.
+
+    Scores are a per-deal luck shared by the rotations plus each bot's `strength` plus noise."""
+    strength = strength or {}
     rows = []
-    for index in range(games):
-        variant = rng.choice(sorted(variants))
-        seated = rng.sample(BOTS, rng.choice(variants[variant]))
-        scores = [rng.randint(0, 4) for _ in seated]
-        fault = rng.randrange(len(seated)) if rng.random() < 0.05 else None
-        rows.append({"game_index": index, "variant": variant, "players": seated, "scores": scores,
-                     "ranks": ranks_of(scores), "termination": "normal", "fault_seat": fault})
+    index = 0
+    for variant, size in sorted(variants.items()):
+        for table in itertools.combinations(bots, size):
+            for deal in range(deals):
+                seed = rng.getrandbits(62)
+                luck = [rng.gauss(0, 2) for _ in range(size)]  # the cards: what a seat gets in this deal
+                for rotation in range(size):
+                    seated = [table[(seat + rotation) % size] for seat in range(size)]
+                    scores = [round(luck[seat] + strength.get(bot, 0) + rng.gauss(0, 1)) for seat, bot in
+                              enumerate(seated)]
+                    fault = rng.randrange(size) if rng.random() < 0.02 else None
+                    rows.append({"game_index": index, "variant": variant, "deal": deal, "seed": seed,
+                                 "players": seated, "scores": scores, "ranks": ranks_of(scores),
+                                 "termination": "normal", "fault_seat": fault})
+                    index += 1
     frame = pd.DataFrame(rows).astype({"fault_seat": "Int64"})
     return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
 
 
-def test_rate_results_rates_each_variant_apart_in_game_index_order():
-    variants = {"caterpillar": (2,), "go_for_it:players=3": (3,), "go_for_it:players=4": (4,),
-                "go_for_it:players=6": (6,)}
-    df = results_frame(random.Random(5), variants, 400)
-    shuffled = df.sample(frac=1, random_state=0)  # the order of rows must not matter, only game_index
-    rated = rate_results(shuffled, RatingSettings(draw_probability=0.15), history=True)
-    assert list(rated) == sorted(variants)
-    for variant, result in rated.items():
+@pytest.mark.parametrize("ranks", [[0, 1], [0, 0], [1, 0, 2], [0, 0, 1], [2, 0, 1, 3, 3, 5], [0, 0, 0, 1, 2, 2]])
+@pytest.mark.parametrize("backend", [None, "scipy"])
+def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
+    # one game, no dynamics: the posterior of that game is what the package computes (run to convergence)
+    rating_settings = RatingSettings(tau=0.0, draw_probability=0.1, backend=backend)
+    env = rating_settings.env()
+    n = len(ranks)
+    rated = rate_outcomes(group_outcomes(np.arange(n)[None], np.array([ranks])), n, rating_settings)
+    reference = env.rate([(env.create_rating(),) for _ in range(n)], ranks=ranks, min_delta=1e-12)
+    # the package's own erfc approximation (1.2e-7 relative) is the only difference with its default backend
+    tolerance = 1e-7 if backend == "scipy" else 1e-5  # EP stops when no mu or sigma moves by 1e-6 sigma
+    assert np.allclose(rated.mu[0], [r.mu for (r,) in reference], rtol=0, atol=tolerance)
+    assert np.allclose(rated.sigma[0], [r.sigma for (r,) in reference], rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize("sizes", [{"two": 2}, {"three": 3}, {"six": 6}])
+def test_online_method_is_the_package_game_by_game(sizes):
+    df = results_frame(random.Random(5), sizes, 6, bots=BOTS[:7])
+    shuffled = df.sample(frac=1, random_state=0)  # only game_index orders the online pass
+    rating_settings = RatingSettings(draw_probability=0.15, method="online")
+    for variant, rated in rate_results(shuffled, rating_settings, replicates=20).items():
         games = df[df["variant"] == variant]
         reference = package_ratings([list(p) for p in games["players"]], [list(r) for r in games["ranks"]],
-                                    RatingSettings(draw_probability=0.15))
-        table = result.table
-        assert list(table.columns) == TABLE_COLUMNS
-        assert list(table["rank"]) == list(range(1, len(table) + 1))
-        assert table["conservative"].is_monotonic_decreasing
-        for row in table.itertuples():
+                                    rating_settings)
+        for row in rated.table.itertuples():
             assert abs(row.mu - reference[row.bot].mu) < TOLERANCE
             assert abs(row.sigma - reference[row.bot].sigma) < TOLERANCE
-        last = result.history.groupby("bot").tail(1).set_index("bot")
-        assert np.allclose(last.loc[table["bot"], "mu"], table["mu"])
-        assert result.history["game_index"].is_monotonic_increasing
+        assert rated.table["conservative"].is_monotonic_decreasing
+
+
+def test_batch_table_ignores_row_order_and_game_numbers():
+    df = results_frame(random.Random(8), {"duel": 2, "trio": 3, "six": 6}, 5, {"bot-0": 2, "bot-1": 1}, BOTS[:6])
+    shuffled = df.sample(frac=1, random_state=1).reset_index(drop=True)
+    shuffled["game_index"] = np.random.default_rng(2).permutation(len(shuffled)) * 7 + 3  # renumbered
+    first, second = rate_results(df, replicates=30), rate_results(shuffled, replicates=30)
+    assert list(first) == list(second)
+    for variant in first:
+        a, b = first[variant].table, second[variant].table
+        assert list(a["bot"]) == list(b["bot"])
+        assert np.allclose(a["mu"], b["mu"], rtol=0, atol=1e-9) and np.allclose(a["sigma"], b["sigma"], rtol=0,
+                                                                                  atol=1e-9)
+        # the deal bootstrap is keyed by deal seed, so intervals and tiers do not move either
+        pd.testing.assert_frame_equal(a, b)
+        pd.testing.assert_frame_equal(first[variant].pairs, second[variant].pairs)
+
+
+def test_batch_orders_by_the_data_where_online_follows_the_last_games():
+    # bot-0 is clearly stronger; games sorted so its losses come last would pull an online pass down
+    df = results_frame(random.Random(3), {"duel": 2}, 60, {"bot-0": 1.5}, BOTS[:3])
+    rated = rate_results(df, replicates=50)["duel"].table
+    assert rated["bot"].iloc[0] == "bot-0" and rated["rank"].iloc[0] == "1"
+    assert rated["win_rate"].iloc[0] == rated["win_rate"].max()
+
+
+def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval():
+    misses = 0
+    for seed in range(6):
+        df = results_frame(random.Random(seed), {"duel": 2, "trio": 3}, 40, {"bot-0": 0.5, "bot-1": 0.5},
+                           BOTS[:4])  # bot-0 and bot-1 are the same player under two names
+        for rated in rate_results(df, replicates=100).values():
+            pair = rated.pairs.set_index(["bot", "opponent"]).loc[("bot-0", "bot-1")]
+            tier = rated.table.set_index("bot")["tier"]
+            misses += not (pair["mu_diff_lo"] <= 0 <= pair["mu_diff_hi"] and tier["bot-0"] == tier["bot-1"])
+    assert misses <= 1  # 12 cases at 95%: one miss is chance, two would be 12% likely
+
+
+def test_rating_interval_matches_a_brute_force_deal_bootstrap():
+    df = results_frame(random.Random(4), {"duel": 2}, 40, {"bot-0": 1.0}, BOTS[:3])
+    rated = rate_results(df, replicates=200)["duel"]
+    table = rated.table.set_index("bot")
+    # brute force: resample whole deals (by seed) and re-rate the resampled frame with the batch engine
+    rng = np.random.default_rng(0)
+    seeds = df["seed"].unique()
+    by_seed = {s: g for s, g in df.groupby("seed")}
+    draws = []
+    for _ in range(60):
+        sample = pd.concat([by_seed[s] for s in rng.choice(seeds, len(seeds))], ignore_index=True)
+        players = np.array(sample["players"].tolist())
+        codes = pd.Categorical(players.ravel(), categories=["bot-0", "bot-1", "bot-2"]).codes.reshape(players.shape)
+        draws.append(rate_outcomes(group_outcomes(codes, np.array(sample["ranks"].tolist())), 3).mu[0])
+    brute = np.std(draws, axis=0, ddof=1)
+    ours = (table.loc[["bot-0", "bot-1", "bot-2"], "mu_hi"] - table.loc[["bot-0", "bot-1", "bot-2"], "mu_lo"]) / (
+        2 * 1.959963984540054)
+    assert np.allclose(ours, brute, rtol=0.3)  # 60 brute-force draws estimate a standard error to about 10%
+    # and the interval is wider than the model's sigma alone, which counts games as independent
+    assert (ours.to_numpy() > 0).all()
+
+
+def test_win_rate_interval_matches_a_brute_force_deal_bootstrap():
+    df = results_frame(random.Random(6), {"duel": 2}, 50, {"bot-0": 1.0}, BOTS[:3])
+    table = rate_results(df, replicates=20)["duel"].table.set_index("bot")
+    rng = np.random.default_rng(1)
+    games = df.explode(["players", "ranks"])
+    games = games[games["players"] == "bot-0"]
+    per_deal = games.groupby("seed")["ranks"].agg(lambda r: ((np.array(r) == 0).sum(), len(r)))
+    wins, counts = np.array([w for w, _ in per_deal]), np.array([n for _, n in per_deal])
+    picks = rng.integers(0, len(wins), (4000, len(wins)))
+    brute = np.std(wins[picks].sum(axis=1) / counts[picks].sum(axis=1), ddof=1)
+    lo, hi = table.loc["bot-0", ["win_rate_lo", "win_rate_hi"]]
+    assert (hi - lo) / (2 * 1.959963984540054) == pytest.approx(brute, rel=0.15)
+
+
+def test_tiers_chain_bots_that_are_not_separated():
+    order = np.array([2, 0, 1, 3])
+    los = np.full((4, 4), 0.5)
+    los[2, 0], los[0, 1], los[1, 3] = 0.99, 0.9, 0.999  # 2 > 0 separated; 0 ~ 1; 1 > 3 separated
+    labels, tiers = _tiers(order, los)
+    assert [labels[b] for b in order] == ["1", "2=", "2=", "4"]
+    assert [tiers[b] for b in order] == [1, 2, 2, 3]
 
 
 def known_frame() -> pd.DataFrame:
@@ -216,55 +311,20 @@ def known_frame() -> pd.DataFrame:
     })
 
 
-def test_wilson_interval_of_known_cases():
-    lo, hi = wilson_interval(8, 10)
-    assert (round(float(lo), 4), round(float(hi), 4)) == (0.4902, 0.9433)
-    assert wilson_interval(0, 10)[0] == 0 and wilson_interval(10, 10)[1] == 1
-    assert np.isnan(wilson_interval(0, 0)[0])
-
-
-def test_rating_table_counts_wins_scores_and_forfeits():
-    table = rate_results(known_frame())["v"].table.set_index("bot")
-    assert table.loc["a", ["games", "wins", "forfeits"]].tolist() == [4, 3, 1]
-    assert table.loc["b", ["games", "wins", "forfeits"]].tolist() == [3, 2, 0]
-    assert table.loc["c", ["games", "wins", "forfeits"]].tolist() == [2, 1, 0]
-    lo, hi = wilson_interval(3, 4)
-    assert table.loc["a", "win_rate"] == 0.75
-    assert (table.loc["a", "win_rate_lo"], table.loc["a", "win_rate_hi"]) == pytest.approx((lo, hi))
-    # a scored 3, 2, 0, 4: mean 2.25, sample std sqrt(35/12)
-    half = 1.96 * math.sqrt(35 / 12) / 2
-    assert table.loc["a", ["mean_score", "mean_score_lo", "mean_score_hi"]].tolist() == pytest.approx(
-        [2.25, 2.25 - half, 2.25 + half])
-
-
-def test_pairwise_matrix_counts_ties_as_half():
-    # a-b: a won, tied, tied (2/3); a-c: lost, won (1/2); b-c: b won their one game
-    expected = pd.DataFrame([[np.nan, 2 / 3, 0.5], [1 / 3, np.nan, 1.0], [0.5, 0.0, np.nan]],
-                            index=pd.Index(["a", "b", "c"], name="bot"),
-                            columns=pd.Index(["a", "b", "c"], name="opponent"))
-    pd.testing.assert_frame_equal(pairwise_matrix(known_frame()), expected)
-
-
-def test_pairwise_matrix_is_nan_where_bots_never_met():
-    frame = known_frame().iloc[:3]
-    matrix = pairwise_matrix(frame)
-    assert np.isnan(matrix.loc["b", "c"]) and np.isnan(matrix.loc["c", "b"])
-
-
-def test_seat_advantage_of_known_games():
-    seats = seat_advantage(known_frame()).set_index("seat")
-    assert seats["games"].tolist() == [4, 4, 1]
-    assert seats["win_rate"].tolist() == [0.75, 0.75, 0.0]  # seat 0 won games 0, 1, 3; seat 1 games 1, 2, 3
-    assert seats["mean_score"].tolist() == pytest.approx([(3 + 2 + 0 + 4) / 4, (1 + 2 + 5 + 4) / 4, 1.0])
-
-
-def test_summaries_follow_the_rating_order():
-    df = known_frame()
-    rated = rate_results(df)
-    summary = summaries(df, rated)["v"]
-    order = rated["v"].table["bot"].tolist()
-    assert list(summary.pairwise.index) == order == list(summary.pairwise.columns)
-    assert summary.seats["games"].tolist() == [4, 4, 1]
+def test_rating_table_counts_wins_scores_forfeits_and_pairs():
+    frame = known_frame().iloc[[0, 1, 2]]  # one size per variant: the two-player games
+    rated = rate_results(frame, RatingSettings(method="online"), replicates=10)["v"]
+    table = rated.table.set_index("bot")
+    assert list(rated.table.columns) == TABLE_COLUMNS
+    assert table.loc["a", ["games", "wins", "forfeits"]].tolist() == [3, 2, 1]
+    assert table.loc["b", ["games", "wins", "forfeits"]].tolist() == [2, 1, 0]
+    assert table.loc["a", "win_rate"] == pytest.approx(2 / 3)
+    assert table.loc["a", "mean_score"] == pytest.approx(5 / 3)
+    # a-b: a won and tied (3/4); a-c: a lost; b and c never met
+    pairwise = rated.pairwise
+    assert pairwise.loc["a", "b"] == 0.75 and pairwise.loc["b", "a"] == 0.25 and pairwise.loc["a", "c"] == 0
+    assert np.isnan(pairwise.loc["b", "c"])
+    assert rated.seats["games"].tolist() == [3, 3]
 
 
 def test_bad_frames_are_refused():
@@ -274,9 +334,13 @@ def test_bad_frames_are_refused():
     bad.at[0, "ranks"] = [0]
     with pytest.raises(ValueError, match="differ"):
         rate_results(bad)
-    twice = known_frame()
+    with pytest.raises(ValueError, match="same number of players"):
+        rate_results(known_frame())
+    twice = known_frame().iloc[:3].copy()
     twice.at[0, "players"] = ["a", "a"]
     with pytest.raises(ValueError, match="more than once"):
         rate_results(twice)
     with pytest.raises(ValueError):
         RatingSettings(draw_probability=1.0)
+    with pytest.raises(ValueError, match="method"):
+        RatingSettings(method="elo")

@@ -131,8 +131,10 @@ def clustered_mean(values, group, cluster, n_groups: int, proportion: bool = Fal
     correlated, so they carry less information than as many independent games: the design effect
     n / n_eff is the factor by which clustering inflates the variance, and Wilson's interval on n_eff
     entries has, to first order, the clustered standard error while keeping Wilson's behaviour
-    at the edges (never outside [0, 1], not degenerate at 0 or 1 wins). n_eff is capped at n: deals
-    whose games anti-correlate (seat luck cancelling) do not make the sample larger than it is. Where
+    at the edges (never outside [0, 1], not degenerate at 0 or 1 wins). Where a deal's games
+    anti-correlate (the seat's luck cancels over the rotations, which is what duplicate deals are
+    for), n_eff exceeds the number of games: the design did remove variance, and a brute-force
+    bootstrap of whole deals agrees. Where
     the variance says nothing (mean 0 or 1, se 0, or a single deal), n_eff is the number of deals,
     the conservative choice: every deal is worth at least one independent observation. NaN where n is 0.
     """
@@ -163,7 +165,7 @@ def clustered_mean(values, group, cluster, n_groups: int, proportion: bool = Fal
         with np.errstate(divide="ignore", invalid="ignore"):
             n_eff = mean * (1 - mean) / (se * se)
         uninformative = ~np.isfinite(n_eff) | (n_eff <= 0) | (mean <= 0) | (mean >= 1)
-        n_eff = np.minimum(np.where(uninformative, units, n_eff), n).astype(np.float64)
+        n_eff = np.where(uninformative, units, n_eff).astype(np.float64)
         lo, hi = _wilson(mean, n_eff)
         empty = n == 0
         lo[empty] = hi[empty] = np.nan
