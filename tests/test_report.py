@@ -17,12 +17,12 @@ from browser import find_chromium, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
 from arena.config import load_config
-from arena.report import HISTORY_POINTS, _slugs, _thin, write_report
+from arena.report import _slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
 from arena.runner import finish_run, play_missing
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
-PLOTS = ["ratings", "pairwise", "scores", "history", "seats", "terminations"]
+PLOTS = ["ratings", "los", "pairwise", "progress", "scores", "seats", "terminations"]
 PLOTLY_JS = len(get_plotlyjs())
 
 
@@ -79,16 +79,22 @@ def test_rating_tables_match_ratings_csv(small_run):
     for variant, table in ratings.groupby("variant"):
         body = section(page, slugs[variant])
         for row in table.itertuples():
-            cells = (f"<td>{row.rank}</td><td class='bot'>{row.bot}</td><td>{row.mu:.2f}</td><td>{row.sigma:.2f}</td>"
-                     f"<td><strong>{row.conservative:.2f}</strong></td><td>{row.games:,}</td>")
+            cells = (f"<td>{row.rank}</td><td class='bot'>{row.bot}</td><td><strong>{row.mu:.2f}</strong> "
+                     f"[{row.mu_lo:.2f}, {row.mu_hi:.2f}]</td><td>{row.sigma:.2f}</td><td>{row.conservative:.2f}</td>"
+                     f"<td>{row.games:,}</td><td>{row.deals:,}</td>")
             assert cells in body
+        assert "<h3>Pairings</h3>" in body
+        assert ("<h3>Deal pairs" in body) == (variant != "go_for_it:jokers=true,players=3")  # two-player only
 
 
-def test_history_is_thinned_evenly():
-    assert list(_thin(0)) == [] and list(_thin(1)) == [0] and list(_thin(5)) == [0, 1, 2, 3, 4]
-    kept = _thin(123_457)
-    assert len(kept) == HISTORY_POINTS and kept[0] == 0 and kept[-1] == 123_456
-    assert np.all(np.diff(kept) > 0) and np.diff(kept).max() - np.diff(kept).min() <= 1
+def test_the_estimate_against_deals_ends_at_the_table(small_run):
+    summary = pd.read_csv(small_run.summary)
+    ratings = pd.read_csv(small_run.ratings).set_index(["variant", "bot"])
+    progress = summary[summary["kind"] == "progress"]
+    for (variant, bot), rows in progress.groupby(["variant", "bot"]):
+        last = rows.sort_values("deals").iloc[-1]
+        assert last["mu"] == pytest.approx(ratings.loc[(variant, bot), "mu"], abs=1e-5)
+        assert (rows["mu_lo"] <= rows["mu"]).all() and (rows["mu"] <= rows["mu_hi"]).all()
 
 
 def test_a_long_run_gives_a_small_report(tmp_path):
@@ -113,7 +119,8 @@ def test_a_long_run_gives_a_small_report(tmp_path):
     page = write_report(run).read_text()
     assert "unfinished" in page  # no manifest: the report says so rather than failing
     assert len(page.encode()) - PLOTLY_JS < 250_000
-    assert section(page, "game-caterpillar").count("<td class='bot'>") == 6
+    ratings_table = re.search("<table class='ratings'>(.*?)</table>", section(page, "game-caterpillar"), re.S)[1]
+    assert ratings_table.count("<td class='bot'>") == 6
 
 
 def test_a_run_without_games_still_has_a_report(tmp_path):

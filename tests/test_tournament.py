@@ -4,9 +4,11 @@ equal the trueskill package's own, recomputed from the Parquet results."""
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import trueskill
 from typer.testing import CliRunner
@@ -39,8 +41,8 @@ def test_the_run_directory_holds_everything(run):
     assert set(manifest["versions"]) >= {"arena", "python", "ray", "trueskill", "pandas", "pyarrow"}
 
 
-def test_ratings_equal_the_trueskill_package(run):
-    """Every variant's ratings, recomputed game by game with trueskill.TrueSkill from the Parquet files."""
+def test_online_ratings_equal_the_trueskill_package(run):
+    """`--method online`, recomputed game by game with trueskill.TrueSkill from the Parquet files."""
     config = load_config(SMALL)
     env = config.ratings.env()
     table = load_results(RunDir(run)).to_pylist()
@@ -50,19 +52,34 @@ def test_ratings_equal_the_trueskill_package(run):
         teams = [(ratings.get(p, env.create_rating()),) for p in row["players"]]
         for player, (rating,) in zip(row["players"], env.rate(teams, ranks=row["ranks"]), strict=True):
             ratings[player] = rating
-    saved = pd.read_csv(run / "ratings.csv")
+    result = runner.invoke(app, ["ratings", str(run), "--method", "online", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    saved = pd.read_csv(io.StringIO(result.output))
     assert set(saved["variant"]) == set(expected) and "go_for_it:jokers=true,players=3" in expected
     for row in saved.itertuples():
         want = expected[row.variant][row.bot]
         assert row.mu == pytest.approx(want.mu, abs=1e-6) and row.sigma == pytest.approx(want.sigma, abs=1e-6)
 
 
+def test_ratings_are_recomputed_from_merged_parts(run, tmp_path):
+    """ratings.csv is a cache: parts merged into one (and the cache gone) give the very same table."""
+    before = runner.invoke(app, ["ratings", str(run), "--format", "csv"])
+    assert before.exit_code == 0 and before.output == (run / "ratings.csv").read_text().rstrip("\n") + "\n"
+    moved = RunDir(tmp_path / "moved")
+    moved.results.mkdir(parents=True)
+    shutil.copy(run / "config.toml", moved.config)
+    table = load_results(RunDir(run))
+    pq.write_table(table, moved.part(0, table.num_rows))
+    after = runner.invoke(app, ["ratings", str(moved.path), "--format", "csv"])
+    assert after.exit_code == 0 and after.output == before.output
+
+
 @pytest.mark.parametrize("form, check", [
-    ("csv", lambda out: out.splitlines()[0].startswith("variant,rank,bot,mu,sigma,conservative")),
+    ("csv", lambda out: out.splitlines()[0].startswith("variant,rank,tier,bot,mu,sigma,mu_lo,mu_hi,conservative")),
     ("json", lambda out: set(json.loads(out)) == {"caterpillar", "give_or_take", "go_for_it:jokers=true,players=3",
                                                    "duke_of_york"}),
-    ("markdown", lambda out: "| rank | bot | mu |" in out and "### duke_of_york" in out),
-    ("table", lambda out: "mu-3σ" in out and "pairwise" in out and "seat advantage" in out),
+    ("markdown", lambda out: "| rank | bot | mu [95% CI] |" in out and "### duke_of_york" in out),
+    ("table", lambda out: "LOS" in out and "pairings" in out and "seat advantage" in out and "deal pairs" in out),
 ])
 def test_ratings_formats(run, form, check):
     result = runner.invoke(app, ["ratings", str(run), "--format", form], env={"COLUMNS": "200"})
