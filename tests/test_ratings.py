@@ -20,6 +20,7 @@ from trueskill import backends
 from arena.ratings import TABLE_COLUMNS, RatingSettings, rate_games, rate_results
 from arena.ratings import online as ar
 from arena.ratings.batch import group_outcomes, rate_outcomes
+from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 from arena.ratings.tables import _tiers
 
 TOLERANCE = 1e-6
@@ -344,3 +345,18 @@ def test_bad_frames_are_refused():
         RatingSettings(draw_probability=1.0)
     with pytest.raises(ValueError, match="method"):
         RatingSettings(method="elo")
+
+
+def test_plackett_luce_recovers_known_strengths_and_agrees_with_trueskill():
+    # four-player games drawn from a Plackett-Luce model with known strengths: sequential choice
+    rng = np.random.default_rng(9)
+    truth = np.array([1.0, 0.4, 0.0, -0.8])
+    keys = rng.gumbel(size=(40_000, 4)) + truth  # the order of Gumbel-perturbed strengths is a PL draw
+    bots = np.argsort(-keys, axis=1)
+    outcomes = group_outcomes(bots, np.tile(np.arange(4), (len(bots), 1)))
+    fitted = plackett_luce(outcomes.bots, outcomes.drawn, outcomes.counts, 4)
+    assert np.allclose(fitted - fitted.mean(), truth - truth.mean(), atol=0.05)
+    rated = rate_outcomes(outcomes, 4)
+    assert list(np.argsort(-rated.mu[0])) == list(np.argsort(-fitted)) == [0, 1, 2, 3]
+    assert order_disagreements(["a", "b"], ["a", "b"], {"a": 1.0, "b": 0.0}) == []
+    assert len(order_disagreements(["a", "b"], ["a", "b"], {"a": 0.0, "b": 1.0})) == 1
