@@ -1,33 +1,48 @@
-"""Microseconds per rated game: `arena.ratings` against the trueskill 0.4.5 package itself.
+"""Seconds and microseconds of the ratings: batch TrueSkill, the online engine, the trueskill package, the tables.
 
-Rates 1,000,000 random two-player games and 100,000 four- and six-player games (ties included)
-with `arena.ratings.rate_games`, and a small sample of each with `trueskill.TrueSkill.rate`, then
-prints both costs per game, the speed-up and the largest difference in mu and sigma on the sample.
+Random games among 20 bots (1,000,000 two-player and 100,000 six-player, ties included), each rated
+by batch TrueSkill (`group_outcomes` then `rate_outcomes`: seconds, outcome groups, sweeps), by the
+online engine `rate_games` (µs per game) and, on a small sample, by `trueskill.TrueSkill.rate` itself
+(µs per game, the speed-up and the largest difference in mu and sigma from `rate_games`). Then the
+whole rating tables (`rate_results`, with the deal bootstrap) of a synthetic results frame shaped like
+configs/million.toml: 3 bots, 3 two-player tables x 170,000 deals x 2 rotations = 1,020,000 games,
+with the seconds and the process's peak resident memory.
 
-    .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000]
+    .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import sys
 import time
+from itertools import combinations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from arena.ratings import RatingSettings, rate_games
+from arena.ratings import RatingSettings, rate_games, rate_results
+from arena.ratings.batch import group_outcomes, rate_outcomes
+from arena.ratings.tables import BOOTSTRAP_REPLICATES
+from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 
-CASES = [(2, 1_000_000), (4, 100_000), (6, 100_000)]
+CASES = [(2, 1_000_000), (6, 100_000)]
 BOTS = 20
+MILLION_BOTS = {"greedy": 3.0, "random": 0.0, "random-2": 0.0}
+"""The bots of configs/million.toml and a skill (in score steps of five points) for the synthetic scores."""
+MILLION_DEALS = 170_000
+MILLION_DRAW_PROBABILITY = 0.02
 
 
-def random_games(players: int, games: int, seed: int) -> tuple[list[list[str]], list[list[int]]]:
-    """Random tables of `players` distinct bots among BOTS, scores 0..3 so ties are common."""
+def random_games(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random tables of `players` distinct bot codes among BOTS, and ranks from scores 0..3 so ties are common."""
     rng = np.random.default_rng(seed)
-    names = np.array([f"bot-{i:02d}" for i in range(BOTS)], dtype=object)
     seats = np.argsort(rng.random((games, BOTS)), axis=1)[:, :players]
     scores = rng.integers(0, 4, (games, players))
     ranks = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
-    return names[seats].tolist(), ranks.tolist()
+    return seats, ranks
 
 
 def package_rate(players: list[list[str]], ranks: list[list[int]], settings: RatingSettings) -> dict:
@@ -41,28 +56,100 @@ def package_rate(players: list[list[str]], ranks: list[list[int]], settings: Rat
     return ratings
 
 
+def million_table(deals: int, seed: int = 1) -> pa.Table:
+    """The rated columns of a results table shaped like configs/million.toml, in game-index order.
+
+    Tables are the pairs of bots, each deal played in both seat orders (rotation r puts the table's
+    bot (seat + r) % 2 in a seat) under one seed. A seat's cards are the same in both rotations, so
+    the score is a deal-and-seat luck shared by the rotations, the bot's skill and the game's noise,
+    in steps of five points: the higher score wins, equal scores draw.
+    """
+    rng = np.random.default_rng(seed)
+    names = sorted(MILLION_BOTS)
+    skill = np.array([MILLION_BOTS[name] for name in names])
+    tables = np.array(list(combinations(range(len(names)), 2)))
+    units = len(tables) * deals  # (table, deal) pairs, each with its own seed
+    games = units * 2
+    table = np.repeat(np.arange(len(tables)), deals * 2)
+    deal = np.tile(np.repeat(np.arange(deals), 2), len(tables))
+    rotation = np.tile(np.arange(2), units)
+    seats = tables[table[:, None], (np.arange(2)[None, :] + rotation[:, None]) % 2]
+    luck = np.repeat(rng.normal(size=(units, 2)), 2, axis=0)
+    raw = 20 + 6 * luck + skill[seats] + 4 * rng.normal(size=(games, 2))
+    scores = 5 * np.maximum(raw.round(), 0).astype(np.int64)
+    ranks = (scores[:, ::-1] > scores).astype(np.int32)
+    # distinct 63-bit seeds, one per (table, deal): an odd multiplier is a bijection modulo 2**64
+    unit_seeds = (np.arange(1, units + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(1)
+    offsets = pa.array(np.arange(0, 2 * games + 1, 2, dtype=np.int32))
+    columns = {
+        "game_index": pa.array(np.arange(games, dtype=np.int64)),
+        "variant": pc.take(pa.array(["caterpillar"]), pa.array(np.zeros(games, dtype=np.int32))),
+        "deal": pa.array(deal.astype(np.int32)),
+        "seed": pa.array(np.repeat(unit_seeds.astype(np.int64), 2)),
+        "players": pa.ListArray.from_arrays(offsets, pc.take(pa.array(names), pa.array(seats.reshape(-1)))),
+        "scores": pa.ListArray.from_arrays(offsets, pa.array(scores.reshape(-1))),
+        "ranks": pa.ListArray.from_arrays(offsets, pa.array(ranks.reshape(-1))),
+        "termination": pc.take(pa.array(["normal"]), pa.array(np.zeros(games, dtype=np.int32))),
+        "fault_seat": pa.nulls(games, pa.int32()),
+    }
+    schema = pa.schema([SCHEMA.field(name) for name in RATED_COLUMNS])
+    return pa.Table.from_arrays([columns[name] for name in RATED_COLUMNS], schema=schema)
+
+
+def peak_rss_mb() -> float:
+    """The process's peak resident memory so far, in MB (ru_maxrss is kB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2 ** 20 if sys.platform == "darwin" else peak / 2 ** 10
+
+
 def main() -> None:
-    """Prints one line per player count."""
+    """Prints one line for the tables of the million-shaped frame, then one per player count."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of games")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of games and deals")
     parser.add_argument("--sample", type=int, default=2000, help="games rated by the package")
+    parser.add_argument("--replicates", type=int, default=BOOTSTRAP_REPLICATES, help="deal-bootstrap replicates")
     args = parser.parse_args()
+
+    # First, while the process is small, so that its peak memory is the tables' own.
+    deals = max(1, int(MILLION_DEALS * args.scale))
+    started = time.perf_counter()
+    frame = results_frame(million_table(deals))
+    built = time.perf_counter() - started
+    before = peak_rss_mb()
+    started = time.perf_counter()
+    rated = rate_results(frame, RatingSettings(draw_probability=MILLION_DRAW_PROBABILITY),
+                         replicates=args.replicates)
+    seconds = time.perf_counter() - started
+    order = " > ".join(rated["caterpillar"].table["bot"])
+    print(f"rate_results: {len(frame):,} games, {3 * deals:,} deals, {args.replicates} replicates: {seconds:.1f} s "
+          f"(frame built in {built:.1f} s), peak RSS {peak_rss_mb():,.0f} MB ({before:,.0f} MB before rating); "
+          f"{order}")
+    del frame, rated
+
     settings = RatingSettings()
-    print(f"{'players':>7}{'games':>11}{'arena µs/game':>15}{'package µs/game':>17}{'speed-up':>10}{'max |Δ|':>11}")
+    print(f"{'players':>7}{'games':>11}{'groups':>9}{'sweeps':>8}{'batch s':>9}{'online µs/game':>16}"
+          f"{'package µs/game':>17}{'speed-up':>10}{'max |Δ|':>11}")
+    names = np.array([f"bot-{i:02d}" for i in range(BOTS)], dtype=object)
     for players, games in CASES:
         games = max(1, int(games * args.scale))
-        names, ranks = random_games(players, games, seed=players)
+        codes, ranks = random_games(players, games, seed=players)
         started = time.perf_counter()
-        rate_games(names, ranks, settings)
+        outcomes = group_outcomes(codes, ranks)
+        batch = rate_outcomes(outcomes, BOTS, settings)
+        batch_seconds = time.perf_counter() - started
+        seated, ranked = names[codes].tolist(), ranks.tolist()
+        started = time.perf_counter()
+        rate_games(seated, ranked, settings)
         ours = (time.perf_counter() - started) / games * 1e6
         sample = min(args.sample, games)
         started = time.perf_counter()
-        reference = package_rate(names[:sample], ranks[:sample], settings)
+        reference = package_rate(seated[:sample], ranked[:sample], settings)
         theirs = (time.perf_counter() - started) / sample * 1e6
-        check = rate_games(names[:sample], ranks[:sample], settings)
+        check = rate_games(seated[:sample], ranked[:sample], settings)
         error = max(max(abs(reference[bot].mu - mu), abs(reference[bot].sigma - sigma))
                     for bot, mu, sigma in zip(check.bots, check.mu, check.sigma, strict=True))
-        print(f"{players:>7}{games:>11,}{ours:>15.2f}{theirs:>17.1f}{theirs / ours:>9.0f}×{error:>11.1e}")
+        print(f"{players:>7}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{batch_seconds:>9.2f}"
+              f"{ours:>16.2f}{theirs:>17.1f}{theirs / ours:>9.0f}×{error:>11.1e}")
 
 
 if __name__ == "__main__":

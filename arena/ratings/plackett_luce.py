@@ -14,7 +14,21 @@ players thus counts as one win for each.
 A weak prior keeps every strength finite (a bot that never loses would otherwise have gamma = infinity):
 each bot plays `prior_games` virtual two-player games won and `prior_games` lost against a virtual bot of
 fixed strength 1, which pulls it gently toward the middle. With `prior_games=0` this is the plain maximum
-likelihood estimate, which exists only when no set of bots always finishes ahead of the rest.
+likelihood estimate, which exists only when no set of bots always finishes ahead of the rest (checked: a
+ValueError otherwise). Bots that never play with positive weight stay where the prior alone puts them,
+level with the virtual bot; the result is normalised to mean 0 over the bots that played, so listing
+more bots that never played changes nobody's strength.
+
+The groups are first reduced to sufficient statistics: each bot's weighted number of choices, and for each
+distinct set of bots still unplaced at some stage, the weighted number of seats chosen from it. A handful
+of bots then give a few hundred sets however many games there are, and each MM step costs little. Each
+step is followed by the best common shift of all strengths (the games fix only differences, and the
+prior's pull on the level is too weak for MM to settle it in reasonable time), and pairs of steps are
+extrapolated by SQUAREM when that does not lower the likelihood. The iteration stops when one MM step
+changes no log-strength by `tol` or more; where the likelihood is very flat (a bot that never loses) the
+distance to the optimum can be a few orders of magnitude larger than that last step. Sums are taken in an
+order fixed by the data, not by the order of the groups, so permuting the groups (or the seats within a
+tie) gives the same result bit for bit.
 """
 
 from __future__ import annotations
@@ -25,6 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
+from scipy.special import expit
+
+_MAX_LOG_STRENGTH = 600.0
+"""SQUAREM jumps beyond this are not tried: exp overflows a little above 700."""
 
 
 @dataclass(frozen=True)
@@ -42,17 +60,23 @@ class _Statistics:
 
 
 def _keyed_sums(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of `keys` in lexicographic order, with the sums of their `values`."""
+    """The distinct rows of `keys` (non-negative integers) in lexicographic order, with the sums of their `values`."""
     if not len(values):
         return keys[:0], values[:0]
-    # Sorting by the values too fixes the order of each sum whatever the order of the groups, so a
-    # permutation of the input gives the same floats bit for bit.
-    order = np.lexsort((values, *keys.T[::-1]))
-    keys, values = keys[order], values[order]
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = np.any(keys[1:] != keys[:-1], axis=1)
-    starts = np.flatnonzero(first)
-    return keys[starts], np.add.reduceat(values, starts)
+    # Sorting by the values within each key fixes the order of every sum whatever the order of the groups,
+    # so permuting the groups gives the same floats bit for bit. One integer per row, when it fits, makes
+    # that a sort on two keys instead of one per column.
+    radix, width = int(keys.max()) + 1, keys.shape[1]
+    if radix**width < 2**62:
+        rows = keys @ radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        order = np.lexsort((values, rows))
+        rows = rows[order]
+        new = rows[1:] != rows[:-1]
+    else:
+        order = np.lexsort((values, *keys.T[::-1]))
+        new = np.any(keys[order][1:] != keys[order][:-1], axis=1)
+    starts = np.flatnonzero(np.concatenate([[True], new]))
+    return keys[order[starts]], np.add.reduceat(values[order], starts)
 
 
 def _statistics(bots: np.ndarray, drawn: np.ndarray, weights: np.ndarray, n_bots: int) -> _Statistics:
@@ -69,10 +93,11 @@ def _statistics(bots: np.ndarray, drawn: np.ndarray, weights: np.ndarray, n_bots
     # A last seat alone is not a choice: its factor gamma / gamma is 1 and would only slow the MM down.
     chosen = np.ones((groups, n), dtype=bool)
     chosen[:, -1] = drawn[:, -1]
-    seat_weights = np.broadcast_to(weights[:, None], (groups, n))
-    winners, won = _keyed_sums(bots[chosen][:, None], seat_weights[chosen])
-    wins = np.zeros(n_bots)
-    wins[winners[:, 0]] = won
+    # With the groups in order of weight, each bot's wins are added in increasing order of weight whatever
+    # the order of the groups (a bot has one seat per group), so the sums do not depend on it.
+    by_weight = np.argsort(weights, kind="stable")
+    wins = np.bincount(bots[by_weight][chosen[by_weight]], weights=np.broadcast_to(
+        weights[by_weight, None], (groups, n))[chosen[by_weight]], minlength=n_bots)
 
     counts, set_of, member = [], [], []
     offset = 0
@@ -104,41 +129,68 @@ def _check_connected(bots: np.ndarray, drawn: np.ndarray, n_bots: int) -> None:
     components, _ = connected_components(beats, directed=True, connection="strong")
     if components > 1:
         raise ValueError("with prior_games=0 the maximum-likelihood estimate does not exist: some bots always "
-                         "finish ahead of the others; use prior_games > 0")
+                         "finish ahead of (or never meet) the others; use prior_games > 0")
+
+
+def _level(theta: np.ndarray) -> np.ndarray:
+    """Shifts all log-strengths together to the best level against the virtual bot."""
+    # The games only fix differences; the level comes from the prior alone, whose pull (a few virtual games
+    # against thousands of real ones) is so weak that MM would take millions of steps to settle it. The
+    # best shift c solves sum_i sigmoid(theta_i + c) = bots / 2: Newton's method from c = 0 (the last level),
+    # bisecting when a step leaves the bracket. It raises the penalised likelihood, so the ascent stays monotone.
+    target = len(theta) / 2
+    low, high = -theta.max() - 40.0, -theta.min() + 40.0
+    shift = 0.0
+    for _ in range(200):
+        p = expit(theta + shift)
+        excess = p.sum() - target
+        if excess > 0:
+            high = shift
+        else:
+            low = shift
+        slope = (p * (1 - p)).sum()
+        new = shift - excess / slope if slope > 0 else 0.5 * (low + high)
+        # Far below the MM tolerance; asking for the last ulp would let rounding noise keep it going.
+        if abs(new - shift) <= 1e-13 * (1 + abs(shift)):
+            return theta + new
+        shift = new if low < new < high else 0.5 * (low + high)
+    return theta + shift
 
 
 def _mm_step(theta: np.ndarray, stats: _Statistics, log_numerator: np.ndarray, prior_games: float) -> np.ndarray:
-    """One MM update of the log-strengths (Hunter 2004): gamma_i = wins_i / sum over i's sets of count / S."""
+    """One MM update of the log-strengths (Hunter 2004), then the best common level."""
     gamma = np.exp(theta)
     totals = np.bincount(stats.set_of, weights=gamma[stats.member], minlength=len(stats.count))
     denominator = np.bincount(stats.member, weights=(stats.count / totals)[stats.set_of], minlength=len(theta))
-    if prior_games:
-        denominator += 2 * prior_games / (gamma + 1)
-    new = log_numerator - np.log(denominator)
     if not prior_games:
-        new -= new.mean()  # without the virtual bot only differences are identified
-    return new
+        new = log_numerator - np.log(denominator)
+        return new - new.mean()  # without the virtual bot only differences are identified
+    # The minorised prior games: gamma_i / (gamma_i + 1) won and 1 / (gamma_i + 1) lost, prior_games each.
+    denominator += 2 * prior_games / (gamma + 1)
+    return _level(log_numerator - np.log(denominator))
 
 
 def _log_likelihood(theta: np.ndarray, stats: _Statistics, prior_games: float) -> float:
     """The penalised log-likelihood the MM steps increase."""
     totals = np.bincount(stats.set_of, weights=np.exp(theta)[stats.member], minlength=len(stats.count))
-    value = stats.wins @ theta - stats.count @ np.log(totals)
+    # np.sum rather than a BLAS dot product: its order of summation cannot depend on memory alignment.
+    value = np.sum(stats.wins * theta) - np.sum(stats.count * np.log(totals))
     if prior_games:
         value += prior_games * (theta.sum() - 2 * np.logaddexp(0, theta).sum())
     return float(value)
 
 
 def _fit(stats: _Statistics, prior_games: float, tol: float, max_iter: int) -> np.ndarray:
-    """Iterates MM steps, extrapolated by SQUAREM where that raises the likelihood further, to convergence."""
+    """Iterates MM steps, extrapolated by SQUAREM where that does not lower the likelihood, to convergence."""
     log_numerator = np.log(stats.wins + prior_games)
     step = lambda t: _mm_step(t, stats, log_numerator, prior_games)
     theta = np.zeros(len(stats.wins))
     steps = 0
-    # Plain MM creeps when the likelihood is flat along some direction (a bot far above the rest moves by
-    # about 1/(its games) of the remaining distance per step), so cycles of two MM steps are extrapolated
-    # (SQUAREM, Varadhan & Roland 2008). An extrapolation is kept only when, after one more MM step, the
-    # likelihood is at least that of the two plain steps, so the ascent stays monotone like plain MM.
+    # Plain MM creeps when the likelihood is flat along some direction: a bot that (nearly) never loses
+    # climbs by about 1/(its games) of the remaining distance per step. So each cycle of two MM steps is
+    # extrapolated along its path (SQUAREM, Varadhan & Roland 2008) and followed by one more MM step; the
+    # result is kept only when its likelihood is not below that of the two plain steps (up to rounding,
+    # which near the optimum is all that separates them), so the ascent stays monotone like plain MM.
     while steps < max_iter:
         first = step(theta)
         steps += 1
@@ -148,18 +200,19 @@ def _fit(stats: _Statistics, prior_games: float, tol: float, max_iter: int) -> n
         second = step(first)
         steps += 1
         curvature = second - 2 * first + theta
-        alpha = -np.sqrt((change @ change) / (curvature @ curvature)) if np.any(curvature) else -1.0
-        if alpha >= -1:
+        alpha = -np.sqrt(np.sum(change**2) / np.sum(curvature**2)) if np.any(curvature) else -1.0
+        if not alpha < -1:
             theta = second
             continue
         extrapolated = theta - 2 * alpha * change + alpha**2 * curvature
-        if prior_games == 0:
-            extrapolated -= extrapolated.mean()
+        if np.max(np.abs(extrapolated)) > _MAX_LOG_STRENGTH:  # a wild jump early on: exp would overflow
+            theta = second
+            continue
         candidate = step(extrapolated)
         steps += 1
         plain = _log_likelihood(second, stats, prior_games)
         better = _log_likelihood(candidate, stats, prior_games)
-        theta = candidate if np.all(np.isfinite(candidate)) and better >= plain else second
+        theta = candidate if better >= plain - 1e-13 * abs(plain) else second
     warnings.warn(f"Plackett–Luce fit did not converge to tol={tol} in {max_iter} MM steps", RuntimeWarning,
                   stacklevel=3)
     return theta
