@@ -238,7 +238,7 @@ def ratings(
     format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
     method: Annotated[Method | None, typer.Option(
         help="batch: order-free TrueSkill given all games; online: the package's update in game order. "
-             "Default: the config's [ratings] method.")] = None,
+             "Default: the method in the config's ratings table.")] = None,
 ) -> None:
     """Rate a run from its result parts and show the tables, tiers, pairings and seat advantage.
 
