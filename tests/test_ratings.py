@@ -19,7 +19,7 @@ from trueskill import backends
 
 from arena.ratings import TABLE_COLUMNS, RatingSettings, rate_games, rate_results
 from arena.ratings import online as ar
-from arena.ratings.batch import group_outcomes, rate_outcomes
+from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 from arena.ratings.tables import _tiers
 
@@ -201,6 +201,53 @@ def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
     tolerance = 1e-7 if backend == "scipy" else 1e-5  # EP stops when no mu or sigma moves by 1e-6 sigma
     assert np.allclose(rated.mu[0], [r.mu for (r,) in reference], rtol=0, atol=tolerance)
     assert np.allclose(rated.sigma[0], [r.sigma for (r,) in reference], rtol=0, atol=tolerance)
+
+
+def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: RatingSettings) -> tuple[float, float]:
+    """Mean and sd of the skill difference of two bots after these games, by quadrature of the exact posterior
+    (the difference's prior is N(0, 2 sigma^2); a game is P(performance difference beyond the draw margin))."""
+    from scipy import special, stats
+
+    env = rating_settings.env()
+    margin = trueskill.calc_draw_margin(rating_settings.draw_probability, 2, env)
+    scale = math.sqrt(2) * rating_settings.beta
+    d = np.linspace(-12 * rating_settings.sigma, 12 * rating_settings.sigma, 200_001)
+    log_post = (stats.norm.logpdf(d, 0, math.sqrt(2) * rating_settings.sigma)
+                + wins * special.log_ndtr((d - margin) / scale) + losses * special.log_ndtr((-d - margin) / scale))
+    if draws:
+        log_post += draws * np.log(special.ndtr((margin - d) / scale) - special.ndtr((-margin - d) / scale))
+    weight = np.exp(log_post - log_post.max())
+    mean = float((d * weight).sum() / weight.sum())
+    return mean, float(math.sqrt(((d - mean) ** 2 * weight).sum() / weight.sum()))
+
+
+@pytest.mark.parametrize("wins, draws, losses, within", [
+    (1, 0, 0, 0.01), (3, 1, 1, 0.06), (30, 0, 10, 0.05), (100, 3, 5, 0.1), (500, 40, 460, 0.01), (20, 0, 20, 0.01),
+    (38, 0, 2, 0.15), (40, 0, 0, 0.3)])  # one-sided records: EP's Gaussian overshoots the skewed posterior a little
+def test_batch_duel_recovers_the_exact_posterior(wins, draws, losses, within):
+    """Two bots: the batch mu difference is the exact posterior mean to within EP's approximation (`within`
+    posterior sds), however lopsided the record: a group of many identical games must not overshoot."""
+    rating_settings = RatingSettings(draw_probability=0.1)
+    ranks = [[0, 1]] * wins + [[0, 0]] * draws + [[1, 0]] * losses
+    rated = rate_outcomes(group_outcomes(np.array([[0, 1]] * len(ranks)), np.array(ranks)), 2, rating_settings)
+    mean, sd = exact_duel_posterior(wins, draws, losses, rating_settings)
+    assert rated.mu[0, 0] - rated.mu[0, 1] == pytest.approx(mean, abs=within * sd + 1e-6)
+    assert rated.mu[0].mean() == pytest.approx(rating_settings.mu)
+    assert rated.sweeps < 200
+
+
+@pytest.mark.parametrize("sizes", [{"duel": 2}, {"trio": 3}, {"four": 4}])
+def test_grouping_identical_games_changes_nothing(sizes):
+    """Each outcome group counts as `weight` copies of one factor: the same fixed point as one factor per game."""
+    df = results_frame(random.Random(11), sizes, 25, {"bot-0": 2.0, "bot-1": 1.0}, BOTS[:5])
+    bots2 = np.array([[int(b[-1]) for b in p] for p in df["players"]])
+    ranks2 = np.array([list(r) for r in df["ranks"]])
+    grouped = group_outcomes(bots2, ranks2)
+    assert len(grouped.counts) < len(df)
+    one_each = Outcomes(grouped.bots[grouped.game_group], grouped.drawn[grouped.game_group], np.ones(len(df)),
+                        np.arange(len(df)))
+    a, b = rate_outcomes(grouped, 5), rate_outcomes(one_each, 5)
+    assert np.allclose(a.mu, b.mu, rtol=0, atol=1e-4) and np.allclose(a.sigma, b.sigma, rtol=0, atol=1e-4)
 
 
 @pytest.mark.parametrize("sizes", [{"two": 2}, {"three": 3}, {"six": 6}])

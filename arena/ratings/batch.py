@@ -15,7 +15,7 @@ One game of n seats is one factor: the performances are a Gaussian chain, so wit
 truncation messages the joint of p is an n×n Gaussian, solved exactly (batched over groups); each
 truncation is then refined in turn by moment matching (the truncated-Gaussian v and w functions,
 computed stably far into the tails). A group's message to a skill is its posterior marginal over
-its cavity, counted `weight` times. Outer updates are damped only when a step would overshoot.
+its cavity, counted `weight` times; a group's step is damped while it oscillates.
 """
 
 from __future__ import annotations
@@ -186,14 +186,23 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
 
     q_pi, q_tau = posterior()
     rows = np.arange(replicates)[:, None, None]
+    keep = present[:, :, None]
+    damping = np.ones((replicates, groups, 1))
+    last_pi, last_tau = np.zeros(shape), np.zeros(shape)
     sweeps = 0
     while sweeps < MAX_SWEEPS:
         sweeps += 1
-        keep = present[:, :, None]
         cav_pi = q_pi[rows, outcomes.bots[None]] - np.where(keep, msg_pi, 0.0)
         cav_tau = q_tau[rows, outcomes.bots[None]] - np.where(keep, msg_tau, 0.0)
         post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, outcomes.drawn[None], beta2, margin)
-        msg_pi, msg_tau = post_pi - cav_pi, post_tau - cav_tau
+        step_pi, step_tau = post_pi - cav_pi - msg_pi, post_tau - cav_tau - msg_tau
+        # A group's copies share one message, so its update feeds back through its own weight - 1
+        # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
+        # while it flips direction from one sweep to the next and freed again while it does not.
+        flips = ((step_pi * last_pi).sum(axis=2) + (step_tau * last_tau).sum(axis=2) < 0)[:, :, None]
+        damping = np.where(flips, damping / 2, np.minimum(1.0, damping * 1.5))
+        last_pi, last_tau = step_pi, step_tau
+        msg_pi, msg_tau = msg_pi + damping * step_pi, msg_tau + damping * step_tau
         new_pi, new_tau = posterior()
         # Games inform only differences of skill: the common level is the prior's alone, and EP's
         # factorised messages would let it creep (one part in the data's precision per sweep).
@@ -205,8 +214,15 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         shift = np.nan_to_num(shift)[:, None, None]
         msg_tau = msg_tau + msg_pi * shift
         new_tau = new_tau + (new_pi - prior_pi) * shift[:, :, 0]
-        change = max(np.max(np.abs(new_tau / new_pi - q_tau / q_pi)), np.max(np.abs(new_pi ** -0.5 - q_pi ** -0.5)))
         q_pi, q_tau = new_pi, new_tau
+        # converged when the full, undamped steps would move no mu or sigma (up to the common level)
+        full_pi = q_pi + np.bincount(target, seat_weights * step_pi.reshape(-1), size).reshape(replicates, n_bots)
+        full_tau = q_tau + np.bincount(target, seat_weights * step_tau.reshape(-1), size).reshape(replicates, n_bots)
+        if (full_pi <= 0).any():
+            continue
+        mu, full_mu = q_tau / q_pi, full_tau / full_pi
+        moved = (full_mu - full_mu.mean(axis=1, keepdims=True)) - (mu - mu.mean(axis=1, keepdims=True))
+        change = max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
             break
     return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, (msg_pi, msg_tau, trunc_pi, trunc_tau))
