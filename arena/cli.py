@@ -135,7 +135,8 @@ def play(
 
 @contextmanager
 def progress_bar(enabled: bool):
-    """A rich progress bar (games done, games/s, ETA) fed by `on_progress(done, total)` calls."""
+    """A rich progress bar (games done, games/s, ETA, a stopping rule's note) fed by `on_progress(done, total,
+    note)` calls; under a stopping rule the total is the most the run may still play."""
     if not enabled:
         yield None
         return
@@ -151,12 +152,12 @@ def progress_bar(enabled: bool):
 
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn())
+               TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
     with Progress(*columns, transient=False) as progress:
-        task = progress.add_task("games", total=None, rate="-")
+        task = progress.add_task("games", total=None, rate="-", note="")
 
-        def on_progress(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+        def on_progress(done: int, total: int, note: str = "") -> None:
+            progress.update(task, completed=done, total=total, note=note)
             speed = progress.tasks[0].speed
             progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
 
@@ -192,13 +193,23 @@ def tournament(
     import dataclasses
 
     from arena.config import load_config
-    from arena.results import RunDir
-    from arena.runner import finish_run, play_missing
 
     with user_errors():
         settings = load_config(config)
         if batch_size:
             settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, batch_size=batch_size))
+    run_config(settings, workers=workers, address=address, resume=resume, overwrite=overwrite, out=out,
+               progress=progress)
+
+
+def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
+               progress: bool) -> None:
+    """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
+    from arena.display import format_tables, stop_lines
+    from arena.results import RunDir
+    from arena.runner import finish_run, play_missing
+
+    with user_errors():
         run = RunDir(out / settings.name)
         try:
             with progress_bar(progress) as on_progress:
@@ -207,12 +218,58 @@ def tournament(
         except KeyboardInterrupt:
             fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
         manifest, rated = finish_run(settings, run, report)
-    from arena.display import format_tables
-
     typer.echo(format_tables(rated))
+    for line in stop_lines(manifest.get("stop")):
+        typer.echo(line)
     typer.echo(f"{manifest['games']:,} games in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {report.workers} workers); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
+
+
+@app.command()
+def match(
+    game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar.")],
+    first: Annotated[str, typer.Argument(metavar="A", help="The bot tested: a name or path/to/file.py:Class.")],
+    second: Annotated[str, typer.Argument(metavar="B", help="Its opponent (may be A again: a self-match).")],
+    sprt: Annotated[str, typer.Option(
+        help="The test: elo0,elo1[,alpha,beta]. H0: A is elo0 Elo stronger than B; H1: elo1.")] = "0,5,0.05,0.05",
+    max_deals: Annotated[int, typer.Option(help="Stop undecided after this many deals.", min=1)] = 2000,
+    rule: Annotated[list[str] | None, typer.Option("--rules", "--rule",
+                                                   help="A rules option, key=value; repeatable.")] = None,
+    players: Annotated[int | None, typer.Option(help="Seats per table (Go For It); the others seat --field bots.",
+                                                min=2)] = None,
+    field: Annotated[str, typer.Option(help="The bot that fills the seats beyond A and B.")] = "random",
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
+    workers: Annotated[int | None, typer.Option(help="Worker processes: 0 = one per core, 1 = in process.")] = None,
+    address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
+    resume: Annotated[bool, typer.Option(help="Finish an interrupted match.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Discard an existing match of this name and start afresh.")] = False,
+    out: Annotated[Path, typer.Option(help="Folder that holds the run directories.")] = Path("reports"),
+    progress: Annotated[bool, typer.Option(help="Show the live progress line.")] = True,
+) -> None:
+    """A head-to-head on duplicate deals that stops when a sequential probability ratio test decides.
+
+    Every deal is played in every seat rotation. The test runs on the deals' scores (A's points against
+    B, averaged over the rotations); the end prints the pentanomial counts of the deal pairs (two
+    players) and one line: H0 accepted, H1 accepted or undecided (exit 0 in all three). The match is
+    a run directory like any other (OUT/match-...): --resume, arena reproduce, arena report.
+    Example: arena match caterpillar heuristic greedy --sprt 0,10 --max-deals 1000
+    """
+    from arena.config import parse_config
+    from arena.stopping import match_config
+
+    with user_errors():
+        try:
+            numbers = [float(x) for x in sprt.split(",")]
+        except ValueError:
+            numbers = []
+        if len(numbers) not in (2, 4):
+            fail(f"--sprt takes elo0,elo1 or elo0,elo1,alpha,beta, not {sprt!r}")
+        text = match_config(game, first, second, sprt=numbers, max_deals=max_deals, rules=parse_rule_args(rule or []),
+                            players=players, field=field, seed=seed)
+        settings = parse_config(text)
+    run_config(settings, workers=workers, address=address, resume=resume, overwrite=overwrite, out=out,
+               progress=progress)
 
 
 class Format(StrEnum):

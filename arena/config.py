@@ -33,6 +33,8 @@ class GameEntry:
     rules: dict[str, Any] = field(default_factory=dict)
     bots: tuple[str, ...] | None = None
     """Names of the bots that play this game; all bots of the config when None."""
+    gauntlet: str | None = None
+    """A bot's name: only the tables that include it are played."""
 
     @property
     def label(self) -> str:
@@ -63,6 +65,23 @@ class BotEntry:
     """CPU seconds a process bot may use per game (None: no limit)."""
 
 
+STOP_RULES = ("all", "settled", "sprt")
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    """`[run] sprt`: the sequential probability ratio test of a match (`until = "sprt"`)."""
+
+    bots: tuple[str, str]
+    """The two bots compared: H0 says the first is elo0 stronger than the second, H1 elo1."""
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    """The chance of accepting H1 when H0 holds."""
+    beta: float = 0.05
+    """The chance of accepting H0 when H1 holds."""
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """The `[run]` table."""
@@ -73,6 +92,17 @@ class RunSettings:
     """A Ray cluster to run on instead of a local instance."""
     batch_size: int = 2000
     move_time_limit: float | None = 1.0
+    until: str = "all"
+    """When to stop: "all" deals; "settled", once a variant's table is settled; "sprt", once the test decides."""
+    max_deals: int | None = None
+    """Deals per table for the games that do not give their own `deals`."""
+    round_deals: int = 10
+    """A stopping rule looks at the results after every this many deals of every table."""
+    confidence: float = 0.95
+    """`settled`: the chance that no look separates any adjacent pair wrongly (split between the looks)."""
+    tie_margin: float = 0.5
+    """`settled`: a rating difference known to lie within +-tie_margin is a tie (0.5 = 53% head to head)."""
+    sprt: SprtSettings | None = None
 
 
 RATING_METHODS = ("batch", "online")
@@ -206,12 +236,15 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
     bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", base) for i, raw in enumerate(data["bots"]))
     if (twice := _second(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
+    run = _run_settings(_table(data.get("run", {}), "run"), bots)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
-    games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots) for i, raw in enumerate(data["games"]))
+    games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
+                  for i, raw in enumerate(data["games"]))
     if (twice := _second(g.label for g in games)) is not None:
         raise ConfigError(f"games[{twice}]: {games[twice].label} is listed twice")
-    run = _run_settings(_table(data.get("run", {}), "run"))
+    if run.sprt is not None:
+        _check_sprt_games(run.sprt, games, bots)
     ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
     return Config(name, seed, games, bots, run, ratings, text)
 
@@ -330,16 +363,17 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
-    _check_keys(raw, {"game", "deals", "duplicate", "rules", "bots"}, where)
-    for key in ("game", "deals"):
-        if key not in raw:
-            raise ConfigError(f"{where}{key}: missing")
+def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: int | None) -> GameEntry:
+    _check_keys(raw, {"game", "deals", "duplicate", "rules", "bots", "gauntlet"}, where)
+    if "game" not in raw:
+        raise ConfigError(f"{where}game: missing")
+    if "deals" not in raw and max_deals is None:
+        raise ConfigError(f"{where}deals: missing (or give run.max_deals)")
     try:
         game = get_game(_string(raw["game"], where + "game"))
     except UnknownGameError as error:
         raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
-    deals = _integer(raw["deals"], where + "deals", 1)
+    deals = _integer(raw["deals"], where + "deals", 1) if "deals" in raw else max_deals
     duplicate = raw.get("duplicate", True)
     if not isinstance(duplicate, bool):
         raise ConfigError(f"{where}duplicate: must be true or false, not {duplicate!r}")
@@ -366,7 +400,21 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...]) -> GameEntry:
     if entrants < players:
         raise ConfigError(f"{where}rules: {game.id} needs {players} players per table, "
                           f"but only {entrants} bots can play it")
-    return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None)
+    gauntlet = _string(raw["gauntlet"], where + "gauntlet") if "gauntlet" in raw else None
+    if gauntlet is not None and gauntlet not in (chosen if chosen is not None else by_name):
+        raise ConfigError(f"{where}gauntlet: {gauntlet!r} is not a bot that plays this game")
+    return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None,
+                     gauntlet)
+
+
+def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...]) -> None:
+    """A test compares two bots on one game: they must both play it."""
+    if len(games) != 1:
+        raise ConfigError(f"run.sprt: a test needs exactly one [[games]] table, not {len(games)}")
+    entrants = games[0].bots if games[0].bots is not None else tuple(b.name for b in bots)
+    for name in sprt.bots:
+        if name not in entrants:
+            raise ConfigError(f"run.sprt.bots: {name!r} does not play {games[0].label}")
 
 
 def _entry_class(entry: BotEntry) -> type:
@@ -378,8 +426,9 @@ def _entry_class(entry: BotEntry) -> type:
     return load_bot_class(entry.spec)
 
 
-def _run_settings(raw: dict) -> RunSettings:
-    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit"}, "run.")
+def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
+    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "until", "max_deals", "round_deals",
+                      "confidence", "tie_margin", "sprt"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
     if isinstance(workers, str):  # DESIGN.md: a Ray address in `workers` runs on that cluster
@@ -390,7 +439,49 @@ def _run_settings(raw: dict) -> RunSettings:
     batch_size = _integer(raw.get("batch_size", 2000), "run.batch_size", 1)
     limit = raw.get("move_time_limit", 1.0)
     limit = None if limit == 0 else _number(limit, "run.move_time_limit")
-    return RunSettings(workers, address, batch_size, limit)
+    until = raw.get("until", "all")
+    if until not in STOP_RULES:
+        raise ConfigError(f"run.until: must be one of {', '.join(map(repr, STOP_RULES))}, not {until!r}")
+    for key, rule in (("confidence", "settled"), ("tie_margin", "settled"), ("sprt", "sprt")):
+        if key in raw and until != rule:
+            raise ConfigError(f'run.{key}: applies only with until = "{rule}"')
+    if until == "sprt" and "sprt" not in raw:
+        raise ConfigError('run.sprt: missing; until = "sprt" needs sprt = { bots = ["a", "b"], elo0 = 0, elo1 = 5 }')
+    max_deals = _integer(raw["max_deals"], "run.max_deals", 1) if "max_deals" in raw else None
+    round_deals = _integer(raw.get("round_deals", 10), "run.round_deals", 1)
+    confidence = raw.get("confidence", 0.95)
+    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
+        raise ConfigError(f"run.confidence: must be a number in [0.5, 1), not {confidence!r}")
+    tie_margin = _number(raw.get("tie_margin", 0.5), "run.tie_margin", inclusive=True)
+    sprt = _sprt_settings(_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
+    return RunSettings(workers, address, batch_size, limit, until, max_deals, round_deals, confidence, tie_margin,
+                       sprt)
+
+
+def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
+    _check_keys(raw, {"bots", "elo0", "elo1", "alpha", "beta"}, "run.sprt.")
+    names = raw.get("bots")
+    if (not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names)
+            or names[0] == names[1]):
+        raise ConfigError(f"run.sprt.bots: must name two different bots, not {names!r}")
+    for name in names:
+        if name not in {b.name for b in bots}:
+            raise ConfigError(f"run.sprt.bots: no bot named {name!r} in [[bots]]")
+    elo = {}
+    for key, default in (("elo0", 0.0), ("elo1", 5.0)):
+        value = raw.get(key, default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not -1000 < value < 1000:
+            raise ConfigError(f"run.sprt.{key}: must be a number of Elo between -1000 and 1000, not {value!r}")
+        elo[key] = float(value)
+    if elo["elo0"] >= elo["elo1"]:
+        raise ConfigError(f"run.sprt: elo0 must be below elo1, not {elo['elo0']:g} and {elo['elo1']:g}")
+    errors = {}
+    for key in ("alpha", "beta"):
+        value = raw.get(key, 0.05)
+        if not isinstance(value, float) or not 0 < value < 0.5:
+            raise ConfigError(f"run.sprt.{key}: must be a number in (0, 0.5), not {value!r}")
+        errors[key] = value
+    return SprtSettings((names[0], names[1]), elo["elo0"], elo["elo1"], errors["alpha"], errors["beta"])
 
 
 def rating_settings(raw: dict) -> RatingSettings:

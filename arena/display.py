@@ -123,3 +123,30 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
             console.print(shown)
         console.print(_cross_check(rated))
     return buffer.getvalue().rstrip("\n")
+
+
+def stop_lines(stop: dict | None) -> list[str]:
+    """What a stopping rule decided (the manifest's `stop`), a few lines; none when every deal was played."""
+    if not stop:
+        return []
+    if stop["until"] == "sprt":
+        m = stop["match"]
+        elo = lambda x: "inf" if x is None else f"{x:+.1f}"
+        lines = [f"match: {m['deals']:,} deals, score {m['score']:.3f} [{m['score_lo']:.3f}, {m['score_hi']:.3f}], "
+                 f"Elo {elo(m['elo'])} [{elo(m['elo_lo'])}, {elo(m['elo_hi'])}], "
+                 f"game score difference {m['score_diff']:+.1f} [{m['score_diff_lo']:+.1f}, {m['score_diff_hi']:+.1f}] "
+                 "per game"]
+        if m["penta"] is not None:
+            lines.append("deal pairs by the first bot's points, 0 / ½ / 1 / 1½ / 2: "
+                         + " / ".join(f"{n:,}" for n in m["penta"]))
+        (verdict,) = {v["verdict"] for v in stop["variants"].values()}
+        lines.append(f"{verdict}: LLR {m['llr']:.2f}, bounds ({m['lower']:.2f}, {m['upper']:.2f})")
+        return lines
+    lines = []
+    for variant, v in stop["variants"].items():
+        if v["verdict"] == "settled":
+            lines.append(f"{variant}: settled after {v['deals']:,} of {v['max_deals']:,} deals per table")
+        else:
+            lines.append(f"{variant}: not settled after all {v['deals']:,} deals per table"
+                         + (f" ({', '.join(v['unsettled'])} still open)" if v.get("unsettled") else ""))
+    return lines

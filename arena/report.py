@@ -28,6 +28,7 @@ from plotly.subplots import make_subplots
 
 from arena.atomic import write_atomic
 from arena.config import rating_settings
+from arena.display import stop_lines
 from arena.games.base import TERMINATIONS
 from arena.ratings import RatingSettings, VariantRatings, rate_results
 from arena.results import RATED_COLUMNS, RunDir, load_results, results_frame
@@ -141,6 +142,8 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, fra
     games = ", ".join(f"<a href='#{slugs.get(v, '')}'>{e(v)}</a> {n:,}" for v, n in counts.items())
     if manifest:
         facts.append(("games", f"{manifest['games']:,} ({games})"))
+        if manifest.get("stop"):
+            facts.append(("stopped", "<br>".join(e(line) for line in stop_lines(manifest["stop"]))))
         facts.append(("digest", f"<code>{e(manifest['digest'])}</code>"))
         facts.append(("wall time", f"{manifest['wall_seconds']:,.1f} s (playing {manifest.get('play_seconds', 0):,.1f} "
                                    f"s, rating {manifest.get('rating_seconds', 0):,.1f} s)"))

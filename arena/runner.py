@@ -10,14 +10,17 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+
+import pyarrow as pa
 
 from arena import referee
 from arena.bots import load_bot_class
 from arena.config import Config, ConfigError, parse_config
 from arena.games import get_game
-from arena.results import PART_NAME, SCHEMA, RunDir, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
 from arena.schedule import Schedule
 
 Batch = tuple[int, int]
@@ -65,15 +68,22 @@ def _play_scheduled(config: Config, classes: list[type], scheduled) -> referee.P
                         move_time_limit=config.run.move_time_limit)
 
 
-def missing_batches(total: int, done: Iterable[Batch], batch_size: int) -> list[Batch]:
-    """The ranges of 0..total-1 not covered by `done`, cut into batches of at most `batch_size`."""
-    batches, position = [], 0
-    for start, end in sorted(done) + [(total, total)]:
-        while position < start:
-            stop = min(start, position + batch_size)
-            batches.append((position, stop))
-            position = stop
-        position = max(position, end)
+def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: int) -> list[Batch]:
+    """The parts of the `wanted` ranges not covered by `done`, cut into batches of at most `batch_size`."""
+    done = sorted(done)
+    batches = []
+    for first, last in wanted:
+        position = first
+        for start, end in done + [(last, last)]:
+            if end <= position:
+                continue
+            while position < min(start, last):
+                stop = min(start, last, position + batch_size)
+                batches.append((position, stop))
+                position = stop
+            position = max(position, end)
+            if position >= last:
+                break
     return batches
 
 
@@ -102,33 +112,47 @@ RAY_RETRIES = 1
 again is replayed in quarantine, so a bot that kills its worker costs one retry, not three."""
 
 
-def ray_backend(config: Config, batches: list[Batch], workers: int,
-                address: str | None) -> Iterator[tuple[Batch, dict]]:
-    """Plays the batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight.
+class RayBackend:
+    """Plays batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight.
 
-    A batch whose task fails for good (its worker died every time, or a bot raised past the referee) is
+    Ray starts with the first batch and stays up for the rounds that follow, until `close`. A batch
+    whose task fails for good (its worker died every time, or a bot raised past the referee) is
     replayed here in quarantine, game by game, so one bot that ends its process never stops the run.
     """
-    import logging
 
-    import ray
+    def __init__(self, config: Config, workers: int, address: str | None) -> None:
+        self.config, self.workers, self.address = config, workers, address
+        self.task = None
+        self.started_here = False
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        options = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-        if address:
-            ray.init(address=address, **options)
-        else:
-            ray.init(num_cpus=workers, **options)
-    try:
-        task = ray.remote(max_retries=RAY_RETRIES)(play_batch)
-        config_ref = ray.put(config)
-        slots = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
+    def _start(self) -> None:
+        import logging
+
+        import ray
+
+        self.started_here = not ray.is_initialized()
+        if self.started_here:
+            options = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+            if self.address:
+                ray.init(address=self.address, **options)
+            else:
+                ray.init(num_cpus=self.workers, **options)
+        self.task = ray.remote(max_retries=RAY_RETRIES)(play_batch)
+        self.config_ref = ray.put(self.config)
+        self.slots = 2 * max(1, int(ray.cluster_resources().get("CPU", self.workers)))
+
+    def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+        import ray
+
+        if not batches:
+            return
+        if self.task is None:
+            self._start()
         queue, pending = iter(batches), {}
         while True:
             for batch in queue:
-                pending[task.remote(config_ref, *batch)] = batch
-                if len(pending) >= slots:
+                pending[self.task.remote(self.config_ref, *batch)] = batch
+                if len(pending) >= self.slots:
                     break
             if not pending:
                 break
@@ -139,10 +163,13 @@ def ray_backend(config: Config, batches: list[Batch], workers: int,
                     columns = ray.get(ref)
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
                     _warn_quarantine(*batch, error)
-                    columns = quarantine_batch(config, *batch)
+                    columns = quarantine_batch(self.config, *batch)
                 yield batch, columns
-    finally:
-        if started_here:
+
+    def close(self) -> None:
+        if self.started_here:
+            import ray
+
             ray.shutdown()
 
 
@@ -388,23 +415,30 @@ class RunReport:
     """What a run did: counts and timings, for the manifest."""
 
     total: int
+    """Games of the run: all of the schedule, or those played until the stopping rule stopped it."""
     played_now: int
     play_seconds: float
     backend: str
     workers: int
     started_at: str
     """When this invocation began (UTC, ISO 8601)."""
+    played: list[Batch] = field(default_factory=list)
+    """The game-index ranges of the run."""
+    stop: dict | None = None
+    """The stopping rule's account (manifest `stop`), None when every deal is played."""
 
 
 def play_missing(config: Config, run: RunDir, *, workers: int | None = None, address: str | None = None,
                  resume: bool = False, overwrite: bool = False,
-                 on_progress: Callable[[int, int], None] | None = None) -> RunReport:
-    """Plays every game of the config not yet saved in `run` and saves each batch as it finishes."""
+                 on_progress: Callable[..., None] | None = None) -> RunReport:
+    """Plays every game of the config not yet saved in `run`, round by round until its stopping rule says
+    stop, and saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
     from datetime import UTC, datetime
+
+    from arena.stopping import Rounds
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
-    total = Schedule(config).total
     good, bad = scan_parts(run)
     for path, reason in bad:  # a part cut short by a crash: set aside and replayed
         aside = run.path / "damaged" / path.name
@@ -412,28 +446,43 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
     done = [(start, end) for start, end, _ in good]
-    batches = missing_batches(total, done, config.run.batch_size)
+    rounds = Rounds(config, Schedule(config))
+    if rounds.reads_results and done:
+        rounds.add(load_results(run, RATED_COLUMNS))
     workers = config.run.workers if workers is None else workers
     address = address if address is not None else config.run.address
     workers = workers or os.cpu_count() or 1
-    if address:
-        backend, results = "ray-cluster", ray_backend(config, batches, workers, address)
-    elif workers == 1:
-        backend, results = "serial", serial_backend(config, batches)
+    if address or workers > 1:
+        backend, ray = ("ray-cluster" if address else "ray-local"), RayBackend(config, workers, address)
+        play = ray.play
     else:
-        backend, results = "ray-local", ray_backend(config, batches, workers, None)
-    saved = sum(end - start for start, end in done)
-    if on_progress:
-        on_progress(saved, total)
-    started = time.perf_counter()
-    played_now = 0
-    if batches:
-        for (start, end), columns in results:
-            write_part(run, start, end, columns)
-            played_now += end - start
+        backend, ray, play = "serial", None, partial(serial_backend, config)
+    saved, played_now, started = sum(end - start for start, end in done), 0, time.perf_counter()
+    note = ""
+    try:
+        while wanted := rounds.next_round():
             if on_progress:
-                on_progress(saved + played_now, total)
-    return RunReport(total, played_now, time.perf_counter() - started, backend, workers, started_at)
+                on_progress(saved + played_now, rounds.most_games(), note)
+            batch_size = config.run.batch_size
+            if rounds.reads_results:  # a round is small: cut it so that every worker has a share
+                batch_size = min(batch_size, max(1, -(-sum(end - start for start, end in wanted) // (2 * workers))))
+            for (start, end), columns in play(missing_batches(wanted, done, batch_size)):
+                write_part(run, start, end, columns)
+                if rounds.reads_results:
+                    rounds.add(pa.Table.from_pydict(columns, schema=SCHEMA))
+                played_now += end - start
+                if on_progress:
+                    on_progress(saved + played_now, rounds.most_games(), note)
+            rounds.look()
+            note = rounds.match.line() if rounds.match else note
+    finally:
+        if ray is not None:
+            ray.close()
+    if on_progress:
+        on_progress(saved + played_now, rounds.most_games(), note)
+    played = rounds.played_ranges()
+    return RunReport(sum(end - start for start, end in played), played_now, time.perf_counter() - started,
+                     backend, workers, started_at, played, rounds.summary())
 
 
 def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
@@ -506,15 +555,19 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
     from datetime import UTC, datetime
     from importlib.metadata import version
 
+    import numpy as np
+
     from arena.atomic import write_atomic
     from arena.ratings import csv_frames, rate_results
-    from arena.results import RATED_COLUMNS, ResultsError, load_results, results_frame, run_digest
+    from arena.results import ResultsError, results_frame, run_digest
 
     started = time.perf_counter()
     table = load_results(run, RATED_COLUMNS)
     indices = table.column("game_index").to_numpy()
-    if len(indices) != report.total or (len(indices) and (indices[0] != 0 or indices[-1] != report.total - 1)):
-        raise ResultsError(f"{run.results} holds {len(indices):,} of {report.total:,} games: run with --resume")
+    expected = np.concatenate([np.arange(start, end) for start, end in report.played] or [np.zeros(0, np.int64)])
+    if len(indices) != len(expected) or not np.array_equal(indices, expected):
+        raise ResultsError(f"{run.results} holds {len(indices):,} games, not the run's {len(expected):,}: "
+                           "run with --resume")
     results_digest = run_digest(run)
     frame = results_frame(table)
     load_seconds = time.perf_counter() - started
@@ -532,6 +585,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         "digest": results_digest,
         "games": int(report.total),
         "games_by_variant": {k: int(v) for k, v in counts.items()},
+        **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": int(n) for (v, t), n in terminations.items()},
         "bots": {b.name: {"spec": b.spec, "params": b.params} for b in config.bots},
         "backend": report.backend,

@@ -1,7 +1,8 @@
 """The round robin: which bots play which game at which index, with which seeds.
 
 Game indices follow a canonical order: config game entries in order; within one, tables (every
-combination of `players` bots, in config order), then deals, then cyclic seat rotations. An index
+combination of `players` bots, in config order; with a gauntlet only those that include its bot),
+then deals, then cyclic seat rotations. An index
 is decoded arithmetically, so a schedule of millions of games costs nothing to hold.
 """
 
@@ -37,6 +38,14 @@ class Block:
         """Games in the block."""
         return len(self.tables) * self.deals * self.rotations
 
+    def deal_ranges(self, first: int, end: int) -> list[tuple[int, int]]:
+        """The game-index ranges of deals first..end-1 of every table (each a contiguous range)."""
+        end = min(end, self.deals)
+        if first >= end:
+            return []
+        return [(self.start + (t * self.deals + first) * self.rotations,
+                 self.start + (t * self.deals + end) * self.rotations) for t in range(len(self.tables))]
+
 
 @dataclass(frozen=True, slots=True)
 class ScheduledGame:
@@ -67,6 +76,8 @@ class Schedule:
             players = game.players(rules)
             entrants = [names.index(n) for n in item.bots] if item.bots is not None else range(len(names))
             tables = tuple(combinations(sorted(entrants), players))
+            if item.gauntlet is not None:
+                tables = tuple(t for t in tables if names.index(item.gauntlet) in t)
             block = Block(entry, item.label, game.id, rules, players, tables, item.deals,
                           players if item.duplicate else 1, start)
             self.blocks.append(block)

@@ -55,7 +55,10 @@ def test_seeds_depend_on_the_table_not_on_its_position():
 
 
 def test_missing_batches_fill_the_gaps():
-    assert missing_batches(10, [], 4) == [(0, 4), (4, 8), (8, 10)]
-    assert missing_batches(10, [(0, 4), (6, 8)], 3) == [(4, 6), (8, 10)]
-    assert missing_batches(10, [(0, 10)], 3) == []
-    assert missing_batches(7, [(2, 3)], 100) == [(0, 2), (3, 7)]
+    assert missing_batches([(0, 10)], [], 4) == [(0, 4), (4, 8), (8, 10)]
+    assert missing_batches([(0, 10)], [(0, 4), (6, 8)], 3) == [(4, 6), (8, 10)]
+    assert missing_batches([(0, 10)], [(0, 10)], 3) == []
+    assert missing_batches([(0, 7)], [(2, 3)], 100) == [(0, 2), (3, 7)]
+    # the rounds of a stopping rule: several ranges, parts of earlier rounds on disk
+    assert missing_batches([(2, 6), (10, 14)], [(0, 4), (12, 13)], 3) == [(4, 6), (10, 12), (13, 14)]
+    assert missing_batches([(5, 9)], [(0, 2), (20, 30)], 2) == [(5, 7), (7, 9)]

@@ -69,6 +69,8 @@ class VariantRatings:
     disagreements: list[str] = field(default_factory=list)
     """Where the Plackett-Luce order differs from the table's."""
     method: str = "batch"
+    difference_se: np.ndarray | None = None
+    """(bots, bots) in table order: the deal-bootstrap standard error of each rating difference."""
 
     @property
     def pairwise(self) -> pd.DataFrame:
@@ -231,7 +233,7 @@ def _rate_variant(seats: _Seats, game_mask, seat_mask, bots, names, settings: Ra
         _duplicate(bots2, ranks2, scores2, deal, names, order) if n == 2 else None,
         _progress(outcomes, seats.rows["deal"].to_numpy()[game_mask] if "deal" in seats.rows.columns else None,
                   names, k, settings, batch, boot),
-        disagreements, settings.method)
+        disagreements, settings.method, diff_se[np.ix_(order, order)])
 
 
 def _bootstrap(outcomes: Outcomes, deal: np.ndarray, n_deals: int, k: int, settings: RatingSettings,

@@ -1,0 +1,227 @@
+"""Stopping rules: the SPRT's error rates in simulation, matches, gauntlets and `until = "settled"`
+(DESIGN.md, Tournaments and Command line)."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.config import ConfigError, SprtSettings, parse_config
+from arena.results import RunDir, run_digest
+from arena.runner import finish_run, play_missing
+from arena.schedule import Schedule
+from arena.stopping import elo_score, match_config, score_elo, simulate_sprt, sprt_bounds
+
+RUNS = 4000
+
+
+def deal_scores(elo: float, rotations: int, draw: float = 0.3):
+    """Deal scores of a bot `elo` stronger than its opponent: the mean of `rotations` games won, drawn or lost."""
+    s = float(elo_score(elo))
+    p = [s - draw / 2, draw, 1 - s - draw / 2]
+
+    def draw_deals(rng, shape):
+        return rng.choice([1.0, 0.5, 0.0], size=(*shape, rotations), p=p).mean(axis=-1)
+
+    return draw_deals
+
+
+@pytest.mark.parametrize("rotations, alpha, beta", [(2, 0.05, 0.05), (4, 0.05, 0.10)])
+def test_sprt_error_rates_are_alpha_and_beta_in_simulation(rotations, alpha, beta):
+    """Thousands of simulated matches with a known Elo difference, looked at every 10 deals as a match does:
+    at elo0 H1 is accepted about alpha of the time, at elo1 H0 about beta (the looks between rounds only
+    make the test a little more careful, never less)."""
+    sprt = SprtSettings(("a", "b"), 0.0, 10.0, alpha, beta)
+    rng = np.random.default_rng(20261123)
+    verdict, _ = simulate_sprt(deal_scores(0.0, rotations), RUNS, sprt, 200_000, 10, rng)
+    false_h1 = (verdict == 1).mean()
+    verdict, _ = simulate_sprt(deal_scores(10.0, rotations), RUNS, sprt, 200_000, 10, rng)
+    false_h0 = (verdict == -1).mean()
+    se = lambda p: np.sqrt(p * (1 - p) / RUNS)
+    assert alpha - 0.3 * alpha - 3 * se(alpha) <= false_h1 <= alpha + 3 * se(alpha), false_h1
+    assert beta - 0.3 * beta - 3 * se(beta) <= false_h0 <= beta + 3 * se(beta), false_h0
+
+
+def test_sprt_decides_faster_the_further_the_truth_from_the_bounds():
+    sprt = SprtSettings(("a", "b"), 0.0, 10.0)
+    rng = np.random.default_rng(5)
+    means = {elo: simulate_sprt(deal_scores(elo, 2), 500, sprt, 200_000, 10, rng)[1].mean() for elo in (5, 40)}
+    assert means[40] < means[5] / 3
+    verdict, _ = simulate_sprt(deal_scores(5.0, 2), 2000, sprt, 200_000, 10, rng)
+    assert 0.45 < (verdict == 1).mean() < 0.55  # halfway between the hypotheses: a coin toss
+
+
+def test_elo_and_score_are_inverse_and_bounds_are_walds():
+    assert score_elo(elo_score(123.4)) == pytest.approx(123.4)
+    assert elo_score(0) == 0.5 and score_elo(1.0) == np.inf
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert (lower, upper) == pytest.approx((-2.944439, 2.944439))
+
+
+MATCH_ARGS = ["--workers", "1", "--no-progress", "--max-deals", "400", "--sprt", "0,20"]
+
+
+def test_a_clear_match_accepts_h1_long_before_max_deals(tmp_path):
+    result = CliRunner().invoke(app, ["match", "caterpillar", "heuristic", "random", *MATCH_ARGS, "--out",
+                                      str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-2].startswith("H1 accepted: LLR"), lines[-4:]
+    assert any(line.startswith("deal pairs by the first bot's points") for line in lines)
+    run = RunDir(tmp_path / "match-caterpillar-heuristic-vs-random")
+    manifest = json.loads(run.manifest.read_text())
+    stop = manifest["stop"]["variants"]["caterpillar"]
+    assert stop["verdict"] == "H1 accepted" and stop["deals"] <= 40 and manifest["games"] == 2 * stop["deals"]
+    # a match is a run directory like any other: it reproduces, stopping at the same deal
+    again = CliRunner().invoke(app, ["reproduce", str(run.path), "--workers", "1"])
+    assert again.exit_code == 0 and "reproduced" in again.output
+    resumed = CliRunner().invoke(app, ["match", "caterpillar", "heuristic", "random", *MATCH_ARGS, "--out",
+                                       str(tmp_path), "--resume"])
+    assert resumed.exit_code == 0 and "(0 played now" in resumed.output
+
+
+def test_a_self_match_rarely_accepts_h1(tmp_path):
+    """random against itself, entered twice, on 24 seeds: H1 (random 30 Elo better than random) is accepted
+    no more often than alpha = 0.05 allows (3 or more of 24 would happen by chance 12% of the time)."""
+    accepted = []
+    for seed in range(24):
+        config = parse_config(match_config("caterpillar", "random", "random", sprt=[0, 30], max_deals=3000,
+                                           rules={}, players=None, field="random", seed=seed))
+        assert [b.name for b in config.bots] == ["random", "random-2"]
+        report = play_missing(config, RunDir(tmp_path / str(seed)), workers=1)
+        accepted.append(report.stop["variants"]["caterpillar"]["verdict"])
+    assert "undecided" not in accepted
+    assert accepted.count("H1 accepted") <= 3, accepted
+
+
+def test_a_match_with_more_players_seats_field_bots_and_plays_every_rotation(tmp_path):
+    text = match_config("go_for_it", "heuristic", "greedy", sprt=[0, 50], max_deals=20, rules={"jokers": "true"},
+                        players=4, field="random", seed=3)
+    config = parse_config(text)
+    assert [b.name for b in config.bots] == ["heuristic", "greedy", "random (field 1)", "random (field 2)"]
+    report = play_missing(config, RunDir(tmp_path / config.name), workers=1)
+    stop = report.stop["variants"]["go_for_it:jokers=true,players=4"]
+    assert report.total == 4 * stop["deals"]  # one table, four rotations per deal
+    assert report.stop["match"]["penta"] is None and report.stop["match"]["score_diff_lo"] is not None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["caterpillar", "heuristic", "random", "--sprt", "5"], "--sprt takes elo0,elo1"),
+    (["caterpillar", "heuristic", "random", "--sprt", "5,0"], "elo0 must be below elo1"),
+    (["caterpillar", "heuristic", "random", "--players", "3"], "caterpillar has no players option"),
+    (["caterpillar", "heuristic", "nobody"], "unknown bot 'nobody'"),
+    (["chess", "heuristic", "random"], "unknown game"),
+])
+def test_bad_match_arguments_get_one_line(tmp_path, args, message):
+    result = CliRunner().invoke(app, ["match", *args, "--out", str(tmp_path), "--workers", "1"])
+    assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output
+
+
+SETTLED = """
+name = "settled"
+seed = 11
+[[games]]
+game = "caterpillar"
+[[bots]]
+name = "random"
+[[bots]]
+name = "heuristic"
+[[bots]]
+name = "greedy"
+[run]
+until = "settled"
+max_deals = 150
+round_deals = 10
+batch_size = 7
+"""
+
+
+def test_settled_stops_early_for_a_clear_field_and_does_not_depend_on_workers(tmp_path):
+    config = parse_config(SETTLED)
+    serial = play_missing(config, RunDir(tmp_path / "one"), workers=1)
+    stop = serial.stop["variants"]["caterpillar"]
+    assert stop["verdict"] == "settled" and stop["deals"] < 150, stop
+    assert serial.total == 3 * 2 * stop["deals"] < Schedule(config).total
+    manifest, rated = finish_run(config, RunDir(tmp_path / "one"), serial)
+    assert list(rated["caterpillar"].table["rank"]) == ["1", "2", "3"]  # every adjacent pair separated
+    assert manifest["stop"]["variants"]["caterpillar"]["deals"] == stop["deals"]
+    parallel = play_missing(config, RunDir(tmp_path / "two"), workers=2)
+    assert parallel.stop == serial.stop
+    assert run_digest(RunDir(tmp_path / "two")) == manifest["digest"]
+
+
+def test_a_settled_run_cut_short_resumes_to_the_same_stop(tmp_path):
+    config = parse_config(SETTLED)
+    run = RunDir(tmp_path / "r")
+    whole = play_missing(config, run, workers=1)
+    digest = run_digest(run)
+    parts = sorted(run.results.glob("part-*.parquet"))
+    for path in parts[len(parts) // 2:]:  # a crash: the later rounds' parts never written
+        path.unlink()
+    resumed = play_missing(config, run, workers=1, resume=True)
+    assert resumed.stop == whole.stop and 0 < resumed.played_now < whole.total and run_digest(run) == digest
+
+
+GAUNTLET = """
+name = "g"
+seed = 2
+[[games]]
+game = "caterpillar"
+deals = 3
+gauntlet = "greedy"
+[[games]]
+game = "go_for_it"
+deals = 2
+rules = { players = 3 }
+gauntlet = "greedy"
+[[bots]]
+name = "random"
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "heuristic"
+[[bots]]
+name = "other"
+path = "random"
+"""
+
+
+def test_gauntlet_plays_exactly_the_tables_with_its_bot():
+    schedule = Schedule(parse_config(GAUNTLET))
+    for block, players in zip(schedule.blocks, (2, 3), strict=True):
+        assert block.tables == tuple(t for t in combinations(range(4), players) if 1 in t)
+    assert all(1 in schedule.game(i).seat_bots for i in range(schedule.total))
+    assert schedule.total == 3 * 3 * 2 + 3 * 2 * 3
+
+
+@pytest.mark.parametrize("edit, message", [
+    (('until = "settled"', 'until = "soon"'), "run.until: must be one of"),
+    (("max_deals = 150\n", ""), "games[0].deals: missing (or give run.max_deals)"),
+    (("round_deals = 10", "round_deals = 0"), "run.round_deals: must be a positive integer"),
+    (("round_deals = 10", "confidence = 1.5"), "run.confidence: must be a number in [0.5, 1)"),
+    (('until = "settled"', 'until = "sprt"'), "run.sprt: missing"),
+    (("round_deals = 10", 'sprt = { bots = ["random", "greedy"] }'), 'run.sprt: applies only with until = "sprt"'),
+    (('until = "settled"', 'until = "sprt"\nsprt = { bots = ["random", "nobody"] }'),
+     "run.sprt.bots: no bot named 'nobody'"),
+    (('until = "settled"', 'until = "sprt"\nsprt = { bots = ["random", "greedy"], alpha = 0.7 }'),
+     "run.sprt.alpha: must be a number in (0, 0.5)"),
+    (('game = "caterpillar"', 'game = "caterpillar"\ngauntlet = "nobody"'),
+     "games[0].gauntlet: 'nobody' is not a bot that plays this game"),
+])
+def test_bad_stopping_configs_name_the_field(edit, message):
+    with pytest.raises(ConfigError) as error:
+        parse_config(SETTLED.replace(*edit))
+    assert message in str(error.value)
+
+
+def test_the_match_config_is_a_readable_toml_file():
+    text = match_config("caterpillar", "heuristic", "heuristic", sprt=[-5, 5, 0.1, 0.1], max_deals=10, rules={},
+                        players=None, field="random", seed=1)
+    config = parse_config(text)
+    assert config.run.sprt == SprtSettings(("heuristic", "heuristic-2"), -5.0, 5.0, 0.1, 0.1)
+    assert config.run.until == "sprt" and config.games[0].deals == 10
