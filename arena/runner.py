@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from arena import referee
@@ -84,6 +86,24 @@ def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: 
             position = max(position, end)
             if position >= last:
                 break
+    return batches
+
+
+ROUND_TASK_SECONDS = 0.5
+"""A stopping rule waits for the last batch of every round: batches of a round are cut to about this
+long, so that no worker idles long at the end of a round (the results do not depend on it)."""
+
+
+def round_batches(wanted: list[Batch], done: list[Batch], batch_size: int, schedule: Schedule,
+                  timing: dict) -> list[Batch]:
+    """The missing batches of a round: one deal each in the first round, then as many deals as take about
+    ROUND_TASK_SECONDS by the time the games of that config entry took so far (at most batch_size games)."""
+    batches = []
+    for first, last in wanted:
+        block = schedule.block_at(first)
+        seconds, games = timing[block.entry]
+        deals = 1 if not games else max(1, int(ROUND_TASK_SECONDS * games / max(seconds, 1e-9) / block.rotations))
+        batches += missing_batches([(first, last)], done, min(batch_size, deals * block.rotations))
     return batches
 
 
@@ -446,7 +466,9 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
     done = [(start, end) for start, end, _ in good]
-    rounds = Rounds(config, Schedule(config))
+    schedule = Schedule(config)
+    rounds = Rounds(config, schedule)
+    timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
     if rounds.reads_results and done:
         rounds.add(load_results(run, RATED_COLUMNS))
     workers = config.run.workers if workers is None else workers
@@ -463,13 +485,13 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
         while wanted := rounds.next_round():
             if on_progress:
                 on_progress(saved + played_now, rounds.most_games(), note)
-            batch_size = config.run.batch_size
-            if rounds.reads_results:  # a round is small: cut it so that every worker has a share
-                batch_size = min(batch_size, max(1, -(-sum(end - start for start, end in wanted) // (2 * workers))))
-            for (start, end), columns in play(missing_batches(wanted, done, batch_size)):
+            batches = (round_batches(wanted, done, config.run.batch_size, schedule, timing) if rounds.reads_results
+                       else missing_batches(wanted, done, config.run.batch_size))
+            for (start, end), columns in play(batches):
                 write_part(run, start, end, columns)
                 if rounds.reads_results:
                     rounds.add(pa.Table.from_pydict(columns, schema=SCHEMA))
+                    timing[schedule.block_at(start).entry] += (sum(columns["duration"]), end - start)
                 played_now += end - start
                 if on_progress:
                     on_progress(saved + played_now, rounds.most_games(), note)
@@ -508,7 +530,9 @@ def _comparable(config: Config) -> tuple:
     """A config without its text and resolved bot paths, to compare a saved run with a new one."""
     bots = tuple((b.name, b.path, repr(b.params), b.isolation, b.command, b.memory_mb, b.cpu_seconds)
                  for b in config.bots)
-    return (config.name, config.seed, repr(config.games), bots, config.run.move_time_limit,
+    stopping = (config.run.until, config.run.round_deals, config.run.confidence, config.run.tie_margin,
+                repr(config.run.sprt))  # where a rule stops decides which games the run holds
+    return (config.name, config.seed, repr(config.games), bots, config.run.move_time_limit, stopping,
             repr(config.ratings))
 
 
@@ -554,8 +578,6 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
     import platform
     from datetime import UTC, datetime
     from importlib.metadata import version
-
-    import numpy as np
 
     from arena.atomic import write_atomic
     from arena.ratings import csv_frames, rate_results

@@ -84,11 +84,15 @@ class Schedule:
             start += block.count
         self.total = start
 
+    def block_at(self, index: int) -> Block:
+        """The block that holds game `index`."""
+        return next(b for b in reversed(self.blocks) if b.start <= index)
+
     def game(self, index: int) -> ScheduledGame:
         """The game at `index` (0 <= index < total)."""
         if not 0 <= index < self.total:
             raise IndexError(f"game index {index} is outside 0..{self.total - 1}")
-        block = next(b for b in reversed(self.blocks) if b.start <= index)
+        block = self.block_at(index)
         rest, rotation = divmod(index - block.start, block.rotations)
         table, deal = divmod(rest, block.deals)
         bots = block.tables[table]

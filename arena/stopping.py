@@ -21,7 +21,9 @@ mean. It is checked in simulation against its nominal error rates (tests/test_st
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +31,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import special
 
+from arena.bots import load_bot_class
 from arena.config import Config, SprtSettings
+from arena.games import RulesError, get_game, make_rules
+from arena.ratings.deals import PENTANOMIAL_KEYS, Z95, paired_difference, pentanomial
+from arena.ratings.tables import rate_results
+from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 from arena.schedule import Schedule
 
 Range = tuple[int, int]
@@ -134,8 +141,6 @@ def _finite(value):
 
 def match_stats(results: pa.Table, sprt: SprtSettings) -> MatchStats:
     """The match statistics and the test's verdict on the results of a match's deals (all rotations of each)."""
-    from arena.ratings.deals import Z95, paired_difference, pentanomial
-
     first, second = sprt.bots
     players = pc.list_flatten(results["players"]).to_numpy(zero_copy_only=False).astype(str)
     games = results.num_rows
@@ -160,7 +165,7 @@ def match_stats(results: pa.Table, sprt: SprtSettings) -> MatchStats:
     penta = None
     if n == 2:
         counts = pentanomial(points, zeros, deal_code, 1)
-        penta = tuple(int(counts[key][0]) for key in ("p0", "p05", "p1", "p15", "p2"))
+        penta = tuple(int(counts[key][0]) for key in PENTANOMIAL_KEYS)
     diff = paired_difference(scores[rows, a] - scores[rows, b], zeros, deal_code, 1)
     return MatchStats(count, mean, max(lo, 0.0), min(hi, 1.0), float(score_elo(mean)), float(score_elo(lo)),
                       float(score_elo(hi)), llr, lower, upper, verdict, penta, float(diff["mean"][0]),
@@ -202,8 +207,6 @@ class Rounds:
 
     def add(self, table: pa.Table) -> None:
         """Results of the run so far (resumed from disk, or a batch just played)."""
-        from arena.results import RATED_COLUMNS
-
         if self.reads_results and table.num_rows:
             self._results.append(table.select(RATED_COLUMNS))
 
@@ -239,9 +242,6 @@ class Rounds:
         if self.run.until == "sprt":
             self.match = match_stats(results, self.run.sprt)
             return (None if self.match.verdict == "undecided" else self.match.verdict), []
-        from arena.ratings.tables import rate_results
-        from arena.results import results_frame
-
         rated = rate_results(results_frame(results), self.config.ratings)[block.label]
         looks = -(-block.deals // self.run.round_deals)
         still_open = settled_pairs(rated, looks, self.run.confidence, self.run.tie_margin)
@@ -249,8 +249,6 @@ class Rounds:
 
     def _variant_results(self, label: str, deals: int) -> pa.Table:
         """The results of a variant's first `deals` deals (a resumed run may hold more of a round cut short)."""
-        from arena.results import RATED_COLUMNS, SCHEMA
-
         if not self._results:
             return SCHEMA.empty_table().select(RATED_COLUMNS)
         table = pa.concat_tables(self._results)
@@ -286,18 +284,10 @@ def match_config(game: str, first: str, second: str, *, sprt: list[float], max_d
                  players: int | None, field: str, seed: int) -> str:
     """The TOML config of a match: A and B (and field bots in the other seats) on duplicate deals of one
     game, stopped by the SPRT. Saved in the run directory, it makes the match reproducible like any run."""
-    import json
-    import re
-
-    from arena.bots import load_bot_class
-    from arena.games import get_game, make_rules
-
     game_module = get_game(game)
     rules = dict(rules)
     if players is not None:
         if "players" not in game_module.Rules.__dataclass_fields__:
-            from arena.games import RulesError
-
             raise RulesError(f"{game} has no players option: it is always {game_module.min_players} players")
         rules["players"] = str(players)
     made = make_rules(game_module.Rules, rules)
@@ -308,15 +298,15 @@ def match_config(game: str, first: str, second: str, *, sprt: list[float], max_d
         names[1] += "-2"  # a self-match: the same bot entered twice
     names[2:] = [f"{name} (field {i})" for i, name in enumerate(names[2:], 1)]
     text = json.dumps  # a JSON string is a TOML basic string
-    label = "-".join(f"{k}={_toml(getattr(made, k))}" for k in sorted(rules))
+    values = {k: _toml(getattr(made, k)) for k in sorted(rules)}
+    label = "-".join(f"{k}={v}" for k, v in values.items())
     name = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "-".join(["match", game, *([label] if label else []), names[0],
                                                          "vs", names[1]]))
+    inline = ", ".join(f"{k} = {v}" for k, v in values.items())
     elo0, elo1, *errors = sprt
     alpha, beta = errors or (0.05, 0.05)
     lines = [f"# arena match {game} {first} {second}", f"name = {text(name)}", f"seed = {seed}", "", "[[games]]",
-             f"game = {text(game)}", "duplicate = true",
-             "rules = {" + ", ".join(f" {k} = {_toml(getattr(made, k))}" for k in sorted(rules)) + " }" * bool(rules)
-             + "}" * (not rules), ""]
+             f"game = {text(game)}", "duplicate = true", f"rules = {{{f' {inline} ' if inline else ''}}}", ""]
     for name_, spec in zip(names, specs, strict=True):
         lines += ["[[bots]]", f"name = {text(name_)}", *([f"path = {text(spec)}"] if spec != name_ else []), ""]
     lines += ["[run]", 'until = "sprt"', f"max_deals = {max_deals}",
@@ -327,6 +317,4 @@ def match_config(game: str, first: str, second: str, *, sprt: list[float], max_d
 
 def _toml(value) -> str:
     """A rules value as TOML."""
-    import json
-
     return ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)

@@ -85,6 +85,15 @@ def test_a_clear_match_accepts_h1_long_before_max_deals(tmp_path):
     assert resumed.exit_code == 0 and "(0 played now" in resumed.output
 
 
+def test_a_match_cut_off_by_max_deals_is_undecided_and_exits_0(tmp_path):
+    result = CliRunner().invoke(app, ["match", "caterpillar", "random", "random", "--workers", "1", "--no-progress",
+                                      "--max-deals", "10", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-2].startswith("undecided: LLR")
+    manifest = json.loads((tmp_path / "match-caterpillar-random-vs-random-2" / "manifest.json").read_text())
+    assert manifest["stop"]["variants"]["caterpillar"] == {"verdict": "undecided", "deals": 10, "max_deals": 10}
+
+
 def test_a_self_match_rarely_accepts_h1(tmp_path):
     """random against itself, entered twice, on 24 seeds: H1 (random 30 Elo better than random) is accepted
     no more often than alpha = 0.05 allows (3 or more of 24 would happen by chance 12% of the time)."""
