@@ -247,12 +247,14 @@ def match(
     out: Annotated[Path, typer.Option(help="Folder that holds the run directories.")] = Path("reports"),
     progress: Annotated[bool, typer.Option(help="Show the live progress line.")] = True,
 ) -> None:
-    """A head-to-head on duplicate deals that stops when a sequential probability ratio test decides.
+    """A head-to-head on duplicate deals that stops when a sequential test decides.
 
-    Every deal is played in every seat rotation. The test runs on the deals' scores (A's points against
-    B, averaged over the rotations); the end prints the pentanomial counts of the deal pairs (two
-    players) and one line: H0 accepted, H1 accepted or undecided (exit 0 in all three). The match is
-    a run directory like any other (OUT/match-...): --resume, arena reproduce, arena report.
+    Every deal is played in every seat rotation. The SPRT reads each deal's score (A's
+    points against B, averaged over the rotations). The end prints the pentanomial counts
+    of the deal pairs (two players) and one line: H0 accepted, H1 accepted or undecided
+    (exit 0 in all three). The match is a run directory like any other (OUT/match-...):
+    --resume, arena reproduce, arena report.
+
     Example: arena match caterpillar heuristic greedy --sprt 0,10 --max-deals 1000
     """
     from arena.config import parse_config
