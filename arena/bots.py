@@ -194,3 +194,25 @@ def resolved_spec(bot_class: type) -> str:
     if bot_class.__module__.startswith("arena_user_bots.") and path:
         return f"{Path(path).resolve()}:{bot_class.__qualname__}"
     return f"{bot_class.__module__}:{bot_class.__qualname__}"
+
+
+def recorded_spec(spec: str) -> dict[str, str]:
+    """How a run records where a bot came from, so that a run directory moved to another machine still
+    says it: a bundled bot by its name and arena's version, a file inside the current folder (the
+    project) by its relative path, anything else as resolved."""
+    from importlib.metadata import version
+
+    def relative(text: str) -> str:
+        path = Path(text)
+        if path.is_absolute() and path.is_relative_to(Path.cwd()):
+            return str(path.relative_to(Path.cwd()))
+        return text
+
+    if spec.startswith("command:"):
+        import shlex
+
+        return {"spec": "command: " + shlex.join(relative(arg) for arg in shlex.split(spec.removeprefix("command:")))}
+    file, _, class_name = spec.rpartition(":")
+    if ".py" in file and Path(file).resolve().parent == BUNDLED_DIR:
+        return {"spec": load_spec(spec).name, "version": version("arena")}
+    return {"spec": f"{relative(file)}:{class_name}" if ".py" in file else spec}

@@ -21,6 +21,22 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"arena {version('arena')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option("--version", help="Print arena's version and exit.", callback=_version,
+                                          is_eager=True)] = False,
+) -> None:
+    """Tournaments and a bot arena for four card games by David Parlett."""
+
+
 def fail(message: str) -> NoReturn:
     """One clear line on stderr and exit status 2."""
     typer.echo(f"error: {message}", err=True)
@@ -55,13 +71,11 @@ def parse_rule_args(pairs: list[str]) -> dict[str, str]:
 @app.command()
 def games() -> None:
     """List the games, their player counts and rules options (with defaults)."""
-    from rich.console import Console
-    from rich.table import Table
-
+    from arena.display import console, table
     from arena.games import GAME_IDS, get_game
     from arena.games.base import rules_options
 
-    table = Table("game", "players", "option", "default", "allowed", "meaning")
+    rows = []
     for game_id in GAME_IDS:
         game = get_game(game_id)
         count = str(game.min_players)
@@ -70,30 +84,32 @@ def games() -> None:
         options = rules_options(game.Rules) or [{"name": "-", "default": "", "allowed": "", "help": ""}]
         for i, opt in enumerate(options):
             allowed = ", ".join(map(str, opt["allowed"])) if isinstance(opt["allowed"], tuple) else opt["allowed"] or ""
-            table.add_row(game_id if i == 0 else "", count if i == 0 else "", opt["name"], str(opt["default"]),
-                          allowed, opt["help"])
-    Console().print(table)
+            default = str(opt["default"]).lower() if isinstance(opt["default"], bool) else str(opt["default"])
+            rows.append((game_id if i == 0 else "", count if i == 0 else "", opt["name"], default, allowed,
+                         opt["help"]))
+    out = console()
+    out.print(table("game", "players", "option", "default", "allowed", "meaning",
+                    ids=("game", "players", "option", "default"), rows=rows, width=out.width))
 
 
 @app.command()
 def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None) -> None:
     """List the bots that can be entered: bundled, dropped in bots/, registered, installed."""
-    from rich.console import Console
-    from rich.table import Table
-
     from arena.bots import available_bots, can_play
+    from arena.display import console, table
     from arena.games import get_game
 
     with user_errors():
         if game is not None:
             get_game(game)
-        table = Table("bot", "games", "about")
+        rows = []
         for name, bot_class in sorted(available_bots().items()):
             if game is None or can_play(bot_class, game):
                 games_ = "any" if bot_class.games is None else ", ".join(sorted(bot_class.games))
                 about = (bot_class.__doc__ or "").strip().splitlines()[0] if bot_class.__doc__ else ""
-                table.add_row(name, games_, about)
-        Console().print(table)
+                rows.append((name, games_, about))
+        out = console()
+        out.print(table("bot", "games", "about", ids=("bot",), rows=rows, width=out.width))
 
 
 @app.command()
@@ -224,6 +240,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     typer.echo(f"{manifest['games']:,} games in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {report.workers} workers); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
+    typer.echo(f"report: {run.report.resolve().as_uri()}")
 
 
 @app.command()

@@ -10,6 +10,46 @@ import pandas as pd
 from arena.ratings import VariantRatings, csv_frames
 from arena.results import ResultsError
 
+PIPE_WIDTH = 200
+"""Columns of a table printed to a pipe or a file: wide enough that rows are not wrapped."""
+
+
+def console(file=None):
+    """A rich console as wide as the terminal, or PIPE_WIDTH when the output is not a terminal (rich's 80
+    columns would wrap and cut every table written to a file); no colour unless a terminal."""
+    import shutil
+    import sys
+
+    from rich.console import Console
+
+    terminal = (file or sys.stdout).isatty()
+    return Console(file=file, width=shutil.get_terminal_size().columns if terminal else PIPE_WIDTH,
+                   force_terminal=False if not terminal else None)
+
+
+def table(*columns: str, ids: tuple[str, ...] = (), rows=(), title: str | None = None, width: int | None = None):
+    """A rich table that is never cut: the `ids` columns do not wrap at all, the others wrap only between
+    words (a number or an interval's bound is never split). When the console is narrower than the table
+    (`width`), the vertical rules go, which is what lets a rating table fit 80 columns."""
+    from rich import box
+    from rich.table import Table
+
+    rows = [list(map(str, row)) for row in rows]
+    cells = lambda i: [columns[i], *(row[i] for row in rows)]
+    natural = sum(max(map(len, cells(i))) + 3 for i in range(len(columns))) + 1
+    narrow = width is not None and natural > width
+    shown = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD,
+                  collapse_padding=narrow)
+    for i, name in enumerate(columns):
+        if name in ids:
+            shown.add_column(name, no_wrap=True, min_width=max(map(len, cells(i))))
+        else:
+            shown.add_column(name, overflow="fold", min_width=max(len(word) for cell in cells(i) for word in
+                                                                  cell.split() or [""]))
+    for row in rows:
+        shown.add_row(*row)
+    return shown
+
 
 def select(ratings: dict[str, VariantRatings], game: str | None) -> dict[str, VariantRatings]:
     """Only the variants of `game` (a game id or variant label), if given."""
@@ -73,7 +113,7 @@ def _seats(seats: pd.DataFrame) -> pd.DataFrame:
 def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFrame]]:
     """The titled tables of one variant, as strings."""
     method = "TrueSkill, order-free" if rated.method == "batch" else "TrueSkill, online in game order"
-    out = [(f"{variant} ({method}; intervals count deals; `2=` shares a tier)", _ranking(rated.table)),
+    out = [(f"{variant} ({method}; intervals count deals; 2= shares a tier)", _ranking(rated.table)),
            (f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(rated.pairs))]
     if rated.duplicate is not None:
         out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate)))
@@ -110,18 +150,19 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
                 parts += [f"### {title}", "", _markdown(frame), ""]
             parts += [_cross_check(rated), ""]
         return "\n".join(parts).rstrip("\n")
+    import shutil
+    import sys
+
     from rich.console import Console
-    from rich.table import Table
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=200, force_terminal=False)
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
+    out = Console(file=buffer, width=width, force_terminal=False)
     for variant, rated in ratings.items():
         for title, frame in _sections(variant, rated):
-            shown = Table(*frame.columns, title=title, title_justify="left")
-            for row in frame.itertuples(index=False):
-                shown.add_row(*map(str, row))
-            console.print(shown)
-        console.print(_cross_check(rated))
+            out.print(table(*frame.columns, ids=("rank", "bot", "opponent", "seat"),
+                            rows=frame.itertuples(index=False), title=title, width=width))
+        out.print(_cross_check(rated))
     return buffer.getvalue().rstrip("\n")
 
 

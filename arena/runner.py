@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from arena import referee
-from arena.bots import load_bot_class
+from arena.bots import load_bot_class, recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.games import get_game
 from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
@@ -609,7 +609,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         "games_by_variant": {k: int(v) for k, v in counts.items()},
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": int(n) for (v, t), n in terminations.items()},
-        "bots": {b.name: {"spec": b.spec, "params": b.params} for b in config.bots},
+        "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
         "backend": report.backend,
         "workers": report.workers,
         "batch_size": config.run.batch_size,

@@ -1,6 +1,7 @@
 """The command line: `arena games`, `arena bots`, `arena play`, and one-line errors with exit 2."""
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -65,3 +66,73 @@ def test_bad_input_gets_one_line_and_exit_2(args, message):
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.output
+
+
+def in_terminal(args: list[str], columns: int) -> str:
+    """What `arena ARGS` prints to a pseudo-terminal `columns` wide, colour codes removed."""
+    import os
+    import pty
+    import re
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm"}
+    process = subprocess.Popen([sys.executable, "-m", "arena.cli", *args], stdout=follower, stderr=follower,
+                               stdin=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the program ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(leader)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode())
+
+
+@pytest.mark.parametrize("where", ["pipe", "80 columns"])
+def test_games_never_cuts_an_id_and_writes_ranges_as_people_do(where):
+    output = runner.invoke(app, ["games"]).output if where == "pipe" else in_terminal(["games"], 80)
+    assert "…" not in output
+    for game_id in ("caterpillar", "give_or_take", "go_for_it", "duke_of_york", "max_decisions", "queen_zero"):
+        assert game_id in output, game_id
+    assert ">= 1" in output and "None" not in output and "2..6" in output
+    if where == "80 columns":
+        assert max(len(line) for line in output.splitlines()) <= 80
+
+
+def test_rating_tables_fit_an_80_column_terminal_without_cutting_a_name(tmp_path):
+    from arena.config import parse_config
+    from arena.results import RunDir
+    from arena.runner import finish_run, play_missing
+
+    config = parse_config('name = "n"\nseed = 1\n[[games]]\ngame = "caterpillar"\ndeals = 4\n[[bots]]\n'
+                          'name = "random"\n[[bots]]\nname = "a-bot-with-a-rather-long-name"\npath = "greedy"\n')
+    run = RunDir(tmp_path / "n")
+    finish_run(config, run, play_missing(config, run, workers=1))
+    output = in_terminal(["ratings", str(run.path)], 80)
+    assert "a-bot-with-a-rather-long-name" in output and "…" not in output
+    assert max(len(line) for line in output.splitlines()) <= 80
+    manifest = json.loads(run.manifest.read_text())
+    # bundled bots are recorded by name and version, not by a path on this machine
+    assert manifest["bots"]["a-bot-with-a-rather-long-name"]["spec"] == "greedy"
+    assert "version" in manifest["bots"]["random"] and "/" not in json.dumps(manifest["bots"])
+
+
+def test_version():
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"arena {version('arena')}"
+
+
+def test_a_project_bot_is_recorded_relative_to_the_project():
+    from arena.bots import recorded_spec
+
+    absolute = Path("docs/example_bot.py").resolve()  # the tests run from the project's root
+    assert recorded_spec(f"{absolute}:CountingBot") == {"spec": "docs/example_bot.py:CountingBot"}

@@ -118,6 +118,8 @@ def rules_options(rules_class: type) -> list[dict[str, Any]]:
     out = []
     for f in dataclasses.fields(rules_class):
         meta = f.metadata
-        allowed = meta["choices"] or (f"{meta['low']}..{meta['high']}" if meta["low"] is not None else None)
+        low, high = meta["low"], meta["high"]
+        allowed = meta["choices"] or (f"{low}..{high}" if low is not None and high is not None else
+                                      f">= {low}" if low is not None else f"<= {high}" if high is not None else None)
         out.append({"name": f.name, "default": f.default, "allowed": allowed, "help": meta["help"]})
     return out
