@@ -115,18 +115,24 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar (see `arena games`).")],
-    bots: Annotated[list[str], typer.Argument(help="One bot per seat: a name or path/to/file.py:Class.")],
+    bots: Annotated[list[str], typer.Argument(
+        help="One bot per seat: a name or path/to/file.py:Class; human for a seat you play at the terminal.")],
     seed: Annotated[int, typer.Option(help="Seed of the deal and the bots' rngs.")] = 1,
     rule: Annotated[list[str] | None, typer.Option(help="A rules option, key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE", help="Write a self-contained replay page of the game to FILE.")] = None,
 ) -> None:
     """Play one game and print a readable account (or the transcript JSON).
 
     Example: arena play go_for_it random greedy random --rule jokers=true --seed 3
+
+    Name a seat human to play it yourself (any seats; q or Ctrl-D leaves): arena play duke_of_york human random
     """
     from arena import referee
     from arena.bots import can_play, load_bot_class
     from arena.games import get_game, make_rules
+    from arena.human import HumanBot, LeaveGame
 
     with user_errors():
         game_module = get_game(game)
@@ -137,16 +143,26 @@ def play(
         seats = game_module.players(rules)
         if len(bots) != seats:
             fail(f"{game} with these rules needs {seats} bots, got {len(bots)}")
-        classes = [load_bot_class(spec) for spec in bots]
+        # `human` is resolved here and nowhere else: it is not in the bot registry, so configs reject it.
+        classes = [HumanBot if spec == "human" else load_bot_class(spec) for spec in bots]
         for bot_class in classes:
             if not can_play(bot_class, game):
                 fail(f"bot {bot_class.name!r} cannot play {game}")
-        played = referee.play(game_module, rules, [c() for c in classes], seed)
+        # No move_time_limit here, so the referee runs no clock: a human seat may think as long as it likes.
+        try:
+            played = referee.play(game_module, rules, [c() for c in classes], seed)
+        except LeaveGame as left:  # q or Ctrl-D at a human seat: one line, exit 0, no account of half a game
+            typer.echo(str(left))
+            return
         data = referee.transcript(game_module, rules, [c.name for c in classes], seed, played)
     if as_json:
         typer.echo(json.dumps(data))
     else:
         typer.echo("\n".join(referee.account(data)))
+    if html is not None:
+        from arena.replay_page import write_replay_page
+
+        typer.echo(f"wrote {write_replay_page(data, html)}", err=as_json)  # stdout stays pure JSON under --json
 
 
 @contextmanager
@@ -223,7 +239,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
     from arena.display import format_tables, stop_lines
     from arena.results import RunDir
-    from arena.runner import finish_run, play_missing
+    from arena.runner import RayLost, finish_run, play_missing
 
     with user_errors():
         run = RunDir(out / settings.name)
@@ -233,6 +249,8 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
                                       overwrite=overwrite, on_progress=on_progress)
         except KeyboardInterrupt:
             fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
+        except RayLost as error:
+            fail(f"{error}; every finished batch is saved in {run.results}: run again with --resume")
         manifest, rated = finish_run(settings, run, report)
     typer.echo(format_tables(rated))
     for line in stop_lines(manifest.get("stop")):
@@ -365,13 +383,22 @@ def replay(
     run: Annotated[Path, typer.Argument(help="Run directory.")],
     index: Annotated[int, typer.Argument(help="Game index (column game_index of the results).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
+    html_file: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE", help="Write a self-contained replay page to FILE instead of printing.")] = None,
 ) -> None:
-    """Regenerate one game of a run from its seeds and print it move by move (or as JSON)."""
+    """Regenerate one game of a run from its seeds and print it move by move (or as JSON, or as a page).
+
+    Example: arena replay reports/quickstart 12 --html game12.html
+    """
     from arena.runner import replay_game
 
     with user_errors():
         data = replay_game(open_run(run), index)
-    if as_json:
+    if html_file is not None:
+        from arena.replay_page import write_replay_page
+
+        typer.echo(f"wrote {write_replay_page(data, html_file)}")
+    elif as_json:
         typer.echo(json.dumps(data))
     else:
         from arena import referee

@@ -132,6 +132,10 @@ RAY_RETRIES = 1
 again is replayed in quarantine, so a bot that kills its worker costs one retry, not three."""
 
 
+class RayLost(RuntimeError):
+    """The Ray instance under a run died: the run stops, every finished batch saved."""
+
+
 class RayBackend:
     """Plays batches as Ray tasks (a local instance, or the cluster at `address`), a bounded number in flight.
 
@@ -181,6 +185,9 @@ class RayBackend:
                 batch = pending.pop(ref)
                 try:
                     columns = ray.get(ref)
+                except ray.exceptions.LocalRayletDiedError:
+                    # Ray itself is gone (killed, out of memory): the next call into it would end this process
+                    raise RayLost("the local Ray instance died") from None
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
                     _warn_quarantine(*batch, error)
                     columns = quarantine_batch(self.config, *batch)
