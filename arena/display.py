@@ -77,7 +77,7 @@ def _ranking(table: pd.DataFrame) -> pd.DataFrame:
                                                              strict=True)],
         "mean score [95% CI]": [_interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
                                                                table.mean_score_hi, strict=True)],
-        "forfeits": table["forfeits"].map("{:,}".format), "PL": table["pl_rank"].astype(str)})
+        "forfeits": table["forfeits"].map("{:,}".format), "PL order": table["pl_rank"].astype(str)})
 
 
 def _pairs(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -112,8 +112,9 @@ def _seats(seats: pd.DataFrame) -> pd.DataFrame:
 
 def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFrame]]:
     """The titled tables of one variant, as strings."""
-    method = "TrueSkill, order-free" if rated.method == "batch" else "TrueSkill, online in game order"
-    out = [(f"{variant} ({method}; intervals count deals; 2= shares a tier)", _ranking(rated.table)),
+    method = ("TrueSkill, order-free; intervals count deals" if rated.method == "batch" else
+              "TrueSkill, online in game order, ranked by mu - 3 sigma; mu +- 1.96 sigma")
+    out = [(f"{variant} ({method}; 2= shares a tier)", _ranking(rated.table)),
            (f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(rated.pairs))]
     if rated.duplicate is not None:
         out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate)))
@@ -122,9 +123,12 @@ def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFra
 
 
 def _cross_check(rated: VariantRatings) -> str:
+    """What the table's less obvious columns mean, and whether the Plackett-Luce order agrees."""
+    legend = ("win rate: first places, shared or not; PL order: the order of a Plackett-Luce fit of the same "
+              "games, a cross-check")
     if not rated.disagreements:
-        return "Plackett-Luce cross-check: same order."
-    return "Plackett-Luce cross-check disagrees: " + "; ".join(rated.disagreements) + "."
+        return f"{legend}: same order."
+    return f"{legend}: it disagrees: " + "; ".join(rated.disagreements) + "."
 
 
 def _markdown(table: pd.DataFrame) -> str:
