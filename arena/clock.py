@@ -9,6 +9,7 @@ when the move returns.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -51,6 +52,15 @@ def _install(clock: MoveClock) -> bool:
     _current = clock
     _wake.set()
     return True
+
+
+def _after_fork() -> None:
+    """In a forked child the watchdog thread is gone: the next clock starts a new one."""
+    global _installed
+    _installed = False
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def _on_alarm(signum, frame) -> None:

@@ -36,20 +36,29 @@ from arena.results import RATED_COLUMNS, RunDir, load_results, results_frame
 PLOT_HEIGHT = 380
 FAULTS = {"crash", "illegal_move", "timeout"}
 """Terminations that forfeit a bot's game: drawn in red."""
+REPLAY_TABLES = 4
+"""Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
+regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
 def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
                  table: pa.Table | None = None) -> Path:
     """Writes the run's report.html from its results, config and manifest; returns its path.
 
     `ratings`: the run's `rate_results(...)` and `table` its `load_results`, if the caller has them,
-    to skip rating and reading again.
+    to skip rating and reading again. A few example games per variant are written beside it as replay
+    pages (RUN/replays/) and linked from their variant's section.
     """
-    write_atomic(run.report, render_report(run, ratings, table).encode())
+    table = load_results(run, RATED_COLUMNS) if table is None else table
+    if ratings is None:
+        frame = results_frame(table)
+        ratings = rate_results(frame, _rating_settings(run.config.read_text())) if len(frame) else {}
+    replays = write_example_replays(run, table, ratings)
+    write_atomic(run.report, render_report(run, ratings, table, replays).encode())
     return run.report
 
 
 def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
-                  table: pa.Table | None = None) -> str:
+                  table: pa.Table | None = None, replays: dict[str, list[str]] | None = None) -> str:
     """The report of a run as one HTML page."""
     config_text = run.config.read_text()
     manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
@@ -66,7 +75,7 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
     sections = []
     for variant, rated in ratings.items():
         sections.append(_section(variant, slugs[variant], rated, scores.get(variant), len(game_numbers[variant]),
-                                 terminations.loc[variant], colours))
+                                 terminations.loc[variant], colours, (replays or {}).get(variant)))
     body = [_header(name, run, config_text, manifest, frame, slugs, plotly.__version__)]
     body += sections or ["<p class='note'>This run holds no games yet.</p>"]
     return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, plotlyjs=get_plotlyjs(),
@@ -105,6 +114,120 @@ def _score_boxes(table: pa.Table) -> dict[str, pd.DataFrame]:
     stats["lowerfence"], stats["upperfence"] = whiskers.min(), whiskers.max()
     stats["min"], stats["max"] = groups.min(), groups.max()
     return {str(variants[code]): part.droplevel("variant") for code, part in stats.groupby(level="variant")}
+
+
+def example_games(table: pa.Table, ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
+    """Per variant, the games worth a replay, as (game index, what it shows), in game order.
+
+    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset:
+    of the games in which the player with the lowest μ in the variant's rating table ranked above the
+    player with the highest μ, the one with the largest μ gap between those two, then the largest score
+    margin between them, then the earliest. Vectorised over the seats, so a million games cost little.
+    """
+    out: dict[str, list[tuple[int, str]]] = {}
+    for variant, rated in ratings.items():
+        games = table.filter(pc.equal(table.column("variant"), variant))
+        if not games.num_rows:
+            continue
+        sizes = pc.list_value_length(games.column("players")).to_numpy(zero_copy_only=False)
+        n = int(sizes[0])
+        if (sizes != n).any():  # a variant fixes the number of seats; anything else gets no examples
+            continue
+        indices = games.column("game_index").to_numpy()
+        names = pc.list_flatten(games.column("players")).to_numpy(zero_copy_only=False).reshape(-1, n)
+        seats = pd.Index(rated.table["bot"]).get_indexer(names.ravel()).reshape(-1, n)  # -1: not rated
+        # a table is its set of bots: the first row of each distinct sorted set is its first game
+        _, first = np.unique(np.sort(seats, axis=1), axis=0, return_index=True)
+        picks = {int(indices[i]): "first game of table " + ", ".join(names[i]) for i in sorted(first)[:REPLAY_TABLES]}
+        mu = np.append(rated.table["mu"].to_numpy(np.float64), np.nan)[seats]  # -1 (unrated) reads as NaN
+        scores = pc.list_flatten(games.column("scores")).to_numpy(zero_copy_only=False).reshape(-1, n)
+        ranks = pc.list_flatten(games.column("ranks")).to_numpy(zero_copy_only=False).reshape(-1, n)
+        rows = np.arange(len(indices))
+        low = np.where(np.isnan(mu), np.inf, mu).argmin(axis=1)
+        high = np.where(np.isnan(mu), -np.inf, mu).argmax(axis=1)
+        gap = mu[rows, high] - mu[rows, low]
+        margin = scores[rows, low] - scores[rows, high]
+        upsets = np.flatnonzero((ranks[rows, low] < ranks[rows, high]) & (gap > 0))
+        if len(upsets):
+            best = upsets[np.lexsort((indices[upsets], -margin[upsets], -gap[upsets]))[0]]
+            lo, hi = names[best, low[best]], names[best, high[best]]
+            upset = (f"biggest upset: {lo} (μ {mu[best, low[best]]:.1f}) above {hi} "
+                     f"(μ {mu[best, high[best]]:.1f}), by {int(margin[best])} points")
+            index = int(indices[best])
+            picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
+        out[variant] = sorted(picks.items())
+    return out
+
+
+def write_example_replays(run: RunDir, table: pa.Table, ratings: dict[str, VariantRatings]) -> dict[str, list[str]]:
+    """Writes the replay page of each example game to RUN/replays/<variant slug>-<game index>.html and returns,
+    per variant, the HTML of its links (relative to the report). A game that cannot be regenerated (a bot
+    gone or changed) gets a note instead: the report itself must not fail for it."""
+    from arena.replay_page import write_replay_page
+
+    slugs = _slugs(list(ratings))
+    out: dict[str, list[str]] = {}
+    for variant, games in example_games(table, ratings).items():
+        links = out.setdefault(variant, [])
+        for index, why in games:
+            name = f"{slugs[variant].removeprefix('game-')}-{index}.html"
+            try:
+                write_replay_page(_isolated_replay(run, index), run.path / "replays" / name)
+            except Exception as error:  # noqa: BLE001 - any failure of one replay only costs its link
+                links.append(f"game {index} ({html.escape(why)}): no replay ({html.escape(type(error).__name__)})")
+                continue
+            links.append(f"<a href='replays/{html.escape(name)}'>game {index}</a> ({html.escape(why)})")
+    return out
+
+
+REPLAY_SECONDS = 60.0
+"""The longest one example replay may take: a replay runs the bots' code again."""
+
+
+def _isolated_replay(run: RunDir, index: int) -> dict:
+    """`replay_game(run, index)` in a forked child: replaying runs the bots' code again, and a bot that
+    exits, kills its process or hangs must cost its replay, never the report (or the run that writes it)."""
+    import os
+    import select
+    import signal
+    import time
+
+    from arena.runner import replay_game
+
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks
+        code = 1
+        try:
+            os.close(read)
+            os.dup2(2, 1)  # whatever a bot prints goes to stderr
+            data = json.dumps(replay_game(run, index)).encode()
+            while data:
+                data = data[os.write(write, data):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    chunks, deadline = [], time.monotonic() + REPLAY_SECONDS
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([read], [], [], left)[0]:
+                chunk = os.read(read, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        else:
+            raise TimeoutError(f"the replay of game {index} took over {REPLAY_SECONDS:.0f} s")
+    finally:
+        os.close(read)
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+    if status != 0 and not chunks:
+        raise RuntimeError(f"the replay of game {index} failed (exit status {status})")
+    return json.loads(b"".join(chunks))
 
 
 def _slugs(variants: list[str]) -> dict[str, str]:
@@ -169,8 +292,8 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, fra
 
 
 def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
-             terminations: pd.Series, colours: dict[str, str]) -> str:
-    """One variant: rating table, pairings, deal pairs, then the charts."""
+             terminations: pd.Series, colours: dict[str, str], replays: list[str] | None = None) -> str:
+    """One variant: rating table, example replays, pairings, deal pairs, then the charts."""
     bots = list(rated.table["bot"])
     plots = [
         ("ratings", _ratings_figure(rated.table, colours)),
@@ -199,8 +322,12 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
                      "<p class='note'>Points of the bot over both games of a deal: 0, ½, 1, 1½ or 2 (pentanomial "
                      "counts), its score per game, and its mean score margin over the pair, where the luck of "
                      "the cards cancels.</p>" + _duplicate_table(rated.duplicate))
+    examples = ""
+    if replays:
+        examples = ("<p class='note replays'>Example replays (step through every move; all hands shown): "
+                    + " · ".join(replays) + "</p>\n")
     return (f"<section class='game' id='{slug}'><h2>{html.escape(variant)}</h2>\n"
-            f"<p class='note'>{games:,} games. {how}</p>\n{_rating_table(rated.table)}\n"
+            f"<p class='note'>{games:,} games. {how}</p>\n{_rating_table(rated.table)}\n{examples}"
             f"<p class='note'>{cross}</p>\n<h3>Pairings</h3>{_pairs_table(rated.pairs)}{duplicate}\n"
             f"<div class='plots'>{divs}</div></section>")
 

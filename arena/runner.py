@@ -2,6 +2,11 @@
 
 Results never depend on the backend, the worker count, the batch size or the completion order:
 every game is fully determined by its game index and the config.
+
+A batch that fails (a bot that breaks out of the referee or ends its process) is replayed in
+quarantine, game by game in child processes: that machinery lives in arena/quarantine.py, which
+builds on this module's game pieces (`_prepare`, `_row`) and is imported here only where a backend
+falls back to it.
 """
 
 from __future__ import annotations
@@ -70,6 +75,17 @@ def _play_scheduled(config: Config, classes: list[type], scheduled) -> referee.P
                         move_time_limit=config.run.move_time_limit)
 
 
+def _row(config: Config, scheduled, played: referee.Played, duration: float) -> dict:
+    """One game's result row, as play_batch writes it."""
+    block = scheduled.block
+    return {"game_index": scheduled.index, "game": block.game_id, "variant": block.label, "table": scheduled.table,
+            "deal": scheduled.deal, "rotation": scheduled.rotation, "seed": scheduled.deal_seed,
+            "players": [config.bots[b].name for b in scheduled.seat_bots],
+            "scores": list(played.outcome.scores), "ranks": list(played.outcome.ranks),
+            "termination": played.outcome.termination, "fault_seat": played.fault_seat, "fault": played.fault,
+            "decisions": played.decisions, "duration": duration}
+
+
 def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: int) -> list[Batch]:
     """The parts of the `wanted` ranges not covered by `done`, cut into batches of at most `batch_size`."""
     done = sorted(done)
@@ -116,6 +132,8 @@ def serial_backend(config: Config, batches: list[Batch]) -> Iterator[tuple[Batch
     --resume dies again on the same batch. Enter such bots with workers >= 2 (Ray workers, whose
     deaths are quarantined) or with isolation = "process".
     """
+    from arena.quarantine import _warn_quarantine, quarantine_batch
+
     for start, end in batches:
         try:
             columns = play_batch(config, start, end)
@@ -168,6 +186,8 @@ class RayBackend:
     def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         import ray
 
+        from arena.quarantine import _warn_quarantine, quarantine_batch
+
         if not batches:
             return
         if self.task is None:
@@ -198,243 +218,6 @@ class RayBackend:
             import ray
 
             ray.shutdown()
-
-
-# Quarantine: a batch replayed game by game in child processes. A fresh, single-threaded host
-# process forks one child after another; the child publishes on a shared board the game it plays,
-# the seat whose bot code is running and each move applied (a few integer stores per decision).
-# When the child dies, the host rebuilds that game's state from the published moves and records a
-# `crash` forfeit of that seat with the scores as they stood -- what the referee records for a bot
-# that raises at that decision, whatever the timing -- and forks a new child for the next game.
-
-QUARANTINE_MOVES = 1 << 20
-"""Decisions of one game the board can hold (a game runs far shorter)."""
-_GAME, _SEAT, _COUNT, _STARTED, _MOVES = range(5)
-"""Board slots: the game index (`end` once all are played), the seat whose bot code runs (or
-_NO_SEAT), moves applied, when the game began (monotonic ns), then each move's index among the
-legal moves."""
-_NO_SEAT = -1
-
-
-class QuarantineError(RuntimeError):
-    """A quarantined game failed outside any bot's code: an arena bug, not a forfeit."""
-
-
-def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
-    """Plays games start..end-1 in child processes; a game whose child dies (os._exit, a signal, a
-    BaseException past the referee) is a `crash` forfeit of the seat whose bot code was running."""
-    import json
-    import pickle
-    import signal
-    import subprocess
-    import sys
-
-    command = [sys.executable, "-c", "from arena.runner import _quarantine_host; _quarantine_host()"]
-    # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
-    host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-    rows: dict[str, list] = {}
-    try:
-        try:
-            pickle.dump((sys.path, config, start, end), host.stdin)
-            host.stdin.close()
-        except BrokenPipeError:
-            pass  # the host is gone: the first line read tells
-        for _ in range(start, end):
-            line = host.stdout.readline()
-            try:
-                kind, payload = json.loads(line)
-            except ValueError:
-                raise QuarantineError(f"the quarantine of games {start}..{end - 1} broke off") from None
-            if kind != "row":
-                raise QuarantineError(payload)
-            for key, value in payload.items():
-                rows.setdefault(key, []).append(value)
-    finally:
-        try:  # before wait() reaps the host, so that its group id cannot belong to another process yet
-            os.killpg(host.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        host.wait()
-        host.stdout.close()
-    return rows
-
-
-def _quarantine_host() -> None:
-    """The quarantine's own process: reads (sys.path, config, start, end) and writes one JSON line per game."""
-    import mmap
-    import pickle
-    import sys
-
-    _die_with(os.getppid())
-    out = os.dup(1)
-    os.dup2(2, 1)  # the rows own the pipe; whatever a bot prints goes to stderr
-    path, config, start, end = pickle.load(sys.stdin.buffer)
-    sys.path[:] = path
-    schedule = Schedule(config)
-    board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
-    index = start
-    while index < end:
-        board[_GAME], board[_SEAT], board[_COUNT] = -1, _NO_SEAT, 0
-        host = os.getpid()
-        child = os.fork()
-        if child == 0:
-            _die_with(host)
-            _quarantine_child(config, index, end, out, board)
-        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-        index = board[_GAME]
-        if index in (-1, end):  # done, or the child could not start (and said why)
-            break
-        try:
-            row = _died_row(schedule, index, board, _death(status))
-        except QuarantineError as error:
-            _send(out, ("error", str(error)))
-            break
-        _send(out, ("row", row))
-        index += 1
-
-
-def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> None:
-    """Plays games start..end-1 in a forked child, sending each one's row; never returns."""
-    import traceback
-
-    code = 0
-    try:
-        schedule, classes = _prepare(config)
-        for index in range(start, end):
-            board[_GAME], board[_SEAT], board[_COUNT], board[_STARTED] = index, _NO_SEAT, 0, time.monotonic_ns()
-            try:
-                row = _play_published(config, schedule, classes, index, board)
-            except BaseException as error:  # a bot's SystemExit or the like, which the referee lets through
-                if board[_SEAT] == _NO_SEAT:
-                    raise
-                row = _died_row(schedule, index, board, referee._describe(error))
-            _send(out, ("row", row))
-        board[_GAME] = end
-    except BaseException:
-        board[_GAME], code = -1, 1
-        _send(out, ("error", traceback.format_exc()))
-    finally:
-        os._exit(code)
-
-
-def _die_with(parent: int) -> None:
-    """Has Linux kill this process when `parent` ends (elsewhere nothing), so no quarantine outlives its run."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it ended before the request took hold
-        os._exit(1)
-
-
-def _send(out: int, message: tuple) -> None:
-    """One JSON line to the parent, written whole."""
-    import json
-
-    data = (json.dumps(message) + "\n").encode()
-    while data:
-        data = data[os.write(out, data):]
-
-
-def _play_published(config: Config, schedule: Schedule, classes: list[type], index: int, board) -> dict:
-    """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move."""
-    scheduled = schedule.game(index)
-    block = scheduled.block
-    bots = _SeatedBots(board)
-    for seat, bot in enumerate(scheduled.seat_bots):
-        board[_SEAT] = seat  # a bot's __init__ is its own code too
-        bots.append(classes[bot](**config.bots[bot].params))
-    board[_SEAT] = _NO_SEAT
-    played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, bots, scheduled.deal_seed,
-                          seeds=scheduled.bot_seeds, move_time_limit=config.run.move_time_limit)
-    return _row(config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
-
-
-class _SeatedBots(list):
-    """The bots of a quarantined game: publishes each seat as the referee takes its bot in turn (to reset it)."""
-
-    def __init__(self, board) -> None:
-        super().__init__()
-        self.board = board
-
-    def __iter__(self):
-        for seat, bot in enumerate(list.__iter__(self)):
-            self.board[_SEAT] = seat
-            yield bot
-        self.board[_SEAT] = _NO_SEAT
-
-
-class _PublishedGame:
-    """A game module that publishes the seat about to decide and each move applied; the bots' own calls
-    (and frames) are untouched."""
-
-    def __init__(self, game, board) -> None:
-        self.game, self.board = game, board
-
-    def __getattr__(self, name: str):
-        return getattr(self.game, name)
-
-    def observe(self, state, seat: int):
-        """The game's observation, once the seat is published (its bot decides next)."""
-        self.board[_SEAT] = seat
-        return self.game.observe(state, seat)
-
-    def apply(self, state, move) -> None:
-        """Applies the move, once published as its index among the legal moves."""
-        board, count = self.board, self.board[_COUNT]
-        if count >= QUARANTINE_MOVES:
-            board[_SEAT] = _NO_SEAT
-            raise QuarantineError(f"a game of more than {QUARANTINE_MOVES:,} decisions")
-        board[_MOVES + count] = self.game.legal_moves(state).index(move)
-        self.game.apply(state, move)
-        board[_COUNT], board[_SEAT] = count + 1, _NO_SEAT
-
-
-def _died_row(schedule: Schedule, index: int, board, fault: str) -> dict:
-    """The row of a quarantined game that died: the published moves replayed, then the referee's forfeit."""
-    seat, count = board[_SEAT], board[_COUNT]
-    if seat == _NO_SEAT:
-        raise QuarantineError(f"game {index} failed outside any bot's code: {fault}")
-    scheduled = schedule.game(index)
-    game = get_game(scheduled.block.game_id)
-    state = game.new_state(scheduled.block.rules, scheduled.deal_seed)
-    for i in range(count):
-        game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
-    played = referee._forfeit(game, state, seat, "crash", fault, count)  # the referee's own rule for a crash
-    return _row(schedule.config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
-
-
-def _row(config: Config, scheduled, played: referee.Played, duration: float) -> dict:
-    """One game's result row, as play_batch writes it."""
-    block = scheduled.block
-    return {"game_index": scheduled.index, "game": block.game_id, "variant": block.label, "table": scheduled.table,
-            "deal": scheduled.deal, "rotation": scheduled.rotation, "seed": scheduled.deal_seed,
-            "players": [config.bots[b].name for b in scheduled.seat_bots],
-            "scores": list(played.outcome.scores), "ranks": list(played.outcome.ranks),
-            "termination": played.outcome.termination, "fault_seat": played.fault_seat, "fault": played.fault,
-            "decisions": played.decisions, "duration": duration}
-
-
-def _death(exitcode: int) -> str:
-    """How a child process ended, e.g. `process died: exit code 3` or `process died: SIGKILL`."""
-    import signal
-
-    if exitcode < 0:
-        try:
-            return f"process died: {signal.Signals(-exitcode).name}"
-        except ValueError:
-            pass
-    return f"process died: exit code {exitcode}"
-
-
-def _warn_quarantine(start: int, end: int, error: BaseException) -> None:
-    import sys
-
-    print(f"warning: games {start}..{end - 1} failed ({type(error).__name__}); replaying them in quarantine",
-          file=sys.stderr)
 
 
 @dataclass

@@ -32,8 +32,9 @@ from arena import referee
 from arena.bots import load_bot_class
 from arena.config import load_config, parse_config
 from arena.games import get_game
+from arena.quarantine import quarantine_batch
 from arena.results import ResultsError, RunDir, digest, load_results, scan_parts
-from arena.runner import finish_run, play_batch, play_missing, quarantine_batch, replay_game
+from arena.runner import finish_run, play_batch, play_missing, replay_game
 from arena.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent

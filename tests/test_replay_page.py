@@ -1,0 +1,307 @@
+"""The replay viewer: one self-contained page per game that a real headless Chromium draws, steps
+through with keys and clicks, without an error or a network request; `arena replay --html`; and the
+report's example replays."""
+
+import base64
+import html
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from browser import DevTools, find_chromium, png_pixels
+from typer.testing import CliRunner
+
+from arena import referee
+from arena.bots import load_bot_class
+from arena.cli import app
+from arena.config import parse_config
+from arena.games import get_game, make_rules
+from arena.replay_page import frames, replay_page_html, write_replay_page
+from arena.report import _slugs, example_games
+from arena.results import RunDir, load_results
+from arena.runner import finish_run, play_missing
+
+HOSTILE = "<script>alert(1)</script>"
+needs_browser = pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
+                                   reason="Chromium is not installed (Debian: apt-get install chromium)")
+
+
+class Crasher(load_bot_class("random")):
+    """A random bot that raises on its fourth move: a forfeited game."""
+
+    name = "crasher"
+
+    def reset(self, *args):
+        super().reset(*args)
+        self.moves = 0
+
+    def act(self, observation):
+        self.moves += 1
+        if self.moves == 4:
+            raise RuntimeError("crashed on purpose")
+        return super().act(observation)
+
+
+def transcript(game_id: str, bots: list, seed: int, rules: dict | None = None, names: list[str] | None = None) -> dict:
+    """A played game's transcript; `bots` are bundled names or bot classes."""
+    game = get_game(game_id)
+    rules = make_rules(game.Rules, rules or {})
+    classes = [load_bot_class(b) if isinstance(b, str) else b for b in bots]
+    played = referee.play(game, rules, [c() for c in classes], seed)
+    return referee.transcript(game, rules, names or [c.name for c in classes], seed, played)
+
+
+GAMES = {  # name: (game, bots, seed, rules)
+    "caterpillar": ("caterpillar", ["random", "greedy"], 3, None),
+    "give_or_take": ("give_or_take", ["random", "greedy"], 3, None),  # three deals
+    "go_for_it": ("go_for_it", ["random", "greedy", "random", "greedy"], 5, {"players": 4}),
+    "go_for_it_jokers": ("go_for_it", ["random", "greedy", "random"], 2, {"players": 3, "jokers": True}),
+    "duke_of_york": ("duke_of_york", ["random", "greedy"], 4, None),
+    "forfeit": ("caterpillar", [Crasher, "greedy"], 1, None),
+}
+
+
+@pytest.fixture(scope="module")
+def transcripts() -> dict[str, dict]:
+    out = {name: transcript(game, bots, seed, rules) for name, (game, bots, seed, rules) in GAMES.items()}
+    out["forfeit"]["players"][0] = HOSTILE  # an untrusted name, drawn in the browser too
+    return out
+
+
+def test_frames_follow_the_moves(transcripts):
+    for name, data in transcripts.items():
+        moves = sum(len(d["moves"]) for d in data["deals"])
+        found = frames(data)
+        # one frame for the start and each move, and one more between deals: "deal over", then "dealt"
+        assert len(found) == 1 + moves + len(data["deals"]) - 1, name
+        assert [f["m"] for f in found] == sorted(f["m"] for f in found) and found[-1]["m"] == moves - 1
+        assert found[-1]["s"] == data["scores"] or data["fault_seat"] is not None, name
+        json.dumps(found)
+    over = [f for f in frames(transcripts["give_or_take"]) if "over" in f.get("n", "")]
+    assert len(over) == 2 and all(f["t"] is None and len(f["p"]) == 12 for f in over)
+
+
+def test_the_page_is_self_contained_small_and_escaped(transcripts, tmp_path):
+    for name, data in transcripts.items():
+        page = replay_page_html(data)
+        assert page.startswith("<!DOCTYPE html>")
+        assert not re.search(r"https?://", page), name  # nothing to load, not even a link
+        assert not re.search(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=", page)
+        assert len(page.encode()) < 60_000, (name, len(page.encode()))
+    data = {**transcripts["caterpillar"], "players": [HOSTILE, "x' \"&</script><b>"]}
+    page = write_replay_page(data, tmp_path / "deep" / "hostile.html").read_text()
+    assert HOSTILE not in page and "</script><b>" not in page
+    assert html.escape(HOSTILE) in page  # in the title, as text
+    embedded = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)[1]
+    assert json.loads(embedded)["players"] == data["players"]
+
+
+# --- in Chromium ------------------------------------------------------------------------------------
+
+KEYS = {"ArrowRight": 39, "ArrowLeft": 37, "Home": 36, "End": 35, " ": 32}
+
+
+class Tab:
+    """One page in a shared Chromium: evaluate, press keys, click, take screenshots, read its events."""
+
+    def __init__(self, tools: DevTools, path: Path) -> None:
+        self.tools = tools
+        target = tools.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = tools.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 1000, "deviceScaleFactor": 1,
+                                                          "mobile": False})
+        self.call("Page.navigate", {"url": path.resolve().as_uri()})
+        tools.wait_for("Page.loadEventFired", self.session)
+        while not self.eval("!!window.replay"):
+            time.sleep(0.05)
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        return self.tools.call(method, params, self.session)
+
+    def eval(self, expression: str):
+        reply = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        assert "exceptionDetails" not in reply, reply
+        return reply["result"].get("value")
+
+    def key(self, key: str) -> None:
+        code = {" ": "Space"}.get(key, key)
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": code,
+                                                 "windowsVirtualKeyCode": KEYS[key]})
+
+    def click(self, selector: str) -> None:
+        """A real mouse click in the middle of the element."""
+        x, y = self.eval(f"(r => [r.x + r.width / 2, r.y + r.height / 2])("
+                         f"document.querySelector({json.dumps(selector)}).getBoundingClientRect())")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def shot(self, save: Path | None = None) -> np.ndarray:
+        """The viewport's pixels (and the PNG kept at `save`, to look at when a test fails)."""
+        png = base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
+        if save:
+            save.write_bytes(png)
+        return png_pixels(png)
+
+    def state(self) -> dict:
+        return self.eval("""(all => ({at: window.replay.at, frames: window.replay.frames,
+            current: Array.from(all('#moves li.move')).findIndex(li => li.classList.contains('current')),
+            currents: all('#moves li.current').length, result: !document.getElementById('result').hidden,
+            resultText: document.getElementById('result').textContent,
+            seats: Array.from(all('.seat .name')).map(e => e.textContent), cards: all('.card').length,
+            red: all('.card.red').length, jokers: all('.card.joker').length,
+            toMove: all('.seat.to-move').length}))(s => document.querySelectorAll(s))""")
+
+    def problems(self) -> tuple[list, list, list]:
+        """Exceptions, console errors and requests other than the page itself."""
+        exceptions, errors, requests = [], [], []
+        for event in self.tools.events:
+            if event.get("sessionId") != self.session:
+                continue
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                exceptions.append(params["exceptionDetails"])
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                errors.append(params)
+            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+                errors.append(params["entry"])
+            elif method in ("Network.requestWillBeSent", "Page.javascriptDialogOpening"):
+                requests.append(params.get("request", {}).get("url") or method)
+        return exceptions, errors, requests
+
+
+@pytest.mark.slow
+@needs_browser
+def test_chromium_steps_through_every_game(transcripts, tmp_path):
+    pages = {name: write_replay_page(data, tmp_path / f"{name}.html") for name, data in transcripts.items()}
+    with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
+        tools = DevTools(find_chromium(), profile, timeout=90)
+        try:
+            for name, path in pages.items():
+                check_page(Tab(tools, path), transcripts[name], name, tmp_path)
+        finally:
+            tools.close()
+
+
+def check_page(tab: Tab, data: dict, name: str, tmp_path: Path) -> None:
+    start = tab.state()
+    assert start["at"] == 0 and start["current"] == -1 and not start["result"], (name, start)
+    assert start["seats"] == data["players"]  # the hostile name is text on the page, nothing ran
+    assert start["cards"] >= 10 and start["red"] > 0 and start["toMove"] == 1, (name, start)
+    if name == "go_for_it_jokers":
+        assert start["jokers"] >= 1
+    before = tab.shot(tmp_path / f"{name}-start.png")
+    tab.key("ArrowRight")
+    one = tab.state()
+    assert one["at"] == 1 and one["current"] == 0 and one["currents"] == 1, (name, one)
+    after = tab.shot(tmp_path / f"{name}-step.png")
+    assert before.shape == after.shape and (before != after).any(axis=2).mean() > 0.001, f"{name}: nothing moved"
+    tab.click("#next")
+    assert tab.state()["current"] == 1
+    tab.key("ArrowLeft")
+    assert tab.state()["at"] == 1
+    tab.click("#moves li[data-move='2']")  # clicking a move in the list jumps to it
+    assert tab.state()["current"] == 2
+    tab.key("End")
+    end = tab.state()
+    moves = sum(len(d["moves"]) for d in data["deals"])
+    assert end["at"] == end["frames"] - 1 and end["current"] == moves - 1 and end["result"], (name, end)
+    assert data["termination"] in end["resultText"]
+    assert all(str(score) in end["resultText"] for score in data["scores"])
+    if data["fault_seat"] is not None:
+        assert "forfeits" in end["resultText"] and "crashed on purpose" in end["resultText"]
+    tab.shot(tmp_path / f"{name}-end.png")
+    tab.key("Home")
+    assert tab.state()["at"] == 0
+    if name == "caterpillar":  # Space plays: the viewer moves on by itself (a step each 0.7 s), then pauses
+        tab.key(" ")
+        time.sleep(0.8)
+        tab.key(" ")
+        at = tab.state()["at"]
+        time.sleep(0.8)
+        assert tab.state()["at"] == at >= 1
+    exceptions, errors, requests = tab.problems()
+    page = tab.eval("location.href")
+    assert exceptions == [] and errors == [], (name, exceptions, errors)
+    assert [url for url in requests if url != page] == [], (name, requests)
+
+
+# --- the command and the report ---------------------------------------------------------------------
+
+TINY = """name = "tiny"
+seed = 5
+[[games]]
+game = "caterpillar"
+deals = 2
+[[games]]
+game = "go_for_it"
+deals = 1
+rules = { players = 3, jokers = true }
+[[bots]]
+name = "random"
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "random-2"
+path = "random"
+[run]
+workers = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> RunDir:
+    config = parse_config(TINY)
+    run = RunDir(tmp_path_factory.mktemp("replays") / "tiny")
+    finish_run(config, run, play_missing(config, run, workers=1))  # writes the report and its replays
+    return run
+
+
+def test_arena_replay_writes_a_page(tiny_run, tmp_path):
+    target = tmp_path / "out" / "game.html"
+    result = CliRunner().invoke(app, ["replay", str(tiny_run.path), "1", "--html", str(target)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"wrote {target}"
+    page = target.read_text()
+    assert "<title>Caterpillar replay: " in page and not re.search(r"https?://", page)
+    bad = CliRunner().invoke(app, ["replay", str(tiny_run.path), "999", "--html", str(target)])
+    assert bad.exit_code == 2 and "outside" in bad.output
+
+
+def test_the_report_links_example_replays(tiny_run):
+    page = tiny_run.report.read_text()
+    table = load_results(tiny_run)
+    slugs = _slugs(sorted(set(table.column("variant").to_pylist())))
+    for variant, slug in slugs.items():
+        body = re.search(f"<section class='game' id='{re.escape(slug)}'>(.*?)</section>", page, re.S)[1]
+        links = re.findall(r"<a href='(replays/[^']+)'>game (\d+)</a> \(([^)]*)", body)
+        assert links, variant
+        assert all(href == f"replays/{slug.removeprefix('game-')}-{index}.html" for href, index, _ in links)
+        assert all((tiny_run.path / href).is_file() for href, _, _ in links)
+        rows = [r for r in table.to_pylist() if r["variant"] == variant]
+        firsts = {}  # the first game of each table (set of bots)
+        for r in rows:
+            firsts.setdefault(frozenset(r["players"]), r["game_index"])
+        assert {int(i) for _, i, why in links if why.startswith("first game")} == set(firsts.values())
+
+
+def test_example_games_are_the_first_of_each_table_and_the_biggest_upset():
+    """A rated 30, B 25, C 20: C beating A is the biggest upset possible; of those, the widest margin wins."""
+    rows = [(["A", "B"], [0, 1], [9, 1]), (["B", "C"], [1, 0], [1, 9]), (["A", "C"], [1, 0], [10, 30]),
+            (["C", "A"], [0, 1], [50, 10]), (["A", "C"], [0, 1], [9, 1])]
+    table = pa.table({"game_index": list(range(5)), "variant": ["v"] * 5, "players": [r[0] for r in rows],
+                      "ranks": [r[1] for r in rows], "scores": [r[2] for r in rows]})
+    rated = SimpleNamespace(table=pd.DataFrame({"bot": ["A", "B", "C"], "mu": [30.0, 25.0, 20.0]}))
+    assert example_games(table, {"v": rated}) == {"v": [
+        (0, "first game of table A, B"), (1, "first game of table B, C"), (2, "first game of table A, C"),
+        (3, "biggest upset: C (μ 20.0) above A (μ 30.0), by 40 points")]}
