@@ -37,6 +37,9 @@ def main_options(
     """Tournaments and a bot arena for four card games by David Parlett."""
 
 
+WORKERS_HELP = "Worker processes: 0 = one per core (Ray), 1 = one local worker (no Ray)."
+
+
 def fail(message: str) -> NoReturn:
     """One clear line on stderr and exit status 2."""
     typer.echo(f"error: {message}", err=True)
@@ -209,7 +212,7 @@ def open_run(run: Path):
 @app.command()
 def tournament(
     config: Annotated[Path, typer.Argument(help="Tournament config (TOML), e.g. configs/quickstart.toml.")],
-    workers: Annotated[int | None, typer.Option(help="Worker processes: 0 = one per core, 1 = in process.")] = None,
+    workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
     address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
     batch_size: Annotated[int | None, typer.Option(help="Games per task (overrides the config).", min=1)] = None,
     resume: Annotated[bool, typer.Option(help="Finish an interrupted run: play only what is missing.")] = False,
@@ -275,7 +278,7 @@ def match(
                                                 min=2)] = None,
     field: Annotated[str, typer.Option(help="The bot that fills the seats beyond A and B.")] = "random",
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
-    workers: Annotated[int | None, typer.Option(help="Worker processes: 0 = one per core, 1 = in process.")] = None,
+    workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
     address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
     resume: Annotated[bool, typer.Option(help="Finish an interrupted match.")] = False,
     overwrite: Annotated[bool, typer.Option(help="Discard an existing match of this name and start afresh.")] = False,

@@ -29,6 +29,19 @@ class MoveClock:
         """When the move now running began (perf_counter), or None between moves."""
         self.preemptive = _install(self)
 
+    def begin(self) -> float:
+        """Stamps the start of a move (here and on the backstop's page); returns it (perf_counter)."""
+        self.started = started = time.perf_counter()
+        if _board is not None:
+            _board[_START] = time.monotonic_ns()
+        return started
+
+    def end(self) -> None:
+        """The move is over: no alarm and no backstop for it any more."""
+        self.started = None
+        if _board is not None:
+            _board[_START] = 0
+
     def overdue(self) -> bool:
         """True while a move is running past its limit."""
         started = self.started
@@ -55,9 +68,10 @@ def _install(clock: MoveClock) -> bool:
 
 
 def _after_fork() -> None:
-    """In a forked child the watchdog thread is gone: the next clock starts a new one."""
-    global _installed
-    _installed = False
+    """In a forked child the watchdog thread is gone (the next clock starts a new one), and so is the
+    sentinel: the parent's page is not this process's."""
+    global _installed, _board, _sentinel
+    _installed, _board, _sentinel = False, None, None
 
 
 os.register_at_fork(after_in_child=_after_fork)
@@ -83,3 +97,82 @@ def _watch() -> None:
         elif clock.started == started:
             signal.pthread_kill(main, signal.SIGALRM)
             time.sleep(max(clock.limit / 10, 0.01))  # again, should the bot swallow the first one
+
+
+# --- the backstop -----------------------------------------------------------------------------------
+# A bot that blocks or ignores SIGALRM, or holds the interpreter (a huge sys.setswitchinterval), defeats
+# the watchdog above: nothing inside the process can stop it. So every process that plays a run's
+# batches (a Ray worker, the local worker of `workers = 1`) also has a sentinel: a tiny separate process
+# that reads, from a page shared with this one, when the move now running began, and SIGKILLs this
+# process once that move is BACKSTOP_GRACE past its limit. The batch is then replayed in quarantine,
+# whose host watches the same page of each game's child and records the overrun as a `timeout`
+# (arena/quarantine.py). The referee's cost: one clock read and one store at each end of a move.
+
+BACKSTOP_GRACE = 1.0
+"""Seconds past the move time limit before a move is ended from outside the process. The signal path
+ends a move within milliseconds of its limit; only a bot that defeats it waits for the backstop."""
+
+_START, _ALLOWED = 0, 1
+_board = None
+"""The shared page, int64 slots: when the move now running began (monotonic ns, 0 between moves) and
+how long a move may run before the backstop ends it (ns); None in a process without a backstop."""
+_sentinel = None
+"""This process's sentinel (a Popen), once armed."""
+
+SENTINEL = """
+import mmap, os, signal, sys, time
+fd, pid = int(sys.argv[1]), int(sys.argv[2])
+board = memoryview(mmap.mmap(fd, 16)).cast("q")
+while os.getppid() == pid:  # the worker is alive (an orphan sentinel has a new parent and leaves)
+    started = board[0]
+    if started and time.monotonic_ns() - started > board[1]:
+        os.kill(pid, signal.SIGKILL)
+        break
+    time.sleep(0.02)
+"""
+
+
+def new_board(limit: float):
+    """A page for the backstop, in memory a forked child shares, allowing moves of `limit` seconds."""
+    import mmap
+
+    board = memoryview(mmap.mmap(-1, 16)).cast("q")
+    board[_START], board[_ALLOWED] = 0, int((limit + BACKSTOP_GRACE) * 1e9)
+    return board
+
+
+def use_board(board) -> None:
+    """Makes the referee's clocks in this process stamp their moves on `board` (None: no backstop)."""
+    global _board
+    _board = board
+
+
+def arm_backstop(limit: float) -> None:
+    """Gives this process a sentinel that kills it when a move runs `limit` + BACKSTOP_GRACE seconds (a new
+    one if a bot ended the last)."""
+    global _sentinel
+    import mmap
+    import subprocess
+    import sys
+
+    if _sentinel is None or _sentinel.poll() is not None:
+        fd = os.memfd_create("arena-backstop")
+        os.ftruncate(fd, 16)
+        board = memoryview(mmap.mmap(fd, 16)).cast("q")
+        board[_START], board[_ALLOWED] = 0, int((limit + BACKSTOP_GRACE) * 1e9)
+        _sentinel = subprocess.Popen([sys.executable, "-c", SENTINEL, str(fd), str(os.getpid())], pass_fds=[fd],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+        os.close(fd)
+        use_board(board)
+    _board[_ALLOWED] = int((limit + BACKSTOP_GRACE) * 1e9)
+
+
+def idle(board) -> None:
+    """Marks no move as running on `board` (after a child that stamped a move was killed in it)."""
+    board[_START] = 0
+
+
+def overrun(board) -> bool:
+    """True when the move stamped on `board` has run past its allowance."""
+    started = board[_START]
+    return bool(started) and time.monotonic_ns() - started > board[_ALLOWED]

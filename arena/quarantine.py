@@ -20,6 +20,7 @@ import os
 import time
 
 from arena import referee
+from arena.clock import idle, new_board, overrun, use_board
 from arena.config import Config
 from arena.games import get_game
 from arena.runner import _prepare, _row
@@ -90,25 +91,45 @@ def _quarantine_host() -> None:
     sys.path[:] = path
     schedule = Schedule(config)
     board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
+    limit = config.run.move_time_limit
+    moves = new_board(limit) if limit is not None else None  # the children's move clock stamps it
     index = start
     while index < end:
         board[_GAME], board[_SEAT], board[_COUNT] = -1, _NO_SEAT, 0
+        if moves is not None:
+            idle(moves)  # a killed child's move is not the next child's
         host = os.getpid()
         child = os.fork()
         if child == 0:
             _die_with(host)
+            use_board(moves)
             _quarantine_child(config, index, end, out, board)
-        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        status, overran = _watch(child, moves)
         index = board[_GAME]
         if index in (-1, end):  # done, or the child could not start (and said why)
             break
         try:
-            row = _died_row(schedule, index, board, _death(status))
+            row = (_died_row(schedule, index, board, f"no move within {limit:g}s", "timeout") if overran
+                   else _died_row(schedule, index, board, _death(status)))
         except QuarantineError as error:
             _send(out, ("error", str(error)))
             break
         _send(out, ("row", row))
         index += 1
+
+
+def _watch(child: int, moves) -> tuple[int, bool]:
+    """Waits for a child to end, killing it if a move outruns the backstop: (exit status, overran)."""
+    import signal
+
+    while True:
+        pid, status = os.waitpid(child, os.WNOHANG if moves is not None else 0)
+        if pid:
+            return os.waitstatus_to_exitcode(status), False
+        if overrun(moves):  # a bot that defeated the clock inside the child
+            os.kill(child, signal.SIGKILL)
+            return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), True
+        time.sleep(0.01)
 
 
 def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> None:
@@ -211,7 +232,7 @@ class _PublishedGame:
         board[_COUNT], board[_SEAT] = count + 1, _NO_SEAT
 
 
-def _died_row(schedule: Schedule, index: int, board, fault: str) -> dict:
+def _died_row(schedule: Schedule, index: int, board, fault: str, termination: str = "crash") -> dict:
     """The row of a quarantined game that died: the published moves replayed, then the referee's forfeit."""
     seat, count = board[_SEAT], board[_COUNT]
     if seat == _NO_SEAT:
@@ -221,7 +242,7 @@ def _died_row(schedule: Schedule, index: int, board, fault: str) -> dict:
     state = game.new_state(scheduled.block.rules, scheduled.deal_seed)
     for i in range(count):
         game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
-    played = referee._forfeit(game, state, seat, "crash", fault, count)  # the referee's own rule for a crash
+    played = referee._forfeit(game, state, seat, termination, fault, count)  # the referee's own rule
     return _row(schedule.config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 

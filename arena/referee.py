@@ -53,11 +53,11 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             if clock is None:
                 move = acts[seat](observation)
             else:
-                started = clock.started = now()
+                started = clock.begin()
                 try:
                     move = acts[seat](observation)
                 finally:
-                    clock.started = None  # whatever happened, no alarm for this move any more
+                    clock.end()  # whatever happened, no alarm for this move any more
                 if now() - started > clock.limit:  # a bot that swallowed MoveTimeout, or no signals here
                     raise MoveTimeout
         except MoveTimeout:

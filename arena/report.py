@@ -184,16 +184,26 @@ REPLAY_SECONDS = 60.0
 """The longest one example replay may take: a replay runs the bots' code again."""
 
 
+def _move_time_limit(config_text: str) -> float | None:
+    """The run's move time limit (None: none), as its config gives it."""
+    limit = tomllib.loads(config_text).get("run", {}).get("move_time_limit", 1.0)
+    return None if not limit else float(limit)
+
+
 def _isolated_replay(run: RunDir, index: int) -> dict:
     """`replay_game(run, index)` in a forked child: replaying runs the bots' code again, and a bot that
-    exits, kills its process or hangs must cost its replay, never the report (or the run that writes it)."""
+    exits, kills its process or hangs must cost its replay, never the report (or the run that writes it).
+    The child's moves are stamped on a backstop page, so one that defeats the clock is ended as in a run."""
     import os
     import select
     import signal
     import time
 
+    from arena.clock import new_board, overrun, use_board
     from arena.runner import replay_game
 
+    limit = _move_time_limit(run.config.read_text())
+    moves = new_board(limit) if limit is not None else None
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks
@@ -201,6 +211,7 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
         try:
             os.close(read)
             os.dup2(2, 1)  # whatever a bot prints goes to stderr
+            use_board(moves)
             data = json.dumps(replay_game(run, index)).encode()
             while data:
                 data = data[os.write(write, data):]
@@ -210,8 +221,10 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
     os.close(write)
     chunks, deadline = [], time.monotonic() + REPLAY_SECONDS
     try:
-        while (left := deadline - time.monotonic()) > 0:
-            if select.select([read], [], [], left)[0]:
+        while time.monotonic() < deadline:
+            if moves is not None and overrun(moves):
+                raise TimeoutError(f"a move of game {index} ran over the time limit in its replay")
+            if select.select([read], [], [], 0.05)[0]:
                 chunk = os.read(read, 1 << 16)
                 if not chunk:
                     break

@@ -1,4 +1,4 @@
-"""Runs a tournament: batches of games in process or on Ray, each finished batch saved at once.
+"""Runs a tournament: batches of games by one local worker process or by Ray workers, each saved at once.
 
 Results never depend on the backend, the worker count, the batch size or the completion order:
 every game is fully determined by its game index and the config.
@@ -17,7 +17,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ import pyarrow as pa
 
 from arena import referee
 from arena.bots import load_bot_class, recorded_spec
+from arena.clock import arm_backstop
 from arena.config import Config, ConfigError, parse_config
 from arena.games import get_game
 from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
@@ -123,26 +123,93 @@ def round_batches(wanted: list[Batch], done: list[Batch], batch_size: int, sched
     return batches
 
 
-def serial_backend(config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
-    """Plays the batches one after another in this process.
+def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
+    """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
+    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
+    if config.run.move_time_limit is not None:
+        arm_backstop(config.run.move_time_limit)
+    return play_batch(config, start, end)
 
-    A batch that something broke out of (a bot's SystemExit or other BaseException, which the referee
-    lets through, or a bot class that fails to build) is replayed in quarantine, as on Ray. A bot that
-    ends this very process (os._exit, a signal) ends the run: every finished batch is saved, but
-    --resume dies again on the same batch. Enter such bots with workers >= 2 (Ray workers, whose
-    deaths are quarantined) or with isolation = "process".
+
+class LocalWorker:
+    """`workers = 1`: the batches are played one after another by one worker process (no Ray).
+
+    The run's own process never runs a bot, so whatever a bot does to its process (SIGKILLed by the
+    backstop, os._exit, a SystemExit or KeyboardInterrupt of its own) costs a replay of its batch in
+    quarantine and a new worker, never the run; a real Ctrl-C reaches only this process (the worker
+    has its own session) and stops the run. What bots print goes to stderr.
     """
-    from arena.quarantine import _warn_quarantine, quarantine_batch
 
-    for start, end in batches:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.process = None
+
+    def _start(self) -> None:
+        import pickle
+        import subprocess
+        import sys
+
+        command = [sys.executable, "-c", "from arena.runner import _local_worker; _local_worker()"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        start_new_session=True)
+        pickle.dump((sys.path, self.config), self.process.stdin)
+        self.process.stdin.flush()
+
+    def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+        import pickle
+
+        from arena.quarantine import _warn_quarantine, quarantine_batch
+
+        for start, end in batches:
+            if self.process is None:
+                self._start()
+            try:
+                pickle.dump((start, end), self.process.stdin)
+                self.process.stdin.flush()
+                kind, payload = pickle.load(self.process.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):  # the worker died under a bot
+                self.close()
+                kind, payload = "died", RuntimeError("the worker process died")
+            if kind == "ok":
+                columns = payload
+            else:
+                _warn_quarantine(start, end, payload)
+                columns = quarantine_batch(self.config, start, end)
+            yield (start, end), columns
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+def _local_worker() -> None:
+    """The local worker's process: reads (sys.path, config), then plays each (start, end) it is sent."""
+    import pickle
+    import sys
+
+    from arena.quarantine import _die_with
+
+    _die_with(os.getppid())
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # the results own the pipe; whatever a bot prints goes to stderr
+    path, config = pickle.load(sys.stdin.buffer)
+    sys.path[:] = path
+    while True:
         try:
-            columns = play_batch(config, start, end)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:
-            _warn_quarantine(start, end, error)
-            columns = quarantine_batch(config, start, end)
-        yield (start, end), columns
+            start, end = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        try:
+            result = ("ok", worker_batch(config, start, end))
+        except BaseException as error:  # a bot's SystemExit, KeyboardInterrupt, ...: its batch goes to quarantine
+            result = ("failed", error)
+        try:
+            pickle.dump(result, out)
+        except Exception:  # an exception that does not pickle
+            pickle.dump(("failed", RuntimeError(type(result[1]).__name__)), out)
+        out.flush()
 
 
 RAY_RETRIES = 1
@@ -179,7 +246,7 @@ class RayBackend:
                 ray.init(address=self.address, **options)
             else:
                 ray.init(num_cpus=self.workers, **options)
-        self.task = ray.remote(max_retries=RAY_RETRIES)(play_batch)
+        self.task = ray.remote(max_retries=RAY_RETRIES)(worker_batch)
         self.config_ref = ray.put(self.config)
         self.slots = 2 * max(1, int(ray.cluster_resources().get("CPU", self.workers)))
 
@@ -265,10 +332,9 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     address = address if address is not None else config.run.address
     workers = workers or os.cpu_count() or 1
     if address or workers > 1:
-        backend, ray = ("ray-cluster" if address else "ray-local"), RayBackend(config, workers, address)
-        play = ray.play
+        backend, pool = ("ray-cluster" if address else "ray-local"), RayBackend(config, workers, address)
     else:
-        backend, ray, play = "serial", None, partial(serial_backend, config)
+        backend, pool = "serial", LocalWorker(config)
     saved, played_now, started = sum(end - start for start, end in done), 0, time.perf_counter()
     note = ""
     try:
@@ -277,7 +343,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
                 on_progress(saved + played_now, rounds.most_games(), note)
             batches = (round_batches(wanted, done, config.run.batch_size, schedule, timing) if rounds.reads_results
                        else missing_batches(wanted, done, config.run.batch_size))
-            for (start, end), columns in play(batches):
+            for (start, end), columns in pool.play(batches):
                 write_part(run, start, end, columns)
                 if rounds.reads_results:
                     rounds.add(pa.Table.from_pydict(columns, schema=SCHEMA))
@@ -288,8 +354,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
             rounds.look()
             note = rounds.match.line() if rounds.match else note
     finally:
-        if ray is not None:
-            ray.close()
+        pool.close()
     if on_progress:
         on_progress(saved + played_now, rounds.most_games(), note)
     played = rounds.played_ranges()

@@ -12,8 +12,10 @@ What play in process (workers = 1, and inside each Ray worker) cannot stop, show
 in the referee's interpreter, so it can find the game state (gc.get_objects, or the referee's frame
 through sys._getframe) and play on the hidden cards; change that state (its own score: a replay of
 the transcript finds it); rewrite the rules object that later games of the process share
-(object.__setattr__ gets past a frozen dataclass); keep control by catching the clock's MoveTimeout;
-and end the process itself (os._exit), which ends a serial run. Only a process per bot stops these.
+(object.__setattr__ gets past a frozen dataclass); keep control by catching the clock's MoveTimeout
+(until the backstop kills its worker). Only a process per bot stops these. Bots never run in the
+driver: with workers = 1 they play in one local worker process, so a bot that ends its process or
+defeats the clock costs a replay in quarantine, never the run.
 """
 
 import json
@@ -166,6 +168,33 @@ def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path,
         assert (row["scores"], row["decisions"]) == (scores, decisions), "scored as if it had raised at that move"
 
 
+@pytest.mark.parametrize("how, workers", [("block", 1), ("ignore", 1), ("switch", 1), ("block", 2)])
+def test_a_bot_that_defeats_the_clock_is_stopped_from_outside(how, workers, tmp_path, baseline):
+    """The signal path cannot end these moves; the backstop kills the worker after the limit plus its grace,
+    quarantine ends each such game as the bot's `timeout`, and the run completes in bounded time."""
+    from arena.clock import BACKSTOP_GRACE
+
+    started = time.perf_counter()
+    run, rows, _ = run_tournament(tmp_path, config_text("caterpillar", "defeats_clock.py:DefeatsClockBot",
+                                                        {"how": how}, workers=workers), workers=workers)
+    assert_forfeits(run, rows, "timeout", f"no move within {LIMIT:g}s")
+    assert all(r["fault_seat"] is not None for r in hostile(rows))
+    assert by_game(honest(rows)) == by_game(baseline("caterpillar"))
+    # each hostile game ends once in quarantine, after its worker was killed (twice on Ray: one retry)
+    kills = len(hostile(rows)) + 2 * len(rows)
+    assert time.perf_counter() - started < kills * (LIMIT + BACKSTOP_GRACE) + 30
+
+
+def test_a_bots_keyboard_interrupt_is_a_crash_not_a_ctrl_c(tmp_path, baseline):
+    """With workers = 1 the bots play in a worker process: the bot's KeyboardInterrupt is its crash, the
+    run finishes (once: no --resume needed), and the user's Ctrl-C still stops a run (tested below)."""
+    run, rows, _ = run_tournament(tmp_path, config_text("all", "interrupts.py:InterruptsBot"))
+    crashes = [r for r in hostile(rows) if r["termination"] == "crash"]
+    assert crashes and all(r["fault"].startswith("KeyboardInterrupt") for r in crashes), crashes[0]["fault"]
+    assert all(r["players"][r["fault_seat"]] == "hostile" for r in crashes)
+    assert by_game(honest(rows)) == by_game(baseline("all"))
+
+
 def test_trying_to_change_an_observation_fails_harmlessly(tmp_path, baseline):
     """The bot raises (a `crash`) if any attempt went through; none does, so all its games end normally."""
     run, rows, _ = run_tournament(tmp_path, config_text("all", "mutates.py:MutatesBot"))
@@ -277,16 +306,19 @@ def test_a_death_in_quarantine_is_scored_like_a_crash_at_that_decision(how, in_r
 
 
 @pytest.mark.slow
-def test_a_bot_that_ends_the_serial_driver_ends_the_run_but_loses_nothing_saved(tmp_path):
-    """workers = 1 plays in the driver: os._exit there ends the run (enter such bots with workers >= 2)."""
+def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path):
+    """workers = 1 plays in a local worker process, never in the driver: os._exit there costs the worker
+    and a replay of its batch in quarantine; the run completes from the command line, in one go."""
     path = tmp_path / "zoo.toml"
     text = config_text("all", "exits.py:ExitsBot", {"how": "exit"}, honest_only=("caterpillar",), batch_size=2)
     path.write_text(text.replace('path = "tests/zoo/', f'path = "{ROOT}/tests/zoo/'))
     command = ARENA + ["tournament", str(path), "--out", str(tmp_path), "--workers", "1", "--no-progress"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 3
-    good, bad = scan_parts(RunDir(tmp_path / "zoo"))
-    assert good and not bad, "the batches finished before the death are saved whole"
+    assert result.returncode == 0, result.stderr
+    assert "replaying them in quarantine" in result.stderr
+    run = RunDir(tmp_path / "zoo")
+    rows = load_results(run).to_pylist()
+    assert_forfeits(run, rows, "crash", "process died: exit code 3", fair_moves=2)
 
 
 @pytest.mark.slow
@@ -343,6 +375,32 @@ def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_resu
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert digest(load_results(run)) == expected
+
+
+def test_ctrl_c_stops_a_serial_run_and_resume_finishes_it(tmp_path):
+    """The user's Ctrl-C reaches the driver only (the worker has its own session): one line, every finished
+    batch kept, no worker left behind, and --resume gives the uninterrupted results."""
+    config = tmp_path / "long.toml"
+    config.write_text(SMALL.read_text().replace("deals = 30", "deals = 300"))
+    uninterrupted = RunDir(tmp_path / "uninterrupted" / "small")
+    play_missing(load_config(config), uninterrupted, workers=1)
+    out = tmp_path / "interrupted"
+    run = RunDir(out / "small")
+    command = ARENA + ["tournament", str(config), "--out", str(out), "--workers", "1", "--batch-size", "20",
+                       "--no-progress"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(run.results.glob("part-*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "interrupted" in err and "--resume" in err, err
+    assert err.count("\n") == 1
+    time.sleep(0.2)
+    assert not subprocess.run(["pgrep", "-f", "import _local_worker"], capture_output=True).stdout, "a worker is left"
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert digest(load_results(run)) == digest(load_results(uninterrupted))
 
 
 def damage(part: Path, how: str) -> None:

@@ -1,0 +1,30 @@
+"""Zoo: bots that defeat the in-process move clock (its SIGALRM), which only the backstop can stop."""
+
+import signal
+import sys
+import time
+
+from arena.bots import Bot
+
+
+class DefeatsClockBot(Bot):
+    """On its first move: `block` SIGALRM and loop, `ignore` it and sleep, or `switch` the interpreter's
+    thread switch interval to a day (the clock's watchdog thread never runs again) and loop."""
+
+    name = "zoo-defeats-clock"
+    defaults = {"how": "block"}
+
+    def act(self, observation):
+        how = self.params["how"]
+        if how == "block":
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            while True:
+                pass
+        if how == "ignore":
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+            time.sleep(3600)
+        if how == "switch":
+            sys.setswitchinterval(86400)
+            while True:
+                pass
+        return observation.legal_moves[0]
