@@ -108,9 +108,11 @@ def _watch() -> None:
 # whose host watches the same page of each game's child and records the overrun as a `timeout`
 # (arena/quarantine.py). The referee's cost: one clock read and one store at each end of a move.
 
-BACKSTOP_GRACE = 1.0
+BACKSTOP_GRACE = 0.5
 """Seconds past the move time limit before a move is ended from outside the process. The signal path
-ends a move within milliseconds of its limit; only a bot that defeats it waits for the backstop."""
+ends a move within milliseconds of its limit; only a bot that defeats it waits for the backstop. The
+game's result is the same either way (the bot's `timeout` at that decision), so the grace only needs
+to cover a late signal on a loaded machine."""
 
 _START, _ALLOWED = 0, 1
 _board = None

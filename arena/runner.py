@@ -137,22 +137,31 @@ class LocalWorker:
     The run's own process never runs a bot, so whatever a bot does to its process (SIGKILLed by the
     backstop, os._exit, a SystemExit or KeyboardInterrupt of its own) costs a replay of its batch in
     quarantine and a new worker, never the run; a real Ctrl-C reaches only this process (the worker
-    has its own session) and stops the run. What bots print goes to stderr.
+    has its own session) and stops the run. What bots print goes to stderr. A worker that finished its
+    run in good order is kept for the next run of this process (starting one costs a Python start-up).
     """
+
+    _idle = None
+    """The worker kept between runs (a Popen), if any."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self.process = None
+        self.busy = False
 
     def _start(self) -> None:
         import pickle
         import subprocess
         import sys
 
+        idle, LocalWorker._idle = LocalWorker._idle, None
+        if idle is not None and idle.poll() is None:
+            self.process = idle
+            return
         command = [sys.executable, "-c", "from arena.runner import _local_worker; _local_worker()"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         start_new_session=True)
-        pickle.dump((sys.path, self.config), self.process.stdin)
+        pickle.dump(sys.path, self.process.stdin)
         self.process.stdin.flush()
 
     def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
@@ -163,13 +172,15 @@ class LocalWorker:
         for start, end in batches:
             if self.process is None:
                 self._start()
+            self.busy = True
             try:
-                pickle.dump((start, end), self.process.stdin)
+                pickle.dump((self.config, start, end), self.process.stdin)
                 self.process.stdin.flush()
                 kind, payload = pickle.load(self.process.stdout)
             except (EOFError, OSError, pickle.UnpicklingError):  # the worker died under a bot
                 self.close()
                 kind, payload = "died", RuntimeError("the worker process died")
+            self.busy = False
             if kind == "ok":
                 columns = payload
             else:
@@ -178,14 +189,19 @@ class LocalWorker:
             yield (start, end), columns
 
     def close(self) -> None:
-        if self.process is not None:
+        """Keeps an idle worker for the next run; kills one that was interrupted in a batch (or is spare)."""
+        if self.process is None:
+            return
+        if self.busy or LocalWorker._idle is not None or self.process.poll() is not None:
             self.process.kill()
             self.process.wait()
-            self.process = None
+        else:
+            LocalWorker._idle = self.process
+        self.process, self.busy = None, False
 
 
 def _local_worker() -> None:
-    """The local worker's process: reads (sys.path, config), then plays each (start, end) it is sent."""
+    """The local worker's process: reads sys.path, then plays each (config, start, end) it is sent."""
     import pickle
     import sys
 
@@ -194,11 +210,10 @@ def _local_worker() -> None:
     _die_with(os.getppid())
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # the results own the pipe; whatever a bot prints goes to stderr
-    path, config = pickle.load(sys.stdin.buffer)
-    sys.path[:] = path
+    sys.path[:] = pickle.load(sys.stdin.buffer)
     while True:
         try:
-            start, end = pickle.load(sys.stdin.buffer)
+            config, start, end = pickle.load(sys.stdin.buffer)
         except EOFError:
             return
         try:

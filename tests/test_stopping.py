@@ -96,11 +96,11 @@ def test_a_match_cut_off_by_max_deals_is_undecided_and_exits_0(tmp_path):
 
 
 def test_a_self_match_rarely_accepts_h1(tmp_path):
-    """random against itself, entered twice, on 24 seeds: H1 (random 30 Elo better than random) is accepted
+    """random against itself, entered twice, on 24 seeds: H1 (random 40 Elo better than random) is accepted
     no more often than alpha = 0.05 allows (3 or more of 24 would happen by chance 12% of the time)."""
     accepted = []
     for seed in range(24):
-        config = parse_config(match_config("caterpillar", "random", "random", sprt=[0, 30], max_deals=3000,
+        config = parse_config(match_config("caterpillar", "random", "random", sprt=[0, 40], max_deals=3000,
                                            rules={}, players=None, field="random", seed=seed))
         assert [b.name for b in config.bots] == ["random", "random-2"]
         report = play_missing(config, RunDir(tmp_path / str(seed)), workers=1)
