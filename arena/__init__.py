@@ -1,3 +1,7 @@
 """arena: a tournament simulator and bot arena for four card games by David Parlett."""
 
 __version__ = "0.1.0"
+
+# Bots that are executables (`command: ...` specs) are loaded by arena.isolation, which registers its
+# loader with arena.bots when imported: importing it here puts the loader in place wherever a spec is read.
+from arena import isolation as _isolation  # noqa: E402, F401

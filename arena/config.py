@@ -279,7 +279,7 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
         bot_class(**params)
     except BotError as error:
         raise ConfigError(f"{where}{'path' if path else 'name'}: {error}") from None
-    except Exception as error:
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot's own, raised while its params are checked
         raise ConfigError(f"{where}params: {type(error).__name__}: {error}") from None
     return BotEntry(name, path, params, resolved_spec(bot_class))
 

@@ -31,7 +31,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from arena.bots import Bot
+from arena import bots
+from arena.bots import Bot, BotError
 from arena.cards import NAME
 from arena.clock import MoveTimeout
 from arena.games import get_game, make_rules
@@ -618,9 +619,7 @@ class Host:
         """The answer to one message from the arena."""
         kind = message.get("type")
         if kind == "hello":
-            from arena.bots import load_bot_class
-
-            self.bot_class = load_bot_class(self.spec)
+            self.bot_class = bots.load_bot_class(self.spec)
             self.params = message.get("params") or {}
             try:
                 self.bot_class(**self.params)
@@ -671,3 +670,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _load_command_spec(spec: str) -> type:
+    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md)."""
+    import shlex
+
+    try:
+        return process_bot_class(shlex.split(spec.removeprefix("command:")))
+    except (BotProcessError, ValueError, OSError) as error:
+        raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
+
+
+bots.SPEC_LOADERS["command:"] = _load_command_spec

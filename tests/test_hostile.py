@@ -306,19 +306,14 @@ def test_a_death_in_quarantine_is_scored_like_a_crash_at_that_decision(how, in_r
 
 
 @pytest.mark.slow
-def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path):
+def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path, capfd, baseline):
     """workers = 1 plays in a local worker process, never in the driver: os._exit there costs the worker
-    and a replay of its batch in quarantine; the run completes from the command line, in one go."""
-    path = tmp_path / "zoo.toml"
-    text = config_text("all", "exits.py:ExitsBot", {"how": "exit"}, honest_only=("caterpillar",), batch_size=2)
-    path.write_text(text.replace('path = "tests/zoo/', f'path = "{ROOT}/tests/zoo/'))
-    command = ARENA + ["tournament", str(path), "--out", str(tmp_path), "--workers", "1", "--no-progress"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert "replaying them in quarantine" in result.stderr
-    run = RunDir(tmp_path / "zoo")
-    rows = load_results(run).to_pylist()
+    and a replay of its batch in quarantine; the run completes in one go."""
+    text = config_text("all", "exits.py:ExitsBot", {"how": "exit"}, batch_size=12)
+    run, rows, _ = run_tournament(tmp_path, text)
+    assert "replaying them in quarantine" in capfd.readouterr().err
     assert_forfeits(run, rows, "crash", "process died: exit code 3", fair_moves=2)
+    assert by_game(honest(rows)) == by_game(baseline("all"))
 
 
 @pytest.mark.slow

@@ -1,0 +1,67 @@
+"""The attacks a stranger's bot can make in process, each in a real tournament with Ray workers and with
+workers = 1: each one is stopped (a forfeit of that bot alone) or harmless to every other game.
+
+What stays possible in process by design (README, Untrusted bots; remedy: isolation = "process"):
+reading the hidden cards, changing the game state or the rules, monkeypatching arena or other bots'
+classes, and killing the worker's sentinel or the worker itself (which quarantine turns into its crash).
+"""
+
+import logging
+
+import pytest
+from test_hostile import assert_forfeits, by_game, config_text, honest, hostile, run_tournament
+
+HARMLESS = ["stdout", "reseed", "alarm", "thread", "fork"]
+"""Attacks that change nothing: the bot's games end normally and the others are those of a run without it."""
+STOPPED = {"recursion": ("crash", "RecursionError"), "exit_in_reset": ("crash", "SystemExit: 4")}
+"""Attacks that are the bot's forfeit: termination and the start of the fault."""
+
+
+@pytest.fixture(scope="module")
+def ray_workers():
+    """One local Ray instance for the module (the runner uses it rather than starting its own)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    yield 2
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    return run_tournament(tmp_path_factory.mktemp("clean"), config_text("caterpillar"))[1]
+
+
+@pytest.fixture(params=["workers=1", "ray"])
+def workers(request):
+    return request.getfixturevalue("ray_workers") if request.param == "ray" else 1
+
+
+@pytest.mark.parametrize("how", HARMLESS)
+def test_a_harmless_attack_changes_no_game(how, workers, tmp_path, clean):
+    text = config_text("caterpillar", "attacks.py:AttacksBot", {"how": how}, workers=workers)
+    run, rows, _ = run_tournament(tmp_path, text, workers=workers)
+    assert all(row["fault_seat"] is None for row in rows)
+    assert by_game(honest(rows)) == by_game(clean)
+
+
+@pytest.mark.parametrize("how", STOPPED)
+def test_an_attack_that_breaks_out_is_the_bots_forfeit(how, workers, tmp_path, clean):
+    termination, fault = STOPPED[how]
+    text = config_text("caterpillar", "attacks.py:AttacksBot", {"how": how}, workers=workers)
+    run, rows, _ = run_tournament(tmp_path, text, workers=workers)
+    assert_forfeits(run, rows, termination, fault)
+    assert all(row["fault_seat"] is not None for row in hostile(rows))
+    assert by_game(honest(rows)) == by_game(clean)
+
+
+def test_a_bot_that_breaks_out_of_its_constructor_is_refused_by_the_config():
+    """Reading a config builds each bot once to check its params: a KeyboardInterrupt (or SystemExit) of the
+    bot's own there is a one-line config error, not the user's Ctrl-C."""
+    from test_hostile import ROOT
+
+    from arena.config import ConfigError, parse_config
+
+    text = config_text("caterpillar", "attacks.py:AttacksBot", {"how": "interrupt_in_init"})
+    with pytest.raises(ConfigError, match="params: KeyboardInterrupt"):
+        parse_config(text, base=ROOT)
