@@ -60,7 +60,7 @@ def zoo(spec: str, **params):
 
 
 def config_text(games: str, hostile: str | None = None, params: dict | None = None, *, honest_only: tuple = (),
-                batch_size: int = 5, workers: int = 1) -> str:
+                batch_size: int = 5, workers: int = 1, limit: float = LIMIT) -> str:
     """A tournament of `random` and `greedy`, with the zoo bot `hostile` (tests/zoo/<file>:<Class>) listed first."""
     lines = ['name = "zoo"', "seed = 20260515"]
     for game, deals, rules in GAME_SETS[games]:
@@ -74,7 +74,7 @@ def config_text(games: str, hostile: str | None = None, params: dict | None = No
         if params:
             lines.append("params = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items()) + " }")
     lines += ["[[bots]]", 'name = "random"', "[[bots]]", 'name = "greedy"',
-              "[run]", f"workers = {workers}", f"batch_size = {batch_size}", f"move_time_limit = {LIMIT}"]
+              "[run]", f"workers = {workers}", f"batch_size = {batch_size}", f"move_time_limit = {limit}"]
     return "\n".join(lines) + "\n"
 
 
@@ -168,21 +168,31 @@ def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path,
         assert (row["scores"], row["decisions"]) == (scores, decisions), "scored as if it had raised at that move"
 
 
-@pytest.mark.parametrize("how, workers", [("block", 1), ("ignore", 1), ("switch", 1), ("block", 2)])
-def test_a_bot_that_defeats_the_clock_is_stopped_from_outside(how, workers, tmp_path, baseline):
-    """The signal path cannot end these moves; the backstop kills the worker after the limit plus its grace,
+CLOCK_LIMIT = 0.1
+"""The move time limit of the clock-defeating bots' runs: each of their games costs it plus the grace."""
+
+
+def assert_stopped_from_outside(how: str, workers: int, tmp_path, baseline) -> None:
+    """A bot that defeats the clock: the backstop kills the worker after the limit plus its grace,
     quarantine ends each such game as the bot's `timeout`, and the run completes in bounded time."""
     from arena.clock import BACKSTOP_GRACE
 
     started = time.perf_counter()
-    run, rows, _ = run_tournament(tmp_path, config_text("caterpillar", "defeats_clock.py:DefeatsClockBot",
-                                                        {"how": how}, workers=workers), workers=workers)
-    assert_forfeits(run, rows, "timeout", f"no move within {LIMIT:g}s")
+    text = config_text("caterpillar", "defeats_clock.py:DefeatsClockBot", {"how": how}, workers=workers,
+                       limit=CLOCK_LIMIT)
+    run, rows, _ = run_tournament(tmp_path, text, workers=workers)
+    assert_forfeits(run, rows, "timeout", f"no move within {CLOCK_LIMIT:g}s")
     assert all(r["fault_seat"] is not None for r in hostile(rows))
     assert by_game(honest(rows)) == by_game(baseline("caterpillar"))
     # each hostile game ends once in quarantine, after its worker was killed (twice on Ray: one retry)
     kills = len(hostile(rows)) + 2 * len(rows)
-    assert time.perf_counter() - started < kills * (LIMIT + BACKSTOP_GRACE) + 30
+    assert time.perf_counter() - started < kills * (CLOCK_LIMIT + BACKSTOP_GRACE) + 30
+
+
+@pytest.mark.parametrize("how", ["block", "ignore", "replace", "switch"])
+def test_a_bot_that_defeats_the_clock_is_stopped_from_outside(how, tmp_path, baseline):
+    """workers = 1; with Ray workers in tests/test_zoo.py."""
+    assert_stopped_from_outside(how, 1, tmp_path, baseline)
 
 
 def test_a_bots_keyboard_interrupt_is_a_crash_not_a_ctrl_c(tmp_path, baseline):

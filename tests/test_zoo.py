@@ -9,10 +9,19 @@ classes, and killing the worker's sentinel or the worker itself (which quarantin
 import logging
 
 import pytest
-from test_hostile import assert_forfeits, by_game, config_text, honest, hostile, run_tournament
+from test_hostile import (
+    assert_forfeits,
+    assert_stopped_from_outside,
+    by_game,
+    config_text,
+    honest,
+    hostile,
+    run_tournament,
+)
 
-HARMLESS = ["stdout", "reseed", "alarm", "thread", "fork"]
-"""Attacks that change nothing: the bot's games end normally and the others are those of a run without it."""
+HARMLESS = "stdout,reseed,alarm,thread,fork"
+"""Attacks that change nothing, made all at every move: the bot's games end normally and the others are
+those of a run without it."""
 STOPPED = {"recursion": ("crash", "RecursionError"), "exit_in_reset": ("crash", "SystemExit: 4")}
 """Attacks that are the bot's forfeit: termination and the start of the fault."""
 
@@ -32,14 +41,27 @@ def clean(tmp_path_factory):
     return run_tournament(tmp_path_factory.mktemp("clean"), config_text("caterpillar"))[1]
 
 
+@pytest.fixture(scope="module")
+def baseline(clean):
+    """test_hostile's baseline for the caterpillar set."""
+    return lambda games: clean
+
+
 @pytest.fixture(params=["workers=1", "ray"])
 def workers(request):
     return request.getfixturevalue("ray_workers") if request.param == "ray" else 1
 
 
-@pytest.mark.parametrize("how", HARMLESS)
-def test_a_harmless_attack_changes_no_game(how, workers, tmp_path, clean):
-    text = config_text("caterpillar", "attacks.py:AttacksBot", {"how": how}, workers=workers)
+@pytest.mark.parametrize("how", ["block", "ignore"])
+def test_a_bot_that_defeats_the_clock_on_ray_workers_is_stopped_from_outside(how, ray_workers, tmp_path,
+                                                                             baseline):
+    """The Ray half of tests/test_hostile.py's test: the sentinel kills the Ray worker (twice: Ray retries once).
+    Replacing the handler and stalling the interpreter meet the same sentinel; they are tested with workers = 1."""
+    assert_stopped_from_outside(how, ray_workers, tmp_path, baseline)
+
+
+def test_harmless_attacks_change_no_game(workers, tmp_path, clean):
+    text = config_text("caterpillar", "attacks.py:AttacksBot", {"how": HARMLESS}, workers=workers)
     run, rows, _ = run_tournament(tmp_path, text, workers=workers)
     assert all(row["fault_seat"] is None for row in rows)
     assert by_game(honest(rows)) == by_game(clean)

@@ -1,4 +1,4 @@
-"""Zoo: attacks a stranger's bot can make in process, one per `how`, then a legal move.
+"""Zoo: attacks a stranger's bot can make in process, those named in `how` (comma-separated), then a legal move.
 
 `recursion` recurses until Python stops it; `stdout` writes a megabyte per move; `reseed` reseeds the
 global `random`; `alarm` sets `signal.alarm(1)`, a SIGALRM in whoever's move comes a second later;
@@ -40,23 +40,22 @@ class AttacksBot(Bot):
             sys.exit(4)
 
     def act(self, observation):
-        how = self.params["how"]
-        if how == "recursion":
+        attacks = self.params["how"].split(",")  # several attacks at once: "stdout,reseed"
+        if "recursion" in attacks:
             def down(depth):
                 return down(depth + 1)
             down(0)
-        elif how == "stdout":
+        if "stdout" in attacks:
             sys.stdout.write("x" * 1_000_000 + "\n")
             sys.stdout.flush()
-        elif how == "reseed":
+        if "reseed" in attacks:
             random.seed(0)
-        elif how == "alarm":
+        if "alarm" in attacks:
             signal.alarm(1)
-        elif how == "thread" and not AttacksBot.threads:  # one spinning thread per process is enough
+        if "thread" in attacks and not AttacksBot.threads:  # one spinning thread per process is enough
             AttacksBot.threads += 1
             threading.Thread(target=_spin, daemon=True).start()
-        elif how == "fork":
-            if os.fork() == 0:
-                time.sleep(0.2)
-                os._exit(0)
+        if "fork" in attacks and os.fork() == 0:
+            time.sleep(0.2)
+            os._exit(0)
         return self.rng.choice(observation.legal_moves)

@@ -8,8 +8,9 @@ from arena.bots import Bot
 
 
 class DefeatsClockBot(Bot):
-    """On its first move: `block` SIGALRM and loop, `ignore` it and sleep, or `switch` the interpreter's
-    thread switch interval to a day (the clock's watchdog thread never runs again) and loop."""
+    """On its first move: `block` SIGALRM and loop, `ignore` it and sleep, `replace` its handler by one
+    that does nothing and loop, or `switch` the interpreter's thread switch interval to a day (the
+    clock's watchdog thread never runs again) and loop."""
 
     name = "zoo-defeats-clock"
     defaults = {"how": "block"}
@@ -23,6 +24,10 @@ class DefeatsClockBot(Bot):
         if how == "ignore":
             signal.signal(signal.SIGALRM, signal.SIG_IGN)
             time.sleep(3600)
+        if how == "replace":
+            signal.signal(signal.SIGALRM, lambda signum, frame: None)
+            while True:
+                pass
         if how == "switch":
             sys.setswitchinterval(86400)
             while True:
