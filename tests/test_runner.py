@@ -87,5 +87,18 @@ def test_a_real_ray_cluster_by_address(tmp_path, serial_digest):
         manifest = (tmp_path / "small" / "manifest.json").read_text()
         assert '"ray-cluster"' in manifest
         assert digest(load_results(RunDir(tmp_path / "small"))) == serial_digest
+        # a bot that blocks the clock's signal: the sentinel of each cluster worker stops it
+        root = Path(__file__).resolve().parent.parent
+        hostile = tmp_path / "hostile.toml"
+        hostile.write_text(f'name = "hostile"\nseed = 3\n[[games]]\ngame = "caterpillar"\ndeals = 1\n[[bots]]\n'
+                           f'name = "blocks"\npath = "{root}/tests/zoo/defeats_clock.py:DefeatsClockBot"\n'
+                           '[[bots]]\nname = "random"\n[run]\nmove_time_limit = 0.1\n')
+        command = ARENA + ["tournament", str(hostile), "--out", str(tmp_path), "--address", f"127.0.0.1:{port}",
+                           "--no-progress"]
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        rows = load_results(RunDir(tmp_path / "hostile")).to_pylist()
+        assert len(rows) == 2 and all(r["termination"] == "timeout" for r in rows)
+        assert all(r["players"][r["fault_seat"]] == "blocks" for r in rows)
     finally:
         subprocess.run([ray, "stop", "--force"], env=env, capture_output=True)
