@@ -96,17 +96,17 @@ def test_a_match_cut_off_by_max_deals_is_undecided_and_exits_0(tmp_path):
 
 
 def test_a_self_match_rarely_accepts_h1(tmp_path):
-    """random against itself, entered twice, on 24 seeds: H1 (random 40 Elo better than random) is accepted
-    no more often than alpha = 0.05 allows (3 or more of 24 would happen by chance 12% of the time)."""
+    """random against itself, entered twice, on 16 seeds: H1 (random 40 Elo better than random) is accepted
+    no more often than alpha = 0.05 allows (3 or more of 16 would happen by chance 4% of the time)."""
     accepted = []
-    for seed in range(24):
+    for seed in range(16):
         config = parse_config(match_config("caterpillar", "random", "random", sprt=[0, 40], max_deals=3000,
                                            rules={}, players=None, field="random", seed=seed))
         assert [b.name for b in config.bots] == ["random", "random-2"]
         report = play_missing(config, RunDir(tmp_path / str(seed)), workers=1)
         accepted.append(report.stop["variants"]["caterpillar"]["verdict"])
     assert "undecided" not in accepted
-    assert accepted.count("H1 accepted") <= 3, accepted
+    assert accepted.count("H1 accepted") <= 2, accepted
 
 
 def test_a_match_with_more_players_seats_field_bots_and_plays_every_rotation(tmp_path):
