@@ -2,7 +2,7 @@
 
 `recursion` recurses until Python stops it; `stdout` writes a megabyte per move; `reseed` reseeds the
 global `random`; `alarm` sets `signal.alarm(1)`, a SIGALRM in whoever's move comes a second later;
-`thread` leaves a thread spinning after its move returns; `fork` leaves a forked child behind;
+`thread` leaves a thread spinning for a second after its move returns; `fork` leaves a forked child behind;
 `exit_in_reset` raises SystemExit from `reset`, `interrupt_in_init` KeyboardInterrupt from `__init__`
 (which a config refuses: the config's check of the params builds the bot).
 """
@@ -18,7 +18,9 @@ from arena.bots import Bot
 
 
 def _spin():
-    while True:
+    """Busy for a second after the move that started it returned (long enough to overlap other games)."""
+    until = time.monotonic() + 1.0
+    while time.monotonic() < until:
         pass
 
 
