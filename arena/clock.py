@@ -134,11 +134,12 @@ while os.getppid() == pid:  # the worker is alive (an orphan sentinel has a new 
 """
 
 
-def new_board(limit: float):
-    """A page for the backstop, in memory a forked child shares, allowing moves of `limit` seconds."""
+def new_board(limit: float, fd: int = -1):
+    """A page for the backstop allowing moves of `limit` seconds: anonymous memory a forked child shares,
+    or the file `fd` (a memfd another process maps)."""
     import mmap
 
-    board = memoryview(mmap.mmap(-1, 16)).cast("q")
+    board = memoryview(mmap.mmap(fd, 16)).cast("q")
     board[_START], board[_ALLOWED] = 0, int((limit + BACKSTOP_GRACE) * 1e9)
     return board
 
@@ -153,20 +154,18 @@ def arm_backstop(limit: float) -> None:
     """Gives this process a sentinel that kills it when a move runs `limit` + BACKSTOP_GRACE seconds (a new
     one if a bot ended the last)."""
     global _sentinel
-    import mmap
     import subprocess
     import sys
 
     if _sentinel is None or _sentinel.poll() is not None:
         fd = os.memfd_create("arena-backstop")
         os.ftruncate(fd, 16)
-        board = memoryview(mmap.mmap(fd, 16)).cast("q")
-        board[_START], board[_ALLOWED] = 0, int((limit + BACKSTOP_GRACE) * 1e9)
+        use_board(new_board(limit, fd))
         _sentinel = subprocess.Popen([sys.executable, "-c", SENTINEL, str(fd), str(os.getpid())], pass_fds=[fd],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
         os.close(fd)
-        use_board(board)
-    _board[_ALLOWED] = int((limit + BACKSTOP_GRACE) * 1e9)
+    else:
+        _board[_ALLOWED] = int((limit + BACKSTOP_GRACE) * 1e9)
 
 
 def idle(board) -> None:

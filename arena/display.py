@@ -14,17 +14,22 @@ PIPE_WIDTH = 200
 """Columns of a table printed to a pipe or a file: wide enough that rows are not wrapped."""
 
 
-def console(file=None):
-    """A rich console as wide as the terminal, or PIPE_WIDTH when the output is not a terminal (rich's 80
-    columns would wrap and cut every table written to a file); no colour unless a terminal."""
+def output_width() -> int:
+    """Columns of text output: the terminal's, or PIPE_WIDTH when stdout is not a terminal (rich's 80
+    columns would wrap and cut every table written to a file)."""
     import shutil
+    import sys
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
+
+
+def console():
+    """A rich console on stdout, output_width() wide, with colour only on a terminal."""
     import sys
 
     from rich.console import Console
 
-    terminal = (file or sys.stdout).isatty()
-    return Console(file=file, width=shutil.get_terminal_size().columns if terminal else PIPE_WIDTH,
-                   force_terminal=False if not terminal else None)
+    return Console(width=output_width(), force_terminal=None if sys.stdout.isatty() else False)
 
 
 def table(*columns: str, ids: tuple[str, ...] = (), rows=(), title: str | None = None, width: int | None = None):
@@ -154,13 +159,10 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
                 parts += [f"### {title}", "", _markdown(frame), ""]
             parts += [_cross_check(rated), ""]
         return "\n".join(parts).rstrip("\n")
-    import shutil
-    import sys
-
     from rich.console import Console
 
     buffer = io.StringIO()
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
+    width = output_width()
     out = Console(file=buffer, width=width, force_terminal=False)
     for variant, rated in ratings.items():
         for title, frame in _sections(variant, rated):

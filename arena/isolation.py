@@ -668,10 +668,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _load_command_spec(spec: str) -> type:
     """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md)."""
     import shlex
@@ -683,3 +679,7 @@ def _load_command_spec(spec: str) -> type:
 
 
 bots.SPEC_LOADERS["command:"] = _load_command_spec
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -186,7 +186,9 @@ REPLAY_SECONDS = 60.0
 
 def _move_time_limit(config_text: str) -> float | None:
     """The run's move time limit (None: none), as its config gives it."""
-    limit = tomllib.loads(config_text).get("run", {}).get("move_time_limit", 1.0)
+    from arena.config import RunSettings
+
+    limit = tomllib.loads(config_text).get("run", {}).get("move_time_limit", RunSettings.move_time_limit)
     return None if not limit else float(limit)
 
 

@@ -221,9 +221,10 @@ def _local_worker() -> None:
         except BaseException as error:  # a bot's SystemExit, KeyboardInterrupt, ...: its batch goes to quarantine
             result = ("failed", error)
         try:
-            pickle.dump(result, out)
+            message = pickle.dumps(result)
         except Exception:  # an exception that does not pickle
-            pickle.dump(("failed", RuntimeError(type(result[1]).__name__)), out)
+            message = pickle.dumps(("failed", RuntimeError(type(result[1]).__name__)))
+        out.write(message)
         out.flush()
 
 
