@@ -133,31 +133,18 @@ def play(
     Name a seat human to play it yourself (any seats; q or Ctrl-D leaves): arena play duke_of_york human random
     """
     from arena import referee
-    from arena.bots import can_play, load_bot_class
-    from arena.games import get_game, make_rules
+    from arena.api import play as play_game
     from arena.human import HumanBot, LeaveGame
 
     with user_errors():
-        game_module = get_game(game)
-        overrides = parse_rule_args(rule or [])
-        if "players" in game_module.Rules.__dataclass_fields__ and "players" not in overrides:
-            overrides["players"] = str(len(bots))  # Go For It: as many seats as bots named
-        rules = make_rules(game_module.Rules, overrides)
-        seats = game_module.players(rules)
-        if len(bots) != seats:
-            fail(f"{game} with these rules needs {seats} bots, got {len(bots)}")
         # `human` is resolved here and nowhere else: it is not in the bot registry, so configs reject it.
-        classes = [HumanBot if spec == "human" else load_bot_class(spec) for spec in bots]
-        for bot_class in classes:
-            if not can_play(bot_class, game):
-                fail(f"bot {bot_class.name!r} cannot play {game}")
         # No move_time_limit here, so the referee runs no clock: a human seat may think as long as it likes.
+        seats = [HumanBot() if spec == "human" else spec for spec in bots]
         try:
-            played = referee.play(game_module, rules, [c() for c in classes], seed)
+            data = play_game(game, seats, seed, parse_rule_args(rule or []))
         except LeaveGame as left:  # q or Ctrl-D at a human seat: one line, exit 0, no account of half a game
             typer.echo(str(left))
             return
-        data = referee.transcript(game_module, rules, [c.name for c in classes], seed, played)
     if as_json:
         typer.echo(json.dumps(data))
     else:
@@ -166,37 +153,6 @@ def play(
         from arena.replay_page import write_replay_page
 
         typer.echo(f"wrote {write_replay_page(data, html)}", err=as_json)  # stdout stays pure JSON under --json
-
-
-@contextmanager
-def progress_bar(enabled: bool):
-    """A rich progress bar (games done, games/s, ETA, a stopping rule's note) fed by `on_progress(done, total,
-    note)` calls; under a stopping rule the total is the most the run may still play."""
-    if not enabled:
-        yield None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-               TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
-    with Progress(*columns, transient=False) as progress:
-        task = progress.add_task("games", total=None, rate="-", note="")
-
-        def on_progress(done: int, total: int, note: str = "") -> None:
-            progress.update(task, completed=done, total=total, note=note)
-            speed = progress.tasks[0].speed
-            progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
-
-        yield on_progress
 
 
 def open_run(run: Path):
@@ -240,7 +196,7 @@ def tournament(
 def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
                progress: bool) -> None:
     """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
-    from arena.display import format_tables, stop_lines
+    from arena.display import format_tables, progress_bar, stop_lines
     from arena.results import RunDir
     from arena.runner import RayLost, finish_run, play_missing
 
@@ -360,6 +316,7 @@ def reproduce(
     import tempfile
 
     from arena.config import parse_config
+    from arena.display import progress_bar
     from arena.results import RunDir, run_digest
     from arena.runner import play_missing
 

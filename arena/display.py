@@ -1,9 +1,10 @@
-"""The rating tables of a run as text: a terminal table, CSV, JSON or Markdown."""
+"""Text output: the rating tables of a run (a terminal table, CSV, JSON or Markdown) and the progress bar."""
 
 from __future__ import annotations
 
 import io
 import json
+from contextlib import contextmanager
 
 import pandas as pd
 
@@ -197,3 +198,34 @@ def stop_lines(stop: dict | None) -> list[str]:
             lines.append(f"{variant}: not settled after all {v['deals']:,} deals per table"
                          + (f" ({', '.join(v['unsettled'])} still open)" if v.get("unsettled") else ""))
     return lines
+
+
+@contextmanager
+def progress_bar(enabled: bool):
+    """A rich progress bar (games done, games/s, ETA, a stopping rule's note) fed by `on_progress(done, total,
+    note)` calls; under a stopping rule the total is the most the run may still play."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+               TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
+    with Progress(*columns, transient=False) as progress:
+        task = progress.add_task("games", total=None, rate="-", note="")
+
+        def on_progress(done: int, total: int, note: str = "") -> None:
+            progress.update(task, completed=done, total=total, note=note)
+            speed = progress.tasks[0].speed
+            progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
+
+        yield on_progress

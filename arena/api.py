@@ -1,0 +1,149 @@
+"""The Python API, for notebooks and scripts: run a tournament and get pandas frames back, play one game.
+
+    import arena
+    run = arena.run("configs/quickstart.toml", overwrite=True)
+    run.ratings            # one frame: a variant column, then the rating table's columns
+    run.results            # one row per game
+    run.report_path        # the HTML report
+    arena.play("caterpillar", ["greedy", "random"], seed=7)   # the transcript, as `arena play --json`
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from arena.config import Config, ConfigError, load_config, parse_config
+from arena.ratings.tables import VariantRatings, csv_frames
+from arena.results import RunDir, load_results
+
+
+@dataclass
+class Run:
+    """A finished run: its directory, manifest and rating tables; the results are read on first use."""
+
+    path: Path
+    manifest: dict
+    tables: dict[str, VariantRatings] = field(repr=False)
+    """The full statistics of each variant (pairs, seats, duplicate deals, progress), by variant."""
+
+    @property
+    def report_path(self) -> Path:
+        """The run's HTML report."""
+        return RunDir(self.path).report
+
+    @cached_property
+    def ratings(self) -> pd.DataFrame:
+        """The rating tables of every variant in one frame, a `variant` column first (as ratings.csv)."""
+        return csv_frames(self.tables)[0]
+
+    @cached_property
+    def results(self) -> pd.DataFrame:
+        """One row per game, in game-index order (the columns of the Parquet parts)."""
+        return load_results(RunDir(self.path)).to_pandas()
+
+
+def run(config: str | Path | Mapping[str, Any], *, workers: int | None = None, address: str | None = None,
+        out: str | Path = "reports", resume: bool = False, overwrite: bool = False, progress: bool = False) -> Run:
+    """Plays a tournament to its end (or until its stopping rule stops it), rates it and writes its report.
+
+    `config` is a path to a TOML file, TOML text, or a dict of the same structure. Like `arena tournament`,
+    a run directory that already holds a run needs `resume=True` or `overwrite=True`.
+    """
+    from arena.display import progress_bar
+    from arena.runner import finish_run, play_missing
+
+    settings = _config(config)
+    directory = RunDir(Path(out) / settings.name)
+    with progress_bar(progress) as on_progress:
+        report = play_missing(settings, directory, workers=workers, address=address, resume=resume,
+                              overwrite=overwrite, on_progress=on_progress)
+    manifest, tables = finish_run(settings, directory, report)
+    return Run(directory.path, manifest, tables)
+
+
+def open_run(path: str | Path) -> Run:
+    """A finished run directory, rated again from its parts with its config's settings."""
+    from arena.ratings.tables import rate_run
+
+    directory = RunDir(Path(path))
+    if not directory.manifest.is_file():
+        raise ConfigError(f"{directory.path} holds no finished run (no manifest.json)")
+    return Run(directory.path, json.loads(directory.manifest.read_text()), rate_run(directory))
+
+
+def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any] | None = None,
+         move_time_limit: float | None = None) -> dict:
+    """Plays one game and returns its transcript (the JSON object of `arena play --json`).
+
+    `bots` holds one bot per seat: a name, a spec such as `path/to/file.py:Class`, or a bot instance. A game
+    with a `players` option is played with as many seats as bots unless `rules` says otherwise.
+    """
+    from arena import referee
+    from arena.bots import BotError, can_play, load_bot_class
+    from arena.games import get_game, make_rules
+
+    module = get_game(game)
+    overrides = dict(rules or {})
+    if "players" in module.Rules.__dataclass_fields__:
+        overrides.setdefault("players", len(bots))
+    made = make_rules(module.Rules, overrides)
+    if len(bots) != module.players(made):
+        raise BotError(f"{game} with these rules needs {module.players(made)} bots, got {len(bots)}")
+    players = [load_bot_class(bot)() if isinstance(bot, str) else bot for bot in bots]
+    for bot in players:
+        if not can_play(type(bot), game):
+            raise BotError(f"bot {bot.name!r} cannot play {game}")
+    played = referee.play(module, made, players, seed, move_time_limit=move_time_limit)
+    return referee.transcript(module, made, [bot.name for bot in players], seed, played)
+
+
+def _config(config: str | Path | Mapping[str, Any]) -> Config:
+    """A config from a path, TOML text or a dict."""
+    if isinstance(config, Mapping):
+        return parse_config(toml_text(config))
+    if isinstance(config, Path) or "\n" not in config and config.endswith(".toml"):
+        return load_config(config)
+    return parse_config(config)
+
+
+def toml_text(data: Mapping[str, Any]) -> str:
+    """A config dict as TOML text (what the run directory keeps as config.toml): top-level values first,
+    then tables such as [run], then arrays of tables such as [[games]] and [[bots]]; deeper tables inline."""
+    head, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            tables.append(f"\n[{_key(key)}]\n{_pairs(value)}")
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            tables.extend(f"\n[[{_key(key)}]]\n{_pairs(entry)}" for entry in value)
+        else:
+            head.append(f"{_key(key)} = {_value(value)}\n")
+    return "".join(head) + "".join(tables)
+
+
+def _pairs(table: Mapping[str, Any]) -> str:
+    return "".join(f"{_key(key)} = {_value(value)}\n" for key, value in table.items())
+
+
+def _key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise ConfigError(f"a config value must be a string, number, boolean, list or table, not {value!r}")
