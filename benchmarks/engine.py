@@ -1,17 +1,29 @@
-"""Decisions per second on one core: random bots through the full referee (observations built,
-legality checked), for each game. Target: Caterpillar >= 200,000 decisions/s.
+"""Engine speed on one core, as ratios measured in one run (absolute figures move with the machine).
 
-    .venv/bin/python benchmarks/engine.py [--seconds 3]
+    .venv/bin/python benchmarks/engine.py [--seconds 3] [--baseline DIR]
+
+For each game and variant it prints:
+- decisions/s of random bots through the full referee (observations built, legality checked), with and
+  without a 1 s move clock, and the ratio to the lean hand-written Caterpillar loop
+  (benchmarks/lean_caterpillar.py) measured in the same run. Targets: Caterpillar >= 0.6x the lean loop,
+  every game >= 150,000 decisions/s;
+- the search bots' inner loop: from a seat's observation, sample_world, then clone + legal_moves + apply
+  with random moves to the end of the game, in moves/s (what ismcts spends its time on).
+
+`--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
+measurement of the two alternating in one run, and prints the speed-up of this one over it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import random
+import subprocess
+import sys
 import time
-
-from arena.bots import load_bot_class
-from arena.games import GAME_IDS, get_game, make_rules
-from arena.referee import play
+from pathlib import Path
 
 VARIANTS = {
     "caterpillar": [{}],
@@ -19,34 +31,123 @@ VARIANTS = {
     "go_for_it": [{"players": 2}, {"players": 4}, {"players": 6, "jokers": True}],
     "duke_of_york": [{}],
 }
+HERE = Path(__file__).resolve().parent
 
 
-def measure(game_id: str, overrides: dict, seconds: float, limit: float | None = None) -> tuple[float, float]:
-    """(decisions/s, games/s) of random bots through the referee for about `seconds` (with a move time limit)."""
+def referee_rate(game_id: str, overrides: dict, seconds: float, limit: float | None = None) -> float:
+    """Decisions/s of random bots through the referee for about `seconds` (with a move time limit)."""
+    from arena.bots import load_bot_class
+    from arena.games import get_game, make_rules
+    from arena.referee import play
+
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)
     random_bot = load_bot_class("random")
     decisions = games = 0
     started = time.perf_counter()
     while (elapsed := time.perf_counter() - started) < seconds:
-        for _ in range(200):
+        for _ in range(100):
             bots = [random_bot() for _ in range(game.players(rules))]
             decisions += play(game, rules, bots, games, move_time_limit=limit).decisions
             games += 1
-    return decisions / elapsed, games / elapsed
+    return decisions / elapsed
+
+
+def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
+    """Moves/s of determinised random playouts: sample_world from an observation, then clone, legal_moves
+    and apply to the end, from observations taken at random points of random games."""
+    from arena.games import get_game, make_rules
+
+    game = get_game(game_id)
+    rules = make_rules(game.Rules, overrides)
+    rng = random.Random(7)
+    observations = []
+    for seed in range(40):
+        state, steps = game.new_state(rules, seed), 0
+        stop = rng.randrange(1, 40)
+        while (seat := game.to_move(state)) is not None and steps < stop:
+            game.apply(state, rng.choice(game.legal_moves(state)))
+            steps += 1
+        if seat is not None:
+            observations.append(game.observe(state, seat))
+    sample_world, clone, to_move, legal_moves, apply = (game.sample_world, game.clone, game.to_move,
+                                                        game.legal_moves, game.apply)
+    pick = rng.random  # cheaper than rng.choice, so the engine's share of the loop shows
+    moves = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        for observation in observations:
+            world = sample_world(observation, rng)
+            for _ in range(4):  # a few playouts per world, as a search revisits one determinisation
+                state = clone(world)
+                while to_move(state) is not None:
+                    legal = legal_moves(state)
+                    apply(state, legal[int(pick() * len(legal))])
+                    moves += 1
+    return moves / elapsed
+
+
+def lean_rate(seconds: float) -> float:
+    """Decisions/s of the lean Caterpillar loop."""
+    sys.path.insert(0, str(HERE))
+    import lean_caterpillar
+
+    rng = random.Random(1)
+    decisions = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        for _ in range(200):
+            decisions += lean_caterpillar.play(rng)[1]
+    return decisions / elapsed
+
+
+def measure(kind: str, game_id: str, overrides: dict, seconds: float) -> float:
+    """One measurement by name."""
+    if kind == "lean":
+        return lean_rate(seconds)
+    if kind == "referee":
+        return referee_rate(game_id, overrides, seconds)
+    if kind == "clocked":
+        return referee_rate(game_id, overrides, seconds, limit=1.0)
+    return search_rate(game_id, overrides, seconds)
+
+
+def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds: float) -> float:
+    """The same measurement with the arena package of another checkout, in a fresh interpreter."""
+    code = (f"import sys; sys.path[:0] = [{str(checkout)!r}, {str(HERE)!r}]; import engine; "
+            f"print(engine.measure({kind!r}, {game_id!r}, {overrides!r}, {seconds!r}))")
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     """Prints one line per game and variant."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per game variant")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    print(f"{'game':<14}{'rules':<32}{'decisions/s':>14}{'games/s':>10}{'with 1s move clock':>20}")
-    for game_id in GAME_IDS:
-        for overrides in VARIANTS[game_id]:
-            per_s, games_per_s = measure(game_id, overrides, args.seconds)
-            clocked, _ = measure(game_id, overrides, args.seconds, limit=1.0)
-            print(f"{game_id:<14}{str(overrides):<32}{per_s:>14,.0f}{games_per_s:>10,.0f}{clocked:>20,.0f}")
+    lean = lean_rate(args.seconds)
+    print(f"lean Caterpillar loop: {lean:,.0f} decisions/s")
+    head = f"{'game':<14}{'rules':<32}{'decisions/s':>12}{'x lean':>8}{'1s clock':>10}{'search moves/s':>16}"
+    print(head + ("   baseline: decisions/s  search   speed-up" if args.baseline else ""))
+    figures = {"lean": lean, "rows": []}
+    for game_id, variants in VARIANTS.items():
+        for overrides in variants:
+            row = {kind: measure(kind, game_id, overrides, args.seconds) for kind in ("referee", "clocked", "search")}
+            line = (f"{game_id:<14}{json.dumps(overrides):<32}{row['referee']:>12,.0f}{row['referee'] / lean:>8.2f}"
+                    f"{row['clocked']:>10,.0f}{row['search']:>16,.0f}")
+            if args.baseline:
+                base = {kind: measure_in(args.baseline, kind, game_id, overrides, args.seconds)
+                        for kind in ("referee", "search")}
+                row["baseline"] = base
+                line += (f"   {base['referee']:>12,.0f} {base['search']:>9,.0f}   "
+                         f"{row['referee'] / base['referee']:.2f}x {row['search'] / base['search']:.2f}x")
+            figures["rows"].append({"game": game_id, "rules": overrides, **row})
+            print(line, flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
 
 
 if __name__ == "__main__":
