@@ -83,6 +83,10 @@ class Schedule:
             self.blocks.append(block)
             start += block.count
         self.total = start
+        self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
+                             for b in self.blocks for t, bots in enumerate(b.tables)}
+        self._last_deal: tuple[tuple[int, int, int], int] | None = None
+        """The last deal's (entry, table, deal) and seed: its rotations follow one another, and hashing costs."""
 
     def block_at(self, index: int) -> Block:
         """The block that holds game `index`."""
@@ -97,7 +101,11 @@ class Schedule:
         table, deal = divmod(rest, block.deals)
         bots = block.tables[table]
         seat_bots = tuple(bots[(seat + rotation) % block.players] for seat in range(block.players))
-        table_names = ",".join(self.config.bots[b].name for b in bots)
-        deal_seed = derive_seed(self.config.seed, block.label, table_names, deal)
+        key = (block.entry, table, deal)
+        if self._last_deal is not None and self._last_deal[0] == key:
+            deal_seed = self._last_deal[1]
+        else:
+            deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
+            self._last_deal = key, deal_seed
         bot_seeds = tuple(derive_seed(deal_seed, "bot", rotation, seat) for seat in range(block.players))
         return ScheduledGame(index, block, table, deal, rotation, seat_bots, deal_seed, bot_seeds)
