@@ -3,7 +3,9 @@
 The page carries its own copy of plotly.js, so it opens offline in any browser. Every chart is
 computed from the saved results (never from raw rows in the page): ratings, tiers, pairings and the
 estimate against deals are re-rated with the run's `[ratings]` settings, and score distributions are
-drawn as precomputed box plots, so the file stays small however many games the run holds.
+drawn as precomputed box plots, so the file stays small however many games the run holds. The results
+are read a part at a time (`summarise_results`: game counts, terminations, exact counts of every
+score, example games), so the memory it takes does not grow with the run either.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import html
 import json
 import re
 import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -27,11 +31,11 @@ from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
 from arena.atomic import write_atomic
-from arena.config import rating_settings
 from arena.display import stop_lines
 from arena.games.base import TERMINATIONS
-from arena.ratings import RatingSettings, VariantRatings, rate_results
-from arena.results import RATED_COLUMNS, RunDir, load_results, results_frame
+from arena.ratings import VariantRatings
+from arena.ratings.tables import rate_run
+from arena.results import RunDir, iter_results
 
 PLOT_HEIGHT = 380
 FAULTS = {"crash", "illegal_move", "timeout"}
@@ -40,43 +44,40 @@ REPLAY_TABLES = 4
 """Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
+SUMMARY_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination"]
+"""What the report reads of the results besides the ratings."""
+
+
 def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
-                 table: pa.Table | None = None) -> Path:
+                 summary: ResultsSummary | None = None) -> Path:
     """Writes the run's report.html from its results, config and manifest; returns its path.
 
-    `ratings`: the run's `rate_results(...)` and `table` its `load_results`, if the caller has them,
-    to skip rating and reading again. A few example games per variant are written beside it as replay
+    `ratings`: the run's `rate_run(...)` and `summary` its `summarise_results`, if the caller has them,
+    to skip reading the results again. A few example games per variant are written beside it as replay
     pages (RUN/replays/) and linked from their variant's section.
     """
-    table = load_results(run, RATED_COLUMNS) if table is None else table
-    if ratings is None:
-        frame = results_frame(table)
-        ratings = rate_results(frame, _rating_settings(run.config.read_text())) if len(frame) else {}
-    replays = write_example_replays(run, table, ratings)
-    write_atomic(run.report, render_report(run, ratings, table, replays).encode())
+    ratings = rate_run(run) if ratings is None else ratings
+    summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
+    replays = write_example_replays(run, summary.examples, ratings)
+    write_atomic(run.report, render_report(run, ratings, summary, replays).encode())
     return run.report
 
 
 def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
-                  table: pa.Table | None = None, replays: dict[str, list[str]] | None = None) -> str:
+                  summary: ResultsSummary | None = None, replays: dict[str, list[str]] | None = None) -> str:
     """The report of a run as one HTML page."""
     config_text = run.config.read_text()
     manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
     name = manifest["name"] if manifest else run.path.name
-    table = load_results(run, RATED_COLUMNS) if table is None else table
-    frame = results_frame(table)
-    if ratings is None:
-        ratings = rate_results(frame, _rating_settings(config_text)) if len(frame) else {}
-    scores = _score_boxes(table)
+    ratings = rate_run(run) if ratings is None else ratings
+    summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
     colours = _colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
     slugs = _slugs(list(ratings))
-    game_numbers = {v: g.to_numpy() for v, g in frame.groupby("variant", sort=False)["game_index"]}
-    terminations = frame.groupby(["variant", "termination"], sort=False).size()
     sections = []
     for variant, rated in ratings.items():
-        sections.append(_section(variant, slugs[variant], rated, scores.get(variant), len(game_numbers[variant]),
-                                 terminations.loc[variant], colours, (replays or {}).get(variant)))
-    body = [_header(name, run, config_text, manifest, frame, slugs, plotly.__version__)]
+        sections.append(_section(variant, slugs[variant], rated, summary.scores.get(variant), summary.games[variant],
+                                 summary.terminations[variant], colours, (replays or {}).get(variant)))
+    body = [_header(name, run, config_text, manifest, summary, slugs, plotly.__version__)]
     body += sections or ["<p class='note'>This run holds no games yet.</p>"]
     return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, plotlyjs=get_plotlyjs(),
                        body="\n".join(body))
@@ -84,90 +85,208 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
 
 # --- data -------------------------------------------------------------------------------------------
 
-def _rating_settings(config_text: str) -> RatingSettings:
-    """The TrueSkill settings of the run's config (only its `[ratings]` table: bot files need not be at hand)."""
-    return rating_settings(tomllib.loads(config_text).get("ratings", {}))
+@dataclass
+class ResultsSummary:
+    """What the report and the manifest read of a run's results besides the ratings, in one pass over its parts."""
+
+    games: dict[str, int]
+    """Games per variant, in order of first appearance."""
+    terminations: dict[str, dict[str, int]]
+    """Per variant, games per termination, in order of first appearance."""
+    scores: dict[str, pd.DataFrame]
+    """Per variant, per bot: the box-plot statistics of its scores (`ScoreCounts.boxes`)."""
+    examples: dict[str, list[tuple[int, str]]]
+    """Per variant, the games worth a replay (`example_games`)."""
+
+    @property
+    def total(self) -> int:
+        """Games of every variant."""
+        return sum(self.games.values())
 
 
-def _score_boxes(table: pa.Table) -> dict[str, pd.DataFrame]:
-    """Per variant, per bot: the box-plot statistics of its scores (quartiles, Tukey whiskers, mean)."""
-    if not table.num_rows:
-        return {}
-    sizes = pc.list_value_length(table.column("players")).to_numpy(zero_copy_only=False)
-    variant_codes, variants = pd.factorize(table.column("variant").to_numpy(zero_copy_only=False))
-    seats = pd.DataFrame({
-        "variant": np.repeat(variant_codes, sizes),
-        "bot": pc.list_flatten(table.column("players")).to_numpy(zero_copy_only=False),
-        "score": pc.list_flatten(table.column("scores")).to_numpy(zero_copy_only=False).astype(np.float64),
-    })
-    groups = seats.groupby(["variant", "bot"], sort=False)["score"]
-    stats = groups.quantile([0.25, 0.5, 0.75]).unstack()
-    stats.columns = ["q1", "median", "q3"]
-    stats["mean"] = groups.mean()
-    iqr = stats["q3"] - stats["q1"]
-    low, high = stats["q1"] - 1.5 * iqr, stats["q3"] + 1.5 * iqr
-    # Tukey whiskers: the furthest scores still within 1.5 IQR of the box
-    keys = pd.MultiIndex.from_frame(seats[["variant", "bot"]])
-    inside = seats[(seats["score"].to_numpy() >= low.reindex(keys).to_numpy())
-                   & (seats["score"].to_numpy() <= high.reindex(keys).to_numpy())]
-    whiskers = inside.groupby(["variant", "bot"], sort=False)["score"]
-    stats["lowerfence"], stats["upperfence"] = whiskers.min(), whiskers.max()
-    stats["min"], stats["max"] = groups.min(), groups.max()
-    return {str(variants[code]): part.droplevel("variant") for code, part in stats.groupby(level="variant")}
+def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatings]) -> ResultsSummary:
+    """Game counts, terminations, score boxes and example games of results given part by part in game order
+    (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
+    games: dict[str, int] = {}
+    terminations: dict[str, dict[str, int]] = {}
+    scores, examples = ScoreCounts(), ExampleFinder(ratings)
+    for part in parts:
+        variant, termination = _strings(part, "variant"), _strings(part, "termination")
+        variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
+        pair = (variant.indices.to_numpy(zero_copy_only=False).astype(np.int64) * len(ends)
+                + termination.indices.to_numpy(zero_copy_only=False))
+        found, first, count = np.unique(pair, return_index=True, return_counts=True)
+        in_order = np.argsort(first)  # as the games come
+        for code, n in zip(found[in_order].tolist(), count[in_order].tolist(), strict=True):
+            v, t = divmod(code, len(ends))
+            games[variants[v]] = games.get(variants[v], 0) + n
+            by_end = terminations.setdefault(variants[v], {})
+            by_end[ends[t]] = by_end.get(ends[t], 0) + n
+        scores.add(part)
+        examples.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result())
 
 
-def example_games(table: pa.Table, ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
+def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
+    """A string column of a part, dictionary-encoded (values in order of first appearance)."""
+    return table.column(name).combine_chunks().dictionary_encode()
+
+
+def _seated_bots(games: pa.Table) -> tuple[np.ndarray, pa.DictionaryArray]:
+    """Seats per game, and every seat's bot (flattened in game then seat order), dictionary-encoded."""
+    players = games.column("players").combine_chunks()
+    return (pc.list_value_length(players).to_numpy(zero_copy_only=False),
+            pc.list_flatten(players).dictionary_encode())
+
+
+class ScoreCounts:
+    """How often each bot scored each score, per variant: exact box-plot statistics from counts, in memory
+    that grows with the distinct scores, not the games."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        """(variant, bot) -> (distinct scores ascending, how often each)."""
+
+    def add(self, part: pa.Table) -> None:
+        """Counts the scores of one part's games."""
+        if not part.num_rows:
+            return
+        variant = _strings(part, "variant")
+        sizes, bots = _seated_bots(part)
+        score = pc.list_flatten(part.column("scores").combine_chunks()).to_numpy(zero_copy_only=False)
+        owner = (np.repeat(variant.indices.to_numpy(zero_copy_only=False).astype(np.int64), sizes)
+                 * len(bots.dictionary) + bots.indices.to_numpy(zero_copy_only=False))
+        low = int(score.min())
+        span = int(score.max()) - low + 1
+        found, count = np.unique(owner * span + (score - low), return_counts=True)  # by owner, then score
+        owners, scores = np.divmod(found, span)
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        variants, names = variant.dictionary.to_pylist(), bots.dictionary.to_pylist()
+        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(found)], strict=True):
+            v, b = divmod(int(owners[start]), len(names))
+            values, counts = scores[start:stop] + low, count[start:stop]
+            held = self.counts.get((variants[v], names[b]))
+            if held is not None:
+                values, inverse = np.unique(np.concatenate([held[0], values]), return_inverse=True)
+                counts = np.bincount(inverse, weights=np.concatenate([held[1], counts])).astype(np.int64)
+            self.counts[(variants[v], names[b])] = (values, counts)
+
+    def boxes(self) -> dict[str, pd.DataFrame]:
+        """Per variant, per bot: quartiles (linear interpolation, as pandas), Tukey whiskers (the furthest scores
+        within 1.5 IQR of the box), mean, min and max."""
+        rows: dict[str, dict[str, dict[str, float]]] = {}
+        for (variant, bot), (values, counts) in self.counts.items():
+            cumulative = np.cumsum(counts)
+            n = int(cumulative[-1])
+
+            def quantile(q: float, values=values, cumulative=cumulative, n=n) -> float:
+                position = (n - 1) * q
+                below = int(np.floor(position))
+                low, high = values[np.searchsorted(cumulative, [below, min(below + 1, n - 1)], side="right")]
+                return float(low + (high - low) * (position - below))
+
+            q1, median, q3 = quantile(0.25), quantile(0.5), quantile(0.75)
+            iqr = q3 - q1
+            rows.setdefault(variant, {})[bot] = {
+                "q1": q1, "median": median, "q3": q3, "mean": float(values @ counts / n),
+                "lowerfence": float(values[np.searchsorted(values, q1 - 1.5 * iqr, side="left")]),
+                "upperfence": float(values[np.searchsorted(values, q3 + 1.5 * iqr, side="right") - 1]),
+                "min": float(values[0]), "max": float(values[-1])}
+        return {variant: pd.DataFrame.from_dict(bots, orient="index") for variant, bots in rows.items()}
+
+
+def example_games(parts: pa.Table | Iterable[pa.Table],
+                  ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
     """Per variant, the games worth a replay, as (game index, what it shows), in game order.
 
     The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset:
     of the games in which the player with the lowest μ in the variant's rating table ranked above the
     player with the highest μ, the one with the largest μ gap between those two, then the largest score
-    margin between them, then the earliest. Vectorised over the seats, so a million games cost little.
+    margin between them, then the earliest. `parts`: the results (a table, or parts in game order).
     """
-    out: dict[str, list[tuple[int, str]]] = {}
-    for variant, rated in ratings.items():
-        games = table.filter(pc.equal(table.column("variant"), variant))
-        if not games.num_rows:
-            continue
-        sizes = pc.list_value_length(games.column("players")).to_numpy(zero_copy_only=False)
-        n = int(sizes[0])
-        if (sizes != n).any():  # a variant fixes the number of seats; anything else gets no examples
-            continue
-        indices = games.column("game_index").to_numpy()
-        names = pc.list_flatten(games.column("players")).to_numpy(zero_copy_only=False).reshape(-1, n)
-        seats = pd.Index(rated.table["bot"]).get_indexer(names.ravel()).reshape(-1, n)  # -1: not rated
-        # a table is its set of bots: the first row of each distinct sorted set is its first game
-        _, first = np.unique(np.sort(seats, axis=1), axis=0, return_index=True)
-        picks = {int(indices[i]): "first game of table " + ", ".join(names[i]) for i in sorted(first)[:REPLAY_TABLES]}
-        mu = np.append(rated.table["mu"].to_numpy(np.float64), np.nan)[seats]  # -1 (unrated) reads as NaN
-        scores = pc.list_flatten(games.column("scores")).to_numpy(zero_copy_only=False).reshape(-1, n)
-        ranks = pc.list_flatten(games.column("ranks")).to_numpy(zero_copy_only=False).reshape(-1, n)
-        rows = np.arange(len(indices))
-        low = np.where(np.isnan(mu), np.inf, mu).argmin(axis=1)
-        high = np.where(np.isnan(mu), -np.inf, mu).argmax(axis=1)
-        gap = mu[rows, high] - mu[rows, low]
-        margin = scores[rows, low] - scores[rows, high]
-        upsets = np.flatnonzero((ranks[rows, low] < ranks[rows, high]) & (gap > 0))
-        if len(upsets):
+    finder = ExampleFinder(ratings)
+    for part in [parts] if isinstance(parts, pa.Table) else parts:
+        finder.add(part)
+    return finder.result()
+
+
+class ExampleFinder:
+    """`example_games` a part at a time: the tables seen so far and the biggest upset so far, per variant.
+    Vectorised over the seats of a part, so a million games cost little."""
+
+    def __init__(self, ratings: dict[str, VariantRatings]) -> None:
+        self.ratings = ratings
+        self.seats: dict[str, int] = {}  # seats per game; 0 once a variant shows games of different sizes
+        self.tables: dict[str, dict[tuple, tuple[int, str]]] = {v: {} for v in ratings}  # table -> first game
+        self.upsets: dict[str, tuple[float, float, int, str]] = {}  # (gap, margin, index, what it shows)
+
+    def add(self, part: pa.Table) -> None:
+        """Looks through one part's games."""
+        for variant, rated in self.ratings.items():
+            games = part.filter(pc.equal(part.column("variant"), variant))
+            if not games.num_rows or self.seats.get(variant) == 0:
+                continue
+            sizes, bots = _seated_bots(games)
+            n = self.seats.setdefault(variant, int(sizes[0]))
+            if (sizes != n).any():  # a variant fixes the number of seats; anything else gets no examples
+                self.seats[variant] = 0
+                continue
+            names = np.array(bots.dictionary.to_pylist(), dtype=object)[
+                bots.indices.to_numpy(zero_copy_only=False).reshape(-1, n)]
+            rated_code = pd.Index(rated.table["bot"]).get_indexer(bots.dictionary.to_pylist())  # -1: not rated
+            seats = rated_code[bots.indices.to_numpy(zero_copy_only=False)].reshape(-1, n)
+            indices = games.column("game_index").to_numpy()
+            tables = self.tables[variant]
+            if len(tables) < REPLAY_TABLES:  # a table is its set of bots: the first row of each set is its first game
+                _, first = np.unique(np.sort(seats, axis=1), axis=0, return_index=True)
+                for row in sorted(first.tolist()):
+                    key = tuple(np.sort(seats[row]).tolist())
+                    if key not in tables and len(tables) < REPLAY_TABLES:
+                        tables[key] = (int(indices[row]), "first game of table " + ", ".join(names[row]))
+            mu = np.append(rated.table["mu"].to_numpy(np.float64), np.nan)[seats]  # -1 (unrated) reads as NaN
+            scores, ranks = (pc.list_flatten(games.column(name).combine_chunks()).to_numpy(zero_copy_only=False)
+                             .reshape(-1, n) for name in ("scores", "ranks"))
+            rows = np.arange(len(indices))
+            low = np.where(np.isnan(mu), np.inf, mu).argmin(axis=1)
+            high = np.where(np.isnan(mu), -np.inf, mu).argmax(axis=1)
+            gap = mu[rows, high] - mu[rows, low]
+            margin = scores[rows, low] - scores[rows, high]
+            upsets = np.flatnonzero((ranks[rows, low] < ranks[rows, high]) & (gap > 0))
+            if not len(upsets):
+                continue
             best = upsets[np.lexsort((indices[upsets], -margin[upsets], -gap[upsets]))[0]]
+            held = self.upsets.get(variant)
+            if held is not None and (held[0], held[1]) >= (gap[best], margin[best]):
+                continue  # an earlier game is at least as big an upset
             lo, hi = names[best, low[best]], names[best, high[best]]
-            upset = (f"biggest upset: {lo} (μ {mu[best, low[best]]:.1f}) above {hi} "
-                     f"(μ {mu[best, high[best]]:.1f}), by {int(margin[best])} points")
-            index = int(indices[best])
-            picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
-        out[variant] = sorted(picks.items())
-    return out
+            self.upsets[variant] = (float(gap[best]), float(margin[best]), int(indices[best]),
+                                    f"biggest upset: {lo} (μ {mu[best, low[best]]:.1f}) above {hi} "
+                                    f"(μ {mu[best, high[best]]:.1f}), by {int(margin[best])} points")
+
+    def result(self) -> dict[str, list[tuple[int, str]]]:
+        """Per variant with examples, (game index, what it shows) in game order."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for variant in self.ratings:
+            if not self.seats.get(variant):
+                continue
+            picks = dict(self.tables[variant].values())
+            if variant in self.upsets:
+                _, _, index, upset = self.upsets[variant]
+                picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
+            out[variant] = sorted(picks.items())
+        return out
 
 
-def write_example_replays(run: RunDir, table: pa.Table, ratings: dict[str, VariantRatings]) -> dict[str, list[str]]:
-    """Writes the replay page of each example game to RUN/replays/<variant slug>-<game index>.html and returns,
-    per variant, the HTML of its links (relative to the report). A game that cannot be regenerated (a bot
-    gone or changed) gets a note instead: the report itself must not fail for it."""
+def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]],
+                          ratings: dict[str, VariantRatings]) -> dict[str, list[str]]:
+    """Writes the replay page of each example game (`example_games`) to RUN/replays/<variant slug>-<game
+    index>.html and returns, per variant, the HTML of its links (relative to the report). A game that cannot
+    be regenerated (a bot gone or changed) gets a note instead: the report itself must not fail for it."""
     from arena.replay_page import write_replay_page
 
     slugs = _slugs(list(ratings))
     out: dict[str, list[str]] = {}
-    for variant, games in example_games(table, ratings).items():
+    for variant, games in examples.items():
         links = out.setdefault(variant, [])
         for index, why in games:
             name = f"{slugs[variant].removeprefix('game-')}-{index}.html"
@@ -271,13 +390,12 @@ def _rgba(colour: str, alpha: float) -> str:
 
 # --- the page ---------------------------------------------------------------------------------------
 
-def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, frame: pd.DataFrame,
+def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
             slugs: dict[str, str], plotly_version: str) -> str:
     """The run's facts: what was played, with which versions, how long it took, and how to reproduce it."""
     e = html.escape
     facts: list[tuple[str, str]] = []
-    counts = frame.groupby("variant", sort=False).size()
-    games = ", ".join(f"<a href='#{slugs.get(v, '')}'>{e(v)}</a> {n:,}" for v, n in counts.items())
+    games = ", ".join(f"<a href='#{slugs.get(v, '')}'>{e(v)}</a> {n:,}" for v, n in summary.games.items())
     if manifest:
         facts.append(("games", f"{manifest['games']:,} ({games})"))
         if manifest.get("stop"):
@@ -295,7 +413,7 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, fra
                                           + (f" {e(json.dumps(d['params']))}" if d.get("params") else "")
                                           for b, d in bots.items())))
     else:
-        facts.append(("games", f"{len(frame):,} saved ({games})"))
+        facts.append(("games", f"{summary.total:,} saved ({games})"))
         facts.append(("status", "<strong>unfinished</strong>: no manifest.json yet; finish the run with "
                                 "<code>arena tournament CONFIG --resume</code>"))
     facts.append(("reproduce", f"<code>arena reproduce {e(str(run.path))}</code> re-plays this config and "
@@ -307,7 +425,7 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, fra
 
 
 def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
-             terminations: pd.Series, colours: dict[str, str], replays: list[str] | None = None) -> str:
+             terminations: dict[str, int], colours: dict[str, str], replays: list[str] | None = None) -> str:
     """One variant: rating table, example replays, pairings, deal pairs, then the charts."""
     bots = list(rated.table["bot"])
     plots = [
@@ -534,9 +652,9 @@ def _seats_figure(seats: pd.DataFrame):
     return _layout(fig, "Seat advantage (95% intervals; dotted: an even share)", showlegend=False)
 
 
-def _terminations_figure(counts: pd.Series):
+def _terminations_figure(counts: dict[str, int]):
     """How the games ended: every known termination, zeros included, faults in red."""
-    names = list(TERMINATIONS) + sorted(set(counts.index) - set(TERMINATIONS))
+    names = list(TERMINATIONS) + sorted(set(counts) - set(TERMINATIONS))
     values = [int(counts.get(n, 0)) for n in names]
     colours = ["#d62728" if n in FAULTS else "#4c78a8" if n == "normal" else "#9c9c9c" for n in names]
     fig = go.Figure(go.Bar(x=names, y=values, text=[f"{v:,}" for v in values], textposition="outside",

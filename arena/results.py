@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -105,8 +107,7 @@ def load_results(run: RunDir, columns: list[str] | None = None) -> pa.Table:
     tables, in_order, end_before = [], True, 0
     for start, end, path, table_or_reason in _read_parts(run, columns):
         if isinstance(table_or_reason, str):
-            raise ResultsError(f"{path}: damaged result part ({table_or_reason}); run `arena tournament "
-                               f"{run.config} --resume` to replay it")
+            raise ResultsError(_damaged(run, path, table_or_reason))
         tables.append(table_or_reason)
         in_order, end_before = in_order and start >= end_before, end
     if not tables:
@@ -114,6 +115,24 @@ def load_results(run: RunDir, columns: list[str] | None = None) -> pa.Table:
         return empty if columns is None else empty.select(tables_columns(columns))
     table = pa.concat_tables(tables)
     return table if in_order else table.sort_by("game_index")  # parts in name order are in game order
+
+
+def iter_results(run: RunDir, columns: list[str] | None = None) -> Iterator[pa.Table]:
+    """A run's results (or only some columns) one part at a time, in game-index order: what a pass over a run of
+    any size reads, in the memory of one part. Raises ResultsError for a damaged part or parts that overlap."""
+    end_before = 0
+    for start, end, path, table_or_reason in _read_parts(run, columns):
+        if isinstance(table_or_reason, str):
+            raise ResultsError(_damaged(run, path, table_or_reason))
+        if start < end_before:
+            raise ResultsError(f"{path}: overlaps the part before it; run `arena tournament {run.config} --resume`")
+        end_before = end
+        yield table_or_reason
+
+
+def _damaged(run: RunDir, path: Path, reason: str) -> str:
+    """What to say of a damaged part."""
+    return f"{path}: damaged result part ({reason}); run `arena tournament {run.config} --resume` to replay it"
 
 
 def tables_columns(columns: list[str]) -> list[str]:
@@ -137,10 +156,10 @@ def _read_parts(run: RunDir, columns: list[str] | None = None):
         except Exception as error:
             yield start, end, path, f"unreadable ({type(error).__name__})"
             continue
-        indices = table.column("game_index").to_pylist()
+        indices = table.column("game_index").to_numpy()
         if len(indices) != end - start:
             yield start, end, path, f"holds {len(indices)} rows, not {end - start}"
-        elif indices != list(range(start, end)):
+        elif not np.array_equal(indices, np.arange(start, end)):
             yield start, end, path, f"holds other games than {start}..{end - 1}"
         else:
             yield start, end, path, table
@@ -169,29 +188,49 @@ def digest(table: pa.Table) -> str:
         table = table.sort_by("game_index")
     sha = hashlib.sha256()
     for name in DIGEST_COLUMNS:
-        _hash_column(sha, name, table.column(name))
+        _hash_column(sha, name, lambda name=name: [table.column(name)])
     return sha.hexdigest()
 
 
 def run_digest(run: RunDir) -> str:
-    """The digest of a run's results, read one column at a time (a million games in little memory)."""
+    """The digest of a run's results, read part by part and column by column: a run of any size is hashed in
+    the memory of one part's column and the column's distinct strings."""
     sha = hashlib.sha256()
     for name in DIGEST_COLUMNS:
-        _hash_column(sha, name, load_results(run, [name]).column(name))
+        _hash_column(sha, name, lambda name=name: (part.column(name) for part in iter_results(run, [name])))
     return sha.hexdigest()
 
 
-def _hash_column(sha, name: str, column: pa.ChunkedArray) -> None:
-    """Feeds one column to the hash: its name, then its values in a fixed binary form."""
-    field = SCHEMA.field(name)
+def _hash_column(sha, name: str, read: Callable[[], Iterable[pa.ChunkedArray]]) -> None:
+    """Feeds one column to the hash: its name, then its values in a fixed binary form.
+
+    `read()` gives the column's pieces in game-index order, and is called once per pass over them: a
+    column of lists hashes all its lengths before its values, and strings are hashed as their dictionary
+    (every distinct value in order of first appearance) and then the index of each value in it.
+    """
+    value_type = SCHEMA.field(name).type
     sha.update(f"\x1e{name}\x1e".encode())
-    column = column.combine_chunks()
-    if pa.types.is_list(field.type):
-        sha.update(pc.list_value_length(column).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
-        column = pc.list_flatten(column)
-    if pa.types.is_string(column.type):  # as the index of each value in order of first appearance
-        encoded = pc.fill_null(column, "\x00").dictionary_encode()
-        sha.update("\x1f".join(encoded.dictionary.to_pylist()).encode())
-        sha.update(encoded.indices.to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+    pieces = lambda: (piece.combine_chunks() if isinstance(piece, pa.ChunkedArray) else piece for piece in read())
+    values = pieces
+    if pa.types.is_list(value_type):
+        for piece in pieces():
+            sha.update(_int64_bytes(pc.list_value_length(piece)))
+        values = lambda: (pc.list_flatten(piece) for piece in pieces())
+        value_type = value_type.value_type
+    if pa.types.is_string(value_type):
+        dictionary: dict[str, int] = {}
+        for piece in values():
+            for text in pc.fill_null(piece, "\x00").dictionary_encode().dictionary.to_pylist():
+                dictionary.setdefault(text, len(dictionary))
+        sha.update("\x1f".join(dictionary).encode())
+        known = pa.array(list(dictionary), pa.string())
+        for piece in values():
+            sha.update(_int64_bytes(pc.index_in(pc.fill_null(piece, "\x00"), value_set=known)))
     else:
-        sha.update(pc.fill_null(column, -1).to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+        for piece in values():
+            sha.update(_int64_bytes(pc.fill_null(piece, -1)))
+
+
+def _int64_bytes(array: pa.Array) -> bytes:
+    """An integer array as little-endian int64 bytes."""
+    return array.to_numpy(zero_copy_only=False).astype("<i8").tobytes()

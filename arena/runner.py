@@ -444,42 +444,41 @@ def saved_row(run: RunDir, index: int) -> dict | None:
 
 def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, dict]:
     """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv, manifest.json and
-    the report; returns the manifest and the ratings by variant."""
+    the report; returns the manifest and the ratings by variant.
+
+    The results are read a part at a time, in passes (the check, the digest, the ratings, the counts and
+    examples of the report), never whole: the memory this takes does not grow with the number of games."""
     import json
     import platform
     from datetime import UTC, datetime
     from importlib.metadata import version
 
     from arena.atomic import write_atomic
-    from arena.ratings import csv_frames, rate_results
-    from arena.results import ResultsError, results_frame, run_digest
+    from arena.ratings.tables import csv_frames, deal_counts, rate_parts
+    from arena.report import SUMMARY_COLUMNS, summarise_results, write_report
+    from arena.results import iter_results, run_digest
 
     started = time.perf_counter()
-    table = load_results(run, RATED_COLUMNS)
-    indices = table.column("game_index").to_numpy()
-    expected = np.concatenate([np.arange(start, end) for start, end in report.played] or [np.zeros(0, np.int64)])
-    if len(indices) != len(expected) or not np.array_equal(indices, expected):
-        raise ResultsError(f"{run.results} holds {len(indices):,} games, not the run's {len(expected):,}: "
-                           "run with --resume")
+    _check_saved(run, report.played)
     results_digest = run_digest(run)
-    frame = results_frame(table)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    ratings = rate_results(frame, config.ratings)
+    deals = deal_counts(iter_results(run, ["variant", "deal"]))
+    ratings = rate_parts(iter_results(run, RATED_COLUMNS), config.ratings, deals=deals)
     rating_seconds = time.perf_counter() - started
     tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
     write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
-    counts = frame.groupby("variant", sort=False).size()
-    terminations = frame.groupby(["variant", "termination"], sort=False).size()
+    started = time.perf_counter()
+    summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
     previous = json.loads(run.manifest.read_text()) if run.manifest.is_file() else {}
     manifest = {
         "name": config.name,
         "digest": results_digest,
         "games": int(report.total),
-        "games_by_variant": {k: int(v) for k, v in counts.items()},
+        "games_by_variant": summary.games,
         **({"stop": report.stop} if report.stop else {}),
-        "terminations": {f"{v}/{t}": int(n) for (v, t), n in terminations.items()},
+        "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
         "backend": report.backend,
         "workers": report.workers,
@@ -495,11 +494,32 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
                      **{p: version(p) for p in ("ray", "trueskill", "pandas", "pyarrow")}},
     }
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
-    from arena.report import write_report
-
-    started = time.perf_counter()
-    del frame, summary_table
-    write_report(run, ratings, table)
+    write_report(run, ratings, summary)
     manifest["report_seconds"] = round(time.perf_counter() - started, 3)
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
     return manifest, ratings
+
+
+def _check_saved(run: RunDir, played: list[Batch]) -> None:
+    """Raises ResultsError unless the run's parts hold exactly the games of `played` (a pass over game indices)."""
+    from arena.results import ResultsError, iter_results
+
+    saved = []
+    for part in iter_results(run, []):
+        if part.num_rows:  # a part holds the games its name says, one after another (checked as it is read)
+            first = part.column("game_index")[0].as_py()
+            saved.append((first, first + part.num_rows))
+    if _joined(saved) != _joined(played):
+        raise ResultsError(f"{run.results} holds {sum(end - start for start, end in saved):,} games, not the run's "
+                           f"{sum(end - start for start, end in played):,}: run with --resume")
+
+
+def _joined(ranges: Iterable[Batch]) -> list[Batch]:
+    """Game-index ranges in order, those that touch joined into one."""
+    joined: list[Batch] = []
+    for start, end in sorted(r for r in ranges if r[1] > r[0]):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined

@@ -1,19 +1,33 @@
-"""Tournament throughput: Ray on all cores against in process, and the full million-game run.
+"""Tournament throughput and the driver's memory: Ray on all cores against in process, the full
+million-game run, and runs of growing size.
 
     .venv/bin/python benchmarks/tournament.py speedup [--games 200000]
     .venv/bin/python benchmarks/tournament.py million
+    .venv/bin/python benchmarks/tournament.py scale [--games 300000,1000000,3000000]
+    .venv/bin/python benchmarks/tournament.py ten-million
 
 `speedup` plays the same Caterpillar random-vs-random run in process and on a local Ray instance
 (one worker per core) and prints games/s for both; Ray's start-up is timed apart. `million` plays
 configs/million.toml and prints play time, rating time (and its share of the wall time) and the
 driver's peak memory.
+
+`scale` plays Caterpillar random vs random on Ray with all cores at each size, every size in a fresh
+process so that no peak carries over, and prints the driver's own peak memory (its resident set's
+high-water mark, Ray's processes not included) while playing and, separately, in finish_run (digest,
+ratings, report), against the number of games, with the slope of each in MB per million games: flat
+when memory does not grow with the run. `ten-million` is `scale` at 1, 3 and 10 million games (about
+half an hour on two cores). Linux only: the high-water mark is read from and reset through /proc.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -79,14 +93,76 @@ def million() -> None:
     print(f"driver peak memory: {peak_mb:,.0f} MB; digest {manifest['digest']}")
 
 
+def peak_mb() -> float:
+    """This process's peak resident memory since it started or since reset_peak (VmHWM), in MB."""
+    return int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text())[1]) / 1024
+
+
+def reset_peak() -> None:
+    """Starts the high-water mark afresh from the current resident memory."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+def measure(games: int) -> None:
+    """Plays and finishes one random-vs-random run of `games` games on Ray with all cores; prints its figures
+    as one JSON line."""
+    config = parse_config(SPEEDUP.format(deals=games // 2).replace('name = "speedup"', 'name = "scale"'))
+    with tempfile.TemporaryDirectory() as scratch:
+        run = RunDir(Path(scratch) / config.name)
+        report = play_missing(config, run)
+        play_peak = peak_mb()
+        reset_peak()
+        started = time.perf_counter()
+        finish_run(config, run, report)
+        finish_seconds = time.perf_counter() - started
+        finish_peak = peak_mb()
+    print(json.dumps({"games": report.total, "workers": report.workers, "play_seconds": report.play_seconds,
+                      "play_peak_mb": play_peak, "finish_seconds": finish_seconds, "finish_peak_mb": finish_peak}))
+
+
+def scale(sizes: list[int]) -> None:
+    """Measures each size in a fresh process; prints peak memory against games and its slope."""
+    import numpy as np
+
+    print("Caterpillar random vs random on Ray, all cores; the driver's peak resident memory")
+    print(f"{'games':>12} {'play s':>8} {'play peak MB':>13} {'finish s':>9} {'finish peak MB':>15}")
+    rows = []
+    for games in sizes:
+        done = subprocess.run([sys.executable, __file__, "measure", str(games)], capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(f"the run of {games:,} games failed:\n{done.stderr}")
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(f"{row['games']:>12,} {row['play_seconds']:>8.1f} {row['play_peak_mb']:>13.0f} "
+              f"{row['finish_seconds']:>9.1f} {row['finish_peak_mb']:>15.0f}", flush=True)
+    if len(rows) > 1:
+        millions = np.array([row["games"] for row in rows]) / 1e6
+        for phase in ("play", "finish"):
+            slope = np.polyfit(millions, [row[f"{phase}_peak_mb"] for row in rows], 1)[0]
+            print(f"{phase} peak: {slope:+.1f} MB per million games")
+
+
 def main() -> None:
     """Runs the benchmark named on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="which", required=True)
     sub.add_parser("speedup").add_argument("--games", type=int, default=200_000)
     sub.add_parser("million")
+    sub.add_parser("scale").add_argument("--games", default="300000,1000000,3000000",
+                                         help="comma-separated run sizes")
+    sub.add_parser("ten-million")
+    sub.add_parser("measure").add_argument("games", type=int)  # one size, in the process `scale` starts
     args = parser.parse_args()
-    speedup(args.games) if args.which == "speedup" else million()
+    if args.which == "speedup":
+        speedup(args.games)
+    elif args.which == "million":
+        million()
+    elif args.which == "scale":
+        scale([int(games) for games in args.games.split(",")])
+    elif args.which == "ten-million":
+        scale([1_000_000, 3_000_000, 10_000_000])
+    else:
+        measure(args.games)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""arena.ratings.deals: deal-clustered intervals on hand-computed cases, a bootstrap, simulations and a large run."""
+"""arena.ratings.deals: deal-clustered intervals on hand-computed cases, running sums fed in chunks, the Poisson
+bootstrap's weights, simulations and a large run."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from scipy import stats
 from arena.ratings import deals
 from arena.ratings.deals import (
     Z95,
-    bootstrap_weights,
+    ClusteredMean,
+    PairedDifference,
+    Pentanomial,
     clustered_mean,
-    iter_bootstrap_weights,
     paired_difference,
     pentanomial,
+    poisson_weights,
 )
 
 T2 = stats.t.ppf(0.975, 2)
@@ -226,7 +229,7 @@ def test_clustered_se_matches_a_cluster_bootstrap():
     draws = rng.integers(0, n_deals, (2000, n_deals))  # whole deals, with replacement
     boot = (y[draws].sum(axis=1) / n[draws].sum(axis=1)).std(ddof=1)
     assert clustered == pytest.approx(boot, rel=0.1)
-    weights = bootstrap_weights(n_deals, 2000, seed=3)  # the same with the module's weights
+    weights = poisson_weights(np.arange(n_deals), 2000, seed=3).T.astype(np.float64)  # the module's bootstrap
     assert clustered == pytest.approx((weights @ y / (weights @ n)).std(ddof=1), rel=0.1)
 
     naive = values.std(ddof=1) / math.sqrt(len(values))
@@ -310,23 +313,88 @@ def test_paired_difference_covers_the_truth():
     assert naive < 0.92 and naive < clustered - 0.03
 
 
-# --- bootstrap weights ------------------------------------------------------------------------------
+# --- running sums fed in chunks --------------------------------------------------------------------
 
-def test_bootstrap_weights_are_reproducible_and_chunk_independent():
-    weights = bootstrap_weights(1000, 23, seed=7)
-    assert weights.dtype == np.int32 and weights.shape == (23, 1000)
-    assert (weights.sum(axis=1) == 1000).all() and (weights >= 0).all()
-    np.testing.assert_array_equal(weights, bootstrap_weights(1000, 23, seed=7))
-    for chunk in (1, 3, 7, 23, 100):
-        blocks = list(iter_bootstrap_weights(1000, 23, 7, chunk))
-        assert all(len(block) <= chunk for block in blocks)
-        np.testing.assert_array_equal(np.concatenate(blocks), weights)
-    # a longer run starts with the same replicates
-    np.testing.assert_array_equal(bootstrap_weights(1000, 40, seed=7)[:23], weights)
-    assert not np.array_equal(bootstrap_weights(1000, 23, seed=8), weights)
-    assert len({row.tobytes() for row in weights}) == 23
-    assert bootstrap_weights(0, 3, seed=1).shape == (3, 0)
-    assert bootstrap_weights(5, 0, seed=1).shape == (0, 5)
+def test_running_sums_fed_in_chunks_equal_the_whole():
+    """Deals cut into chunks anywhere between deals (groups appearing late, large scores) sum to the same."""
+    rng = np.random.default_rng(12)
+    n_deals = 400
+    sizes = rng.integers(1, 4, n_deals)
+    deal = np.repeat(np.arange(n_deals) * 7 + 3, sizes)
+    group = rng.integers(0, 3, len(deal)) + np.where(np.arange(len(deal)) > len(deal) // 2, 2, 0)  # 3, 4 come late
+    values = 1e6 + rng.normal(0, 5, n_deals)[np.repeat(np.arange(n_deals), sizes)] + rng.normal(size=len(deal))
+    points = rng.choice([0, 0.5, 1], len(deal))
+    whole = clustered_mean(values, group, deal, 5), pentanomial(points, group, deal, 5), \
+        paired_difference(values, group, deal, 5)
+    starts = np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]])
+    cuts = [0, *np.sort(rng.choice(starts[1:], 30, replace=False)).tolist(), len(deal)]
+    sums = ClusteredMean(), Pentanomial(), PairedDifference()
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        sums[0].add(values[a:b], group[a:b], deal[a:b])
+        sums[1].add(points[a:b], group[a:b], deal[a:b])
+        sums[2].add(values[a:b], group[a:b], deal[a:b])
+    for expected, found in zip(whole, (s.take(np.arange(5)).result() for s in sums), strict=True):
+        for key in expected:
+            np.testing.assert_allclose(found[key], expected[key], rtol=1e-9, err_msg=key)
+
+
+def test_taken_pairings_can_be_seen_from_the_other_bot():
+    points, diff = np.array([1, 0.5, 1, 0, 0, 0]), np.array([3.0, -1.0, 2.0, 5.0, -4.0, 0.0])
+    pairing, deal = np.array([0, 0, 0, 0, 1, 1]), np.array([1, 1, 2, 2, 3, 3])
+    flipped = Pentanomial().add(points, pairing, deal).take([0, 1, 7], flip=[True, False, False]).result()
+    mirror = pentanomial(1 - points[:4], pairing[:4], deal[:4], 1)
+    for key in ("p0", "p05", "p1", "p15", "p2", "score", "score_lo", "score_hi"):
+        np.testing.assert_allclose(flipped[key][:1], mirror[key], err_msg=key)
+    assert flipped["deals"].tolist() == [2, 1, 0]  # code 7 was never added: an empty pairing
+    margin = PairedDifference().add(diff, pairing, deal).take([0], flip=[True]).result()
+    np.testing.assert_allclose(margin["mean"], paired_difference(-diff[:4], pairing[:4], deal[:4], 1)["mean"])
+
+
+# --- Poisson bootstrap weights ------------------------------------------------------------------------
+
+def test_poisson_weights_are_reproducible_and_independent_of_order_and_chunking():
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 2**62, 1000)
+    weights = poisson_weights(keys, 23, seed=7)
+    assert weights.dtype == np.uint8 and weights.shape == (1000, 23)
+    np.testing.assert_array_equal(weights, poisson_weights(keys, 23, seed=7))
+    order = rng.permutation(1000)  # a deal's weights are its own, wherever it comes
+    np.testing.assert_array_equal(poisson_weights(keys[order], 23, seed=7), weights[order])
+    pieces = np.split(keys, [1, 7, 400])
+    np.testing.assert_array_equal(np.concatenate([poisson_weights(p, 23, seed=7) for p in pieces]), weights)
+    # more replicates start with the same ones; another seed draws others
+    np.testing.assert_array_equal(poisson_weights(keys, 40, seed=7)[:, :23], weights)
+    assert not np.array_equal(poisson_weights(keys, 23, seed=8), weights)
+    assert len({column.tobytes() for column in weights.T}) == 23
+    assert poisson_weights([], 3, seed=1).shape == (0, 3)
+    assert poisson_weights([5], 0, seed=1).shape == (1, 0)
+
+
+def test_poisson_weights_are_poisson_one_and_independent():
+    weights = poisson_weights(np.arange(200_000), 50, seed=1)  # consecutive keys: the hash must mix them apart
+    pmf = np.array([math.exp(-1) / math.factorial(k) for k in range(7)])
+    share = np.bincount(weights.ravel(), minlength=7)[:7] / weights.size
+    assert (np.abs(share - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / weights.size)).all(), share
+    assert weights.mean() == pytest.approx(1, abs=0.002) and weights.var() == pytest.approx(1, abs=0.005)
+    sample = weights[:, :8].astype(np.float64)
+    between_replicates = np.corrcoef(sample.T)[np.triu_indices(8, 1)]
+    between_neighbours = [np.corrcoef(sample[:-1, r], sample[1:, r])[0, 1] for r in range(8)]
+    assert np.abs(between_replicates).max() < 0.012 and np.abs(between_neighbours).max() < 0.012
+
+
+def test_poisson_bootstrap_intervals_cover_the_truth():
+    """The bootstrap standard error of a deal-clustered win rate gives 95% intervals that hold the truth 95% of
+    the time, like the multinomial bootstrap it replaces."""
+    rng = np.random.default_rng(2028)
+    p, replicates = 0.6, 200
+    wins = (rng.random((RUNS, DEALS, 2)) < deal_win_probabilities(rng, p)).sum(axis=2).astype(np.float64)
+    mean, se = wins.sum(axis=1) / (2 * DEALS), np.empty(RUNS)
+    for first in range(0, RUNS, 100):  # a hundred runs at a time: their weights as floats stay small
+        weights = poisson_weights(np.arange(first * DEALS, (first + 100) * DEALS), replicates, seed=5)
+        weights = weights.reshape(100, DEALS, replicates).astype(np.float64)
+        boot = np.einsum("rd,rdb->rb", wins[first:first + 100], weights) / (2 * weights.sum(axis=1))
+        se[first:first + 100] = boot.std(axis=1, ddof=1)
+    assert 0.93 <= coverage(mean - Z95 * se, mean + Z95 * se, p) <= 0.97
 
 
 # --- speed ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from browser import find_chromium, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
 from arena.config import load_config
-from arena.report import _slugs, write_report
+from arena.report import ScoreCounts, _slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
 from arena.runner import finish_run, play_missing
 
@@ -121,6 +121,26 @@ def test_a_long_run_gives_a_small_report(tmp_path):
     assert len(page.encode()) - PLOTLY_JS < 250_000
     ratings_table = re.search("<table class='ratings'>(.*?)</table>", section(page, "game-caterpillar"), re.S)[1]
     assert ratings_table.count("<td class='bot'>") == 6
+
+
+def test_score_boxes_from_counts_are_the_quantiles_of_the_scores():
+    """Counted a part at a time, the box of each bot's scores is what pandas computes from all of them."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    players = np.where(rng.random((n, 1)) < 0.5, [["a", "b"]], [["b", "c"]]).tolist()
+    scores = np.round(rng.gamma(2, 80, (n, 2))).astype(np.int64) - 20
+    table = pa.table({"variant": ["v"] * n, "players": players, "scores": scores.tolist()})
+    counts = ScoreCounts()
+    for part in table.to_batches(max_chunksize=700):
+        counts.add(pa.Table.from_batches([part]))
+    boxes = counts.boxes()["v"]
+    seats = pd.DataFrame({"bot": np.ravel(players), "score": scores.ravel().astype(np.float64)})
+    for bot, scored in seats.groupby("bot")["score"]:
+        q1, median, q3 = scored.quantile([0.25, 0.5, 0.75])
+        inside = scored[(scored >= q1 - 1.5 * (q3 - q1)) & (scored <= q3 + 1.5 * (q3 - q1))]
+        expected = [q1, median, q3, scored.mean(), inside.min(), inside.max(), scored.min(), scored.max()]
+        found = boxes.loc[bot, ["q1", "median", "q3", "mean", "lowerfence", "upperfence", "min", "max"]]
+        np.testing.assert_allclose(found.to_numpy(np.float64), expected, rtol=1e-12)
 
 
 def test_a_run_without_games_still_has_a_report(tmp_path):

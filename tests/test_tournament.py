@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from arena import referee
 from arena.cli import app
 from arena.config import load_config
-from arena.results import RunDir, load_results
+from arena.results import RunDir, digest, load_results, run_digest, write_part
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 runner = CliRunner()
@@ -138,3 +138,28 @@ def test_replay_index_out_of_range(run):
 def test_ratings_of_an_unknown_game(run):
     result = runner.invoke(app, ["ratings", str(run), "--game", "poker"])
     assert result.exit_code == 2 and "no game 'poker'" in result.output
+
+
+def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path):
+    """Parts whose later ones bring new strings, missing values and lists of other lengths: the digest read
+    part by part is the digest of the whole, and the value it has always had (manifests record it)."""
+    run = RunDir(tmp_path / "parts")
+    parts = [  # per game: players, scores, ranks, termination, fault_seat, fault
+        [(["a", "b"], [3, 1], [0, 1], "normal", None, None), (["b", "a"], [2, 2], [0, 0], "normal", None, None)],
+        [(["a", "c", "b"], [0, 5, 1], [2, 0, 1], "crash", 0, "boom"),
+         (["c", "a"], [1, 9], [1, 0], "normal", None, None), (["d", "c"], [7, 7], [0, 0], "timeout", 1, "slow")],
+        [(["c", "d"], [4, -2], [0, 1], "crash", 1, "boom")],
+    ]
+    start = 0
+    for games in parts:
+        n = len(games)
+        players, scores, ranks, terminations, fault_seats, faults = map(list, zip(*games, strict=True))
+        write_part(run, start, start + n, {
+            "game_index": list(range(start, start + n)), "game": ["caterpillar"] * n,
+            "variant": ["x" if len(seated) == 2 else "y" for seated in players], "table": [0] * n,
+            "deal": list(range(start, start + n)), "rotation": [0] * n, "seed": [10 * i for i in range(n)],
+            "players": players, "scores": scores, "ranks": ranks, "termination": terminations,
+            "fault_seat": fault_seats, "fault": faults, "decisions": [5] * n, "duration": [0.5] * n})
+        start += n
+    assert run_digest(run) == digest(load_results(run)) == (
+        "1e6c8c44ec55cab443625daecdbe0f7b90571ddf6715cf6d3c70dc5389255f4d")

@@ -47,8 +47,9 @@ class Outcomes:
     """(groups, n - 1) True where the seats at positions k and k + 1 tied."""
     counts: np.ndarray
     """(groups,) games with this outcome."""
-    game_group: np.ndarray
-    """(games,) the group of every game, in the order the games were given."""
+    game_group: np.ndarray | None = None
+    """(games,) the group of every game, in the order the games were given (None for groups summed over
+    many calls)."""
 
 
 def group_outcomes(bots: np.ndarray, ranks: np.ndarray) -> Outcomes:

@@ -8,12 +8,16 @@ all the games sharing it, and every interval is computed from the spread between
 
 Everything works on flat numpy arrays, one entry per observation, with integer codes for the group
 (a bot, a pairing) and the deal: no loop in Python per game, so millions of entries take a fraction
-of a second. The deal bootstrap weights at the end serve statistics without a closed form.
+of a second. Each statistic is also a running sum (`ClusteredMean`, `Pentanomial`, `PairedDifference`)
+that takes the entries chunk by chunk, whole deals at a time, so a run of any size is summed in the
+memory of one chunk. The Poisson bootstrap weights at the end serve statistics without a closed form:
+each deal's weight is a pure function of the seed, the replicate and the deal's own key, so they too
+can be drawn chunk by chunk, in any order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from decimal import Decimal, localcontext
 
 import numpy as np
 from scipy import special
@@ -145,34 +149,100 @@ def clustered_mean(values, group, cluster, n_groups: int, proportion: bool = Fal
     values = _floats(values, "values", group.size)
     if proportion and values.size and (values.min() < 0 or values.max() > 1):
         raise ValueError("proportions need values in [0, 1]")
+    return ClusteredMean(n_groups).add(values, group, cluster).result(proportion)
 
-    n = np.bincount(group, minlength=n_groups)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.bincount(group, weights=values, minlength=n_groups) / n
-        # centred sums (a second pass) rather than sums of squares, which lose precision on large scores;
-        # the residuals' own mean refines the mean once more, so the cells below are centred exactly
-        residual = values - mean[group]
-        correction = np.bincount(group, weights=residual, minlength=n_groups) / n
-    mean = mean + correction
-    cell_group, cell_n, cell_sum = _cells(group, n_groups, cluster, residual)
-    cell_dev = cell_sum - correction[cell_group] * cell_n  # Y_c - mean * N_c
-    units = np.bincount(cell_group, minlength=n_groups)
-    squares = np.bincount(cell_group, weights=cell_dev * cell_dev, minlength=n_groups)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.where(units >= 2, np.sqrt(units / (units - 1) * squares) / n, np.nan)
 
-    if proportion:
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    """`array` with zero rows appended up to `size` rows (itself when it has as many)."""
+    if len(array) >= size:
+        return array
+    return np.concatenate([array, np.zeros((size - len(array), *array.shape[1:]), dtype=array.dtype)])
+
+
+class ClusteredMean:
+    """The running sums behind `clustered_mean`, fed chunk by chunk; every deal must lie within one chunk.
+
+    Per group it keeps the entry count, the mean, the deals, and three centred sums over the deals:
+    sum_c (Y_c - mean * N_c)^2, sum_c N_c (Y_c - mean * N_c) and sum_c N_c^2. Two sets of deals merge
+    exactly when the mean moves (the parallel formulas of Chan, Golub and LeVeque, extended to deals of
+    several entries), so no sum of squares of raw scores, which loses precision on large scores, is ever
+    formed. Group codes may grow from chunk to chunk.
+    """
+
+    def __init__(self, n_groups: int = 0) -> None:
+        self.n = np.zeros(n_groups, dtype=np.int64)
+        self.units = np.zeros(n_groups, dtype=np.int64)
+        self.mean = np.zeros(n_groups)
+        self.squares = np.zeros(n_groups)  # sum_c (Y_c - mean * N_c)^2
+        self.cross = np.zeros(n_groups)  # sum_c N_c (Y_c - mean * N_c)
+        self.size_squares = np.zeros(n_groups)  # sum_c N_c^2
+
+    def _grow(self, size: int) -> None:
+        for name in ("n", "units", "mean", "squares", "cross", "size_squares"):
+            setattr(self, name, _grown(getattr(self, name), size))
+
+    def add(self, values, group, cluster) -> ClusteredMean:
+        """Adds entries (value, group code, deal code); returns self."""
+        group = np.asarray(group, dtype=np.int64)
+        if not group.size:
+            return self
+        size = max(len(self.n), int(group.max()) + 1)
+        self._grow(size)
+        values = np.asarray(values, dtype=np.float64)
+        cluster = np.asarray(cluster, dtype=np.int64)
+        n = np.bincount(group, minlength=size)
         with np.errstate(divide="ignore", invalid="ignore"):
-            n_eff = mean * (1 - mean) / (se * se)
-        uninformative = ~np.isfinite(n_eff) | (n_eff <= 0) | (mean <= 0) | (mean >= 1)
-        n_eff = np.where(uninformative, units, n_eff).astype(np.float64)
-        lo, hi = _wilson(mean, n_eff)
-        empty = n == 0
-        lo[empty] = hi[empty] = np.nan
-    else:
-        half = _t975(units - 1) * se
-        lo, hi = mean - half, mean + half
-    return {"n": n, "units": units, "mean": mean, "se": se, "lo": lo, "hi": hi}
+            mean = np.bincount(group, weights=values, minlength=size) / n
+            # centred sums (a second pass) rather than sums of squares, which lose precision on large scores;
+            # the residuals' own mean refines the mean once more, so the cells below are centred exactly
+            residual = values - mean[group]
+            correction = np.bincount(group, weights=residual, minlength=size) / n
+        mean = np.where(n > 0, mean + correction, 0.0)
+        cell_group, cell_n, cell_sum = _cells(group, size, cluster, residual)
+        cell_dev = cell_sum - correction[cell_group] * cell_n  # Y_c - mean * N_c
+        squares = np.bincount(cell_group, weights=cell_dev * cell_dev, minlength=size)
+        cross = np.bincount(cell_group, weights=cell_n * cell_dev, minlength=size)
+        size_squares = np.bincount(cell_group, weights=cell_n.astype(np.float64) ** 2, minlength=size)
+        # both sides re-centred on the merged mean: sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
+        total = self.n + n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            merged = self.mean + (mean - self.mean) * np.where(total > 0, n / total, 0.0)
+        old, new = self.mean - merged, mean - merged
+        self.squares = (self.squares + 2 * old * self.cross + old * old * self.size_squares
+                        + squares + 2 * new * cross + new * new * size_squares)
+        self.cross = self.cross + old * self.size_squares + cross + new * size_squares
+        self.size_squares = self.size_squares + size_squares
+        self.n, self.mean = total, merged
+        self.units = self.units + np.bincount(cell_group, minlength=size)
+        return self
+
+    def take(self, codes) -> ClusteredMean:
+        """The sums of the groups `codes`, renumbered 0..len(codes)-1 (codes never added are empty groups)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        size = int(codes.max(initial=-1)) + 1
+        out = ClusteredMean()
+        for name in ("n", "units", "mean", "squares", "cross", "size_squares"):
+            setattr(out, name, _grown(getattr(self, name), size)[codes])
+        return out
+
+    def result(self, proportion: bool = False) -> dict[str, np.ndarray]:
+        """`n`, `units`, `mean`, `se`, `lo`, `hi` per group, as `clustered_mean` describes them."""
+        n, units = self.n, self.units
+        mean = np.where(n > 0, self.mean, np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            se = np.where(units >= 2, np.sqrt(units / (units - 1) * self.squares) / n, np.nan)
+        if proportion:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                n_eff = mean * (1 - mean) / (se * se)
+            uninformative = ~np.isfinite(n_eff) | (n_eff <= 0) | (mean <= 0) | (mean >= 1)
+            n_eff = np.where(uninformative, units, n_eff).astype(np.float64)
+            lo, hi = _wilson(mean, n_eff)
+            empty = n == 0
+            lo[empty] = hi[empty] = np.nan
+        else:
+            half = _t975(units - 1) * se
+            lo, hi = mean - half, mean + half
+        return {"n": n, "units": units, "mean": mean, "se": se, "lo": lo, "hi": hi}
 
 
 PENTANOMIAL_KEYS = ("p0", "p05", "p1", "p15", "p2")
@@ -200,28 +270,61 @@ def pentanomial(points, pairing, cluster, n_pairings: int) -> dict[str, np.ndarr
     if cluster.shape != pairing.shape:
         raise ValueError("pairing and cluster differ in length")
     points = _floats(points, "points", pairing.size)
-    if not np.all((points == 0) | (points == 0.5) | (points == 1)):
-        raise ValueError("points must be 0, 0.5 or 1")
+    return Pentanomial(n_pairings).add(points, pairing, cluster).result()
 
-    cell_pairing, cell_games, cell_points = _cells(pairing, n_pairings, cluster, points)
-    complete = cell_games == 2
-    incomplete = np.bincount(cell_pairing[~complete], minlength=n_pairings)
-    half_points = np.rint(2 * cell_points[complete]).astype(np.int64)  # 0..4, exact: sums of halves
-    counts = np.bincount(cell_pairing[complete] * 5 + half_points, minlength=5 * n_pairings).reshape(n_pairings, 5)
-    deals = counts.sum(axis=1)
 
-    pair_score = np.arange(5) / 4  # s = points / 2 of a pair
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = counts @ pair_score / deals
-        variance = (counts * (pair_score[None, :] - score[:, None]) ** 2).sum(axis=1) / (deals - 1)
-        half = Z95 * np.sqrt(variance / deals)
-    few = deals < 2
-    lo = np.where(few, np.nan, np.clip(score - half, 0, 1))
-    hi = np.where(few, np.nan, np.clip(score + half, 0, 1))
-    result = {"deals": deals}
-    result.update({key: counts[:, k] for k, key in enumerate(PENTANOMIAL_KEYS)})
-    result.update({"score": score, "score_lo": lo, "score_hi": hi, "incomplete": incomplete})
-    return result
+class Pentanomial:
+    """The counts behind `pentanomial`, fed chunk by chunk; both games of a deal must lie within one chunk."""
+
+    def __init__(self, n_pairings: int = 0) -> None:
+        self.counts = np.zeros((n_pairings, 5), dtype=np.int64)
+        """(pairings, 5) deal pairs scoring 0, 0.5, 1, 1.5 and 2 points."""
+        self.incomplete = np.zeros(n_pairings, dtype=np.int64)
+
+    def add(self, points, pairing, cluster) -> Pentanomial:
+        """Adds games (first bot's points, pairing code, deal code); returns self."""
+        pairing = np.asarray(pairing, dtype=np.int64)
+        points = np.asarray(points, dtype=np.float64)
+        if not np.all((points == 0) | (points == 0.5) | (points == 1)):
+            raise ValueError("points must be 0, 0.5 or 1")
+        if not pairing.size:
+            return self
+        size = max(len(self.counts), int(pairing.max()) + 1)
+        cell_pairing, cell_games, cell_points = _cells(pairing, size, np.asarray(cluster, dtype=np.int64), points)
+        complete = cell_games == 2
+        half_points = np.rint(2 * cell_points[complete]).astype(np.int64)  # 0..4, exact: sums of halves
+        self.counts = _grown(self.counts, size) + np.bincount(
+            cell_pairing[complete] * 5 + half_points, minlength=5 * size).reshape(size, 5)
+        self.incomplete = _grown(self.incomplete, size) + np.bincount(cell_pairing[~complete], minlength=size)
+        return self
+
+    def take(self, codes, flip=None) -> Pentanomial:
+        """The counts of the pairings `codes`, renumbered 0..len(codes)-1; where `flip` is True, seen from the
+        second bot (a pair's 2 - points)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        size = int(codes.max(initial=-1)) + 1
+        out = Pentanomial()
+        out.counts, out.incomplete = _grown(self.counts, size)[codes], _grown(self.incomplete, size)[codes]
+        if flip is not None:
+            out.counts = np.where(np.asarray(flip, dtype=bool)[:, None], out.counts[:, ::-1], out.counts)
+        return out
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The arrays `pentanomial` returns."""
+        counts = self.counts
+        deals = counts.sum(axis=1)
+        pair_score = np.arange(5) / 4  # s = points / 2 of a pair
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = counts @ pair_score / deals
+            variance = (counts * (pair_score[None, :] - score[:, None]) ** 2).sum(axis=1) / (deals - 1)
+            half = Z95 * np.sqrt(variance / deals)
+        few = deals < 2
+        lo = np.where(few, np.nan, np.clip(score - half, 0, 1))
+        hi = np.where(few, np.nan, np.clip(score + half, 0, 1))
+        result = {"deals": deals}
+        result.update({key: counts[:, k] for k, key in enumerate(PENTANOMIAL_KEYS)})
+        result.update({"score": score, "score_lo": lo, "score_hi": hi, "incomplete": self.incomplete})
+        return result
 
 
 def paired_difference(diff, pairing, cluster, n_pairings: int) -> dict[str, np.ndarray]:
@@ -239,49 +342,148 @@ def paired_difference(diff, pairing, cluster, n_pairings: int) -> dict[str, np.n
     if cluster.shape != pairing.shape:
         raise ValueError("pairing and cluster differ in length")
     diff = _floats(diff, "diff", pairing.size)
+    return PairedDifference(n_pairings).add(diff, pairing, cluster).result()
 
-    cell_pairing, cell_games, cell_sum = _cells(pairing, n_pairings, cluster, diff)
-    per_deal = cell_sum / cell_games
-    deals = np.bincount(cell_pairing, minlength=n_pairings)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.bincount(cell_pairing, weights=per_deal, minlength=n_pairings) / deals
+
+class PairedDifference:
+    """The sums behind `paired_difference`, fed chunk by chunk; all games of a deal must lie within one chunk.
+
+    Per pairing: the deals, the mean of the per-deal values and their centred sum of squares, merged by
+    the parallel formula of Chan, Golub and LeVeque."""
+
+    def __init__(self, n_pairings: int = 0) -> None:
+        self.deals = np.zeros(n_pairings, dtype=np.int64)
+        self.mean = np.zeros(n_pairings)
+        self.squares = np.zeros(n_pairings)
+
+    def add(self, diff, pairing, cluster) -> PairedDifference:
+        """Adds games (score difference, pairing code, deal code); returns self."""
+        pairing = np.asarray(pairing, dtype=np.int64)
+        if not pairing.size:
+            return self
+        size = max(len(self.deals), int(pairing.max()) + 1)
+        diff = np.asarray(diff, dtype=np.float64)
+        cell_pairing, cell_games, cell_sum = _cells(pairing, size, np.asarray(cluster, dtype=np.int64), diff)
+        per_deal = cell_sum / cell_games
+        deals = np.bincount(cell_pairing, minlength=size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(deals > 0, np.bincount(cell_pairing, weights=per_deal, minlength=size) / deals, 0.0)
         residual = per_deal - mean[cell_pairing]  # centred: differences of large scores keep their precision
-        squares = np.bincount(cell_pairing, weights=residual * residual, minlength=n_pairings)
-        sd = np.where(deals >= 2, np.sqrt(squares / (deals - 1)), np.nan)
-        half = _t975(deals - 1) * sd / np.sqrt(deals)
-    return {"deals": deals, "mean": mean, "sd": sd, "lo": mean - half, "hi": mean + half}
+        squares = np.bincount(cell_pairing, weights=residual * residual, minlength=size)
+        own_deals, own_mean = _grown(self.deals, size), _grown(self.mean, size)
+        total = own_deals + deals
+        delta = mean - own_mean
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(total > 0, deals / total, 0.0)
+        self.mean = own_mean + delta * share
+        self.squares = _grown(self.squares, size) + squares + delta * delta * own_deals * share
+        self.deals = total
+        return self
+
+    def take(self, codes, flip=None) -> PairedDifference:
+        """The sums of the pairings `codes`, renumbered 0..len(codes)-1; where `flip` is True, the difference
+        is the second bot's score minus the first's."""
+        codes = np.asarray(codes, dtype=np.int64)
+        size = int(codes.max(initial=-1)) + 1
+        out = PairedDifference()
+        out.deals, out.mean, out.squares = (_grown(a, size)[codes] for a in (self.deals, self.mean, self.squares))
+        if flip is not None:
+            out.mean = np.where(np.asarray(flip, dtype=bool), -out.mean, out.mean)
+        return out
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The arrays `paired_difference` returns."""
+        deals = self.deals
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(deals > 0, self.mean, np.nan)
+            sd = np.where(deals >= 2, np.sqrt(self.squares / (deals - 1)), np.nan)
+            half = _t975(deals - 1) * sd / np.sqrt(deals)
+        return {"deals": deals, "mean": mean, "sd": sd, "lo": mean - half, "hi": mean + half}
 
 
-def iter_bootstrap_weights(n_clusters: int, replicates: int, seed: int, chunk: int = 16) -> Iterator[np.ndarray]:
-    """Deal-bootstrap weights in chunks of at most `chunk` replicates: int32 arrays (rows, n_clusters).
+# --- the Poisson bootstrap ---------------------------------------------------------------------------
 
-    Row r counts how often each deal was drawn when n_clusters deals are drawn with replacement
-    (multinomial counts, each row sums to n_clusters). Every replicate has its own generator, child r
-    of np.random.SeedSequence(seed), so the rows are the same bit for bit whatever the chunk size, and
-    a statistic can weight its per-deal sums one chunk at a time instead of holding every replicate.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+"""SplitMix64's state increment (2^64 / golden ratio)."""
+
+
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (Steele, Lea and Flood 2014) on a uint64 array, in place: a bijection
+    whose outputs on the states s, s + golden, s + 2 golden, ... are a well-tested random stream."""
+    with np.errstate(over="ignore"):
+        z ^= z >> np.uint64(30)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(27)
+        z *= np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z
+
+
+def _poisson_thresholds() -> np.ndarray:
+    """T_k = floor(2^64 P(X <= k)) for X ~ Poisson(1), up to the k whose tail is below 2^-64: a uniform 64-bit
+    x gives the draw k = #{j : T_j <= x} (the inverse CDF). Computed in 60-digit decimals, exact to the bit."""
+    with localcontext() as context:
+        context.prec = 60
+        term, cdf, thresholds = Decimal(-1).exp(), Decimal(0), []
+        for k in range(1, 64):
+            cdf += term
+            thresholds.append(int(cdf * 2**64))
+            if thresholds[-1] == 2**64 - 1:
+                break
+            term /= k
+    return np.array(thresholds, dtype=np.uint64)
+
+
+_POISSON_THRESHOLDS = _poisson_thresholds()
+_GUIDE_BITS = 16
+_STRADDLES = np.uint8(255)
+
+
+def _guide_table() -> np.ndarray:
+    """The draw for each value of the top _GUIDE_BITS bits of x, or _STRADDLES where a threshold falls inside
+    the bucket (a handful of the 65536) and the draw needs the full x."""
+    width = np.uint64(64 - _GUIDE_BITS)
+    first = np.arange(1 << _GUIDE_BITS, dtype=np.uint64) << width
+    last = first + ((np.uint64(1) << width) - np.uint64(1))
+    low = np.searchsorted(_POISSON_THRESHOLDS, first, side="right")
+    high = np.searchsorted(_POISSON_THRESHOLDS, last, side="right")
+    return np.where(low == high, low, int(_STRADDLES)).astype(np.uint8)
+
+
+_GUIDE = _guide_table()
+
+
+def poisson_weights(keys, replicates: int, seed: int) -> np.ndarray:
+    """Poisson bootstrap weights, uint8 (len(keys), replicates): how often each deal counts in each replicate.
+
+    Every deal gets an independent Poisson(1) weight in every replicate (the Poisson bootstrap, which
+    approximates drawing as many deals with replacement and, unlike that draw, needs no count of the
+    deals up front). The weight of deal `key` in replicate r is a pure function of (seed, r, key): the
+    (r + 1)-th output of a SplitMix64 stream whose state starts at a hash of the key and the seed, turned
+    into a Poisson(1) draw by the inverse CDF. So the weights are the same bit for bit whatever the order
+    or the chunking of the deals, and a longer run of replicates starts with the same ones.
     """
-    if n_clusters < 0 or replicates < 0:
-        raise ValueError("n_clusters and replicates must not be negative")
-    if chunk < 1:
-        raise ValueError("chunk must be at least 1")
-    children = np.random.SeedSequence(seed).spawn(replicates)
-    for start in range(0, replicates, chunk):
-        block = children[start:start + chunk]
-        weights = np.zeros((len(block), n_clusters), dtype=np.int32)
-        if n_clusters:
-            for row, child in zip(weights, block, strict=True):
-                draws = np.random.default_rng(child).integers(0, n_clusters, size=n_clusters)
-                row[:] = np.bincount(draws, minlength=n_clusters)
-        yield weights
-
-
-def bootstrap_weights(n_clusters: int, replicates: int, seed: int) -> np.ndarray:
-    """Deal-bootstrap weights, int32 (replicates, n_clusters): the rows of iter_bootstrap_weights at once."""
-    if n_clusters < 0 or replicates < 0:
-        raise ValueError("n_clusters and replicates must not be negative")
-    weights = np.empty((replicates, n_clusters), dtype=np.int32)
-    start = 0
-    for block in iter_bootstrap_weights(n_clusters, replicates, seed):
-        weights[start:start + len(block)] = block
-        start += len(block)
+    keys = np.asarray(keys)
+    if keys.ndim != 1:
+        raise ValueError("keys must be one-dimensional")
+    if replicates < 0:
+        raise ValueError("replicates must not be negative")
+    if keys.size and not np.issubdtype(keys.dtype, np.integer):
+        raise TypeError(f"keys must be integers, not {keys.dtype}")
+    weights = np.empty((len(keys), replicates), dtype=np.uint8)
+    if not weights.size:
+        return weights
+    seed_state = _mix64(np.array([seed % 2**64], dtype=np.uint64) + _GOLDEN)
+    states = _mix64(keys.astype(np.int64).view(np.uint64) ^ seed_state)
+    with np.errstate(over="ignore"):
+        steps = np.arange(1, replicates + 1, dtype=np.uint64) * _GOLDEN
+    block = max(1, (1 << 20) // replicates)  # keys per block: a few MB of 64-bit draws at a time
+    for start in range(0, len(keys), block):
+        with np.errstate(over="ignore"):
+            x = _mix64(states[start:start + block, None] + steps[None, :])
+        drawn = _GUIDE[x >> np.uint64(64 - _GUIDE_BITS)]
+        straddling = drawn == _STRADDLES
+        if straddling.any():
+            drawn[straddling] = np.searchsorted(_POISSON_THRESHOLDS, x[straddling], side="right")
+        weights[start:start + block] = drawn
     return weights

@@ -257,8 +257,13 @@ def rate_games(players: Sequence[Sequence[str]], ranks: Sequence[Sequence[int]],
 
 
 def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray, n_bots: int,
-                settings: RatingSettings, history: bool):
-    """The rating loop over flattened games: final (mu, sigma) lists per bot code, and the history."""
+                settings: RatingSettings, history: bool, ratings: tuple[list[float], list[float]] | None = None,
+                games_before: int = 0):
+    """The rating loop over flattened games: final (mu, sigma) lists per bot code, and the history.
+
+    `ratings`: (mu, sigma) lists by bot code to go on from, updated in place (and extended with new bots'
+    initial ratings), so that games fed in several calls are rated as one sequence; `games_before`: the
+    games of the earlier calls, to number a failing game within the whole sequence."""
     if len(sizes) and sizes.min() < 2:
         raise ValueError("every game needs at least two players")
     # The package would rate a bot seated twice as two players and keep one of them: refuse it.
@@ -279,7 +284,9 @@ def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray
     first, second = seat_bots[offsets].tolist(), seat_bots[offsets + 1].tolist()
     bots_list, ranks_list = seat_bots.tolist(), seat_ranks.tolist()
     mu0, sigma0 = _as_rating(float(settings.mu), float(settings.sigma))  # as env.create_rating() reads
-    mu, sg = [mu0] * n_bots, [sigma0] * n_bots
+    mu, sg = ratings if ratings is not None else ([], [])
+    mu += [mu0] * (n_bots - len(mu))
+    sg += [sigma0] * (n_bots - len(sg))
     hmu = array("d", bytes(8 * len(bots_list))) if history else None  # 8 bytes a float, as fast as a list
     hsg = array("d", bytes(8 * len(bots_list))) if history else None
     exp, sqrt, sqrt2, k_pdf, cdf = math.exp, math.sqrt, _SQRT2, _INV_SQRT_2PI, _cdf
@@ -340,7 +347,7 @@ def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray
                 if hmu is not None:
                     hmu[off + i], hsg[off + i] = m, s
     except (FloatingPointError, ZeroDivisionError, ValueError) as error:
-        game = int(np.searchsorted(offsets, off, side="right")) - 1
+        game = games_before + int(np.searchsorted(offsets, off, side="right")) - 1
         raise type(error)(f"game {game} of the table: {error}") from error
     if hmu is not None:
         return mu, sg, np.frombuffer(hmu, dtype=np.float64), np.frombuffer(hsg, dtype=np.float64)

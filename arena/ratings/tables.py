@@ -1,33 +1,44 @@
-"""The rating tables of a results frame, variant by variant: ratings, tiers, and deal-level statistics.
+"""The rating tables of a run's results, variant by variant: ratings, tiers, and deal-level statistics.
 
 Per variant: TrueSkill (batch, order-free, by default; or the package's online pass), every bot's
 win rate and mean score, each pairing's record and rating difference, the seat advantage, and for
 two-player variants the pentanomial counts and duplicate score difference of deal pairs. Every
 interval counts deals, not games: all rotations of a deal share its cards (`arena.ratings.deals`),
-and rating intervals come from a bootstrap of whole deals, seeded so the same results always give
-the same table. Bots not separated at 95% share a tier. A Plackett-Luce fit of the same games
-cross-checks the order.
+and rating intervals come from a Poisson bootstrap of whole deals: in each replicate every deal counts
+a Poisson(1) number of times, drawn from a hash of a fixed seed, the replicate and the deal's seed, so
+the same results always give the same table, whatever their order. Bots not separated at 95% share a
+tier. A Plackett-Luce fit of the same games cross-checks the order.
+
+The results are read once, a part at a time in game-index order (`rate_parts`), and never held whole.
+Every statistic is a sum over deals, and the games of one deal (its seat rotations) are consecutive in
+game-index order: each part adds its whole deals to running sums (outcome-group counts and their
+bootstrap weights, clustered sums, pentanomial counts) and holds back its last deal, which the next
+part may continue. Only the online pass goes game by game, its ratings carried from part to part.
+Memory depends on the bots and the outcome groups, not on the number of games.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import special
+from scipy import sparse, special
 
 from arena.config import RatingSettings
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.deals import (
     PENTANOMIAL_KEYS,
     Z95,
-    clustered_mean,
-    iter_bootstrap_weights,
-    paired_difference,
-    pentanomial,
+    ClusteredMean,
+    PairedDifference,
+    Pentanomial,
+    _grown,
+    poisson_weights,
 )
 from arena.ratings.online import _rate_codes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
@@ -41,6 +52,8 @@ SEPARATED = 0.975
 their rating difference excludes zero."""
 PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
+BOOTSTRAP_DEALS = 8192
+"""Deals whose bootstrap weights are drawn at once (a few MB), however large a part."""
 
 TABLE_COLUMNS = ["rank", "tier", "bot", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "games", "deals", "wins",
                  "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "mean_score_lo", "mean_score_hi",
@@ -49,6 +62,9 @@ PAIR_COLUMNS = ["bot", "opponent", "games", "deals", "win_rate", "win_rate_lo", 
                 "mu_diff_lo", "mu_diff_hi", "los"]
 DUPLICATE_COLUMNS = ["bot", "opponent", "deals", *PENTANOMIAL_KEYS, "score", "score_lo", "score_hi", "score_diff",
                      "score_diff_lo", "score_diff_hi", "incomplete"]
+REQUIRED_COLUMNS = ["game_index", "variant", "players", "ranks"]
+"""What rating needs of the results; `scores`, `fault_seat`, `seed` (the deal's key, else every game is its own
+deal) and `deal` (the estimate against deals) are read when present."""
 
 
 @dataclass
@@ -79,173 +95,470 @@ class VariantRatings:
         return self.pairs.pivot(index="bot", columns="opponent", values="win_rate").reindex(index=order, columns=order)
 
 
-@dataclass(frozen=True)
-class _Seats:
-    """A results frame flattened to one entry per (game, seat), games in game-index order."""
+# --- entry points -----------------------------------------------------------------------------------
 
-    rows: pd.DataFrame  # the games, sorted by game_index
-    sizes: np.ndarray  # seats per game
-    game: np.ndarray  # per seat: the game's row position
-    seat: np.ndarray
-    player: np.ndarray  # per seat: code into `names`
-    names: np.ndarray
-    score: np.ndarray
-    rank: np.ndarray
-    fault: np.ndarray  # per seat: True when this seat was the game's fault_seat
-    deal: np.ndarray  # per game: its deal's key (the deal seed; the game itself when unknown)
+def rate_parts(parts: Iterable[pa.Table], settings: RatingSettings | None = None, *,
+               replicates: int = BOOTSTRAP_REPLICATES,
+               deals: Mapping[str, int] | None = None) -> dict[str, VariantRatings]:
+    """Rates results given as Arrow tables (or record batches) in game-index order, one at a time; tables
+    keyed by variant name, in name order.
+
+    `deals`: per variant, one more than its largest deal number (`deal_counts`), which places the
+    checkpoints of the estimate against deals; a variant without it gets no such estimate.
+
+    A deal is known by its seed. Its games may lie anywhere within one part, but a deal carries over
+    into the next part only as the last game's deal, as a run's schedule makes it (its rotations are
+    consecutive in game-index order); a deal seen again later would be counted as a second deal.
+    """
+    settings = settings or RatingSettings()
+    variants: dict[str, _Variant] = {}
+    last_index = None
+    for part in parts:
+        _check_columns(part.schema.names)
+        if not part.num_rows:
+            continue
+        indices = _array(part, "game_index").to_numpy(zero_copy_only=False)
+        if (np.diff(indices) < 0).any() or (last_index is not None and indices[0] < last_index):
+            raise ValueError("results must come in game-index order")
+        last_index = indices[-1]
+        for variant, seated in _split_by_variant(part):
+            if variant not in variants:
+                variants[variant] = _Variant(settings, replicates, (deals or {}).get(variant))
+            with _naming(variant):
+                variants[variant].feed(seated)
+    rated = {}
+    for variant in sorted(variants):
+        with _naming(variant):
+            rated[variant] = variants[variant].finish()
+    return rated
 
 
-def _list_column(column: pd.Series) -> tuple[np.ndarray, pa.Array]:
-    """(lengths, flattened values) of a column of lists, numpy arrays or Arrow lists."""
+def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,
+                 replicates: int = BOOTSTRAP_REPLICATES) -> dict[str, VariantRatings]:
+    """Rates a results frame (rows in any order) variant by variant; tables keyed by variant name, in name order."""
+    _check_columns(df.columns)
+    rows = df if df["game_index"].is_monotonic_increasing else df.sort_values("game_index", kind="stable")
+    table = pa.table({name: _as_arrow(rows[name]) for name in rows.columns if name in _READ_COLUMNS})
+    return rate_parts([table], settings, replicates=replicates, deals=deal_counts([table]))
+
+
+def rate_run(run, method: str | None = None) -> dict[str, VariantRatings]:
+    """Rates a run directory from its result parts, part by part, with its config's settings."""
+    import dataclasses
+    import tomllib
+
+    from arena.config import rating_settings
+    from arena.results import RATED_COLUMNS, iter_results
+
+    settings = rating_settings(tomllib.loads(run.config.read_text()).get("ratings", {}))
+    if method is not None:
+        settings = dataclasses.replace(settings, method=method)
+    deals = deal_counts(iter_results(run, ["variant", "deal"]))
+    return rate_parts(iter_results(run, RATED_COLUMNS), settings, deals=deals)
+
+
+def deal_counts(parts: Iterable[pa.Table]) -> dict[str, int]:
+    """Per variant, one more than its largest deal number (none without a `deal` column): a cheap first
+    pass over two small columns, for `rate_parts`."""
+    counts: dict[str, int] = {}
+    for part in parts:
+        if not part.num_rows or "deal" not in part.schema.names:
+            continue
+        variant = _array(part, "variant").dictionary_encode()
+        largest = np.full(len(variant.dictionary), -1, dtype=np.int64)
+        np.maximum.at(largest, variant.indices.to_numpy(zero_copy_only=False),
+                      _array(part, "deal").to_numpy(zero_copy_only=False).astype(np.int64))
+        for name, value in zip(variant.dictionary.to_pylist(), largest.tolist(), strict=True):
+            counts[name] = max(counts.get(name, 0), value + 1)
+    return counts
+
+
+@contextmanager
+def _naming(variant: str):
+    """Puts the variant's name in front of a rating error raised inside."""
+    try:
+        yield
+    except (FloatingPointError, ZeroDivisionError, ValueError) as error:
+        raise type(error)(f"variant {variant}: {error}") from error
+
+
+# --- reading parts --------------------------------------------------------------------------------
+
+_READ_COLUMNS = {*REQUIRED_COLUMNS, "scores", "fault_seat", "seed", "deal"}
+
+
+def _check_columns(names) -> None:
+    """Raises ValueError unless the columns rating needs are among `names`."""
+    missing = set(REQUIRED_COLUMNS) - set(names)
+    if missing:
+        raise ValueError(f"results frame lacks column(s) {', '.join(sorted(missing))}")
+
+
+def _as_arrow(column: pd.Series) -> pa.Array:
+    """A frame's column as one Arrow array (lists of lists, numpy arrays or Arrow lists alike)."""
     array = pa.array(column)
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def _array(table, name: str) -> pa.Array:
+    """A column of a table or record batch as one Arrow array, dictionary-encoded strings decoded."""
+    column = table.column(name)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+
+
+def _list_column(array: pa.Array, name: str) -> tuple[np.ndarray, pa.Array]:
+    """(lengths, flattened values) of a column of lists."""
     if not pa.types.is_list(array.type) and not pa.types.is_large_list(array.type):
         if len(array) and array.null_count < len(array):
-            raise ValueError(f"column {column.name} must hold lists, not {array.type}")
+            raise ValueError(f"column {name} must hold lists, not {array.type}")
         array = pa.array([[]] * len(array), pa.list_(pa.int64()))  # empty or all-missing column
     return pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64), pc.list_flatten(array)
 
 
-def _seats(df: pd.DataFrame) -> _Seats:
-    """Flattens a results frame, checking that players, scores and ranks agree."""
-    missing = {"game_index", "variant", "players", "ranks"} - set(df.columns)
-    if missing:
-        raise ValueError(f"results frame lacks column(s) {', '.join(sorted(missing))}")
-    rows = df
-    if not df["game_index"].is_monotonic_increasing:
-        rows = df.sort_values("game_index", kind="stable")
-    if not rows.index.equals(pd.RangeIndex(len(rows))):
-        rows = rows.reset_index(drop=True)
-    sizes, players = _list_column(rows["players"])
-    rank_sizes, ranks = _list_column(rows["ranks"])
+@dataclass(frozen=True)
+class _Seated:
+    """The games of one variant in one part, in game-index order, flattened to one entry per seat."""
+
+    sizes: np.ndarray  # seats per game
+    player: np.ndarray  # per seat: code into `names`
+    names: list[str]
+    rank: np.ndarray
+    score: np.ndarray
+    fault: np.ndarray  # per seat: True when this seat was the game's fault_seat
+    key: np.ndarray  # per game: its deal's key (the deal seed; the game index when unknown)
+    deal: np.ndarray | None  # per game: its deal number, when known
+
+
+def _split_by_variant(table) -> Iterator[tuple[str, _Seated]]:
+    """One part's games by variant, checking that players, scores and ranks agree."""
+    columns = table.schema.names
+    sizes, players = _list_column(_array(table, "players"), "players")
+    rank_sizes, ranks = _list_column(_array(table, "ranks"), "ranks")
     if not np.array_equal(sizes, rank_sizes):
         raise ValueError("players and ranks differ in length")
-    if "scores" in rows.columns:
-        score_sizes, scores = _list_column(rows["scores"])
+    if "scores" in columns:
+        score_sizes, scores = _list_column(_array(table, "scores"), "scores")
         if not np.array_equal(sizes, score_sizes):
             raise ValueError("players and scores differ in length")
         score = scores.to_numpy(zero_copy_only=False).astype(np.float64)
     else:
         score = np.full(int(sizes.sum()), np.nan)
     encoded = players.dictionary_encode()
-    game = np.repeat(np.arange(len(rows)), sizes)
-    seat = np.arange(len(game)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    if "fault_seat" in rows.columns:
-        fault_seat = pd.to_numeric(rows["fault_seat"]).to_numpy(dtype=np.float64, na_value=np.nan)
-        fault = fault_seat[game] == seat
+    player = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    names = encoded.dictionary.to_pylist()
+    rank = ranks.to_numpy(zero_copy_only=False).astype(np.int64)
+    game = np.repeat(np.arange(len(sizes)), sizes)
+    if "fault_seat" in columns:
+        fault_seat = pc.cast(_array(table, "fault_seat"), pa.float64()).to_numpy(zero_copy_only=False)
+        fault = fault_seat[game] == np.arange(len(game)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     else:
         fault = np.zeros(len(game), dtype=bool)
     # All rotations of a deal share its seed (and only they do): the seed is the deal's key.
-    key = rows["seed"] if "seed" in rows.columns else rows["game_index"]
-    deal = pd.to_numeric(key).to_numpy(dtype=np.int64)
-    return _Seats(rows, sizes, game, seat, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-                  encoded.dictionary.to_numpy(zero_copy_only=False), score,
-                  ranks.to_numpy(zero_copy_only=False).astype(np.int64), fault, deal)
+    key = _array(table, "seed" if "seed" in columns else "game_index").to_numpy(zero_copy_only=False)
+    key = key.astype(np.int64)
+    deal = _array(table, "deal").to_numpy(zero_copy_only=False).astype(np.int64) if "deal" in columns else None
+    variant = _array(table, "variant").dictionary_encode()
+    variants = variant.dictionary.to_pylist()
+    if len(variants) == 1:
+        yield str(variants[0]), _Seated(sizes, player, names, rank, score, fault, key, deal)
+        return
+    codes = variant.indices.to_numpy(zero_copy_only=False)
+    for code, name in enumerate(variants):
+        games = codes == code
+        seats = games[game]
+        yield str(name), _Seated(sizes[games], player[seats], names, rank[seats], score[seats], fault[seats],
+                                 key[games], None if deal is None else deal[games])
 
 
-def _by_variant(seats: _Seats):
-    """(variant, game mask, seat mask, per-seat compact bot codes, bot names) per variant, sorted by name.
+# --- one variant's running sums ---------------------------------------------------------------------
 
-    Bots are numbered in the order of their names, so the numbering never depends on the order of the rows."""
-    codes, names = pd.factorize(seats.rows["variant"], sort=True)
-    seat_codes = codes[seats.game]
-    by_name = np.argsort(seats.names.astype(str), kind="stable")
-    rank_of_code = np.empty(len(by_name), dtype=np.int64)
-    rank_of_code[by_name] = np.arange(len(by_name))
-    for v, variant in enumerate(names):
-        game_mask = codes == v
-        seat_mask = seat_codes == v
-        players = rank_of_code[seats.player[seat_mask]]
-        present = np.bincount(players, minlength=len(seats.names)) > 0  # codes in use, renumbered 0.. in order
-        yield str(variant), game_mask, seat_mask, (np.cumsum(present) - 1)[players], seats.names[by_name][present]
+@dataclass(frozen=True)
+class _Games:
+    """Games of one variant in game-index order, one row per game and one column per seat."""
+
+    bots: np.ndarray  # bot codes, in order of the bots' first appearance
+    ranks: np.ndarray
+    scores: np.ndarray
+    fault: np.ndarray
+    key: np.ndarray  # (games,) the deal's key
+    deal: np.ndarray | None  # (games,) the deal number
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def select(self, rows: np.ndarray | slice) -> _Games:
+        """The games that `rows` (a boolean mask or a slice) picks, in their order."""
+        return _Games(self.bots[rows], self.ranks[rows], self.scores[rows], self.fault[rows], self.key[rows],
+                      None if self.deal is None else self.deal[rows])
+
+    def then(self, later: _Games) -> _Games:
+        """These games followed by `later`."""
+        joined = lambda mine, theirs: np.concatenate([mine, theirs])
+        return _Games(joined(self.bots, later.bots), joined(self.ranks, later.ranks),
+                      joined(self.scores, later.scores), joined(self.fault, later.fault), joined(self.key, later.key),
+                      None if self.deal is None or later.deal is None else joined(self.deal, later.deal))
 
 
-def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,
-                 replicates: int = BOOTSTRAP_REPLICATES) -> dict[str, VariantRatings]:
-    """Rates a results frame variant by variant; tables keyed by variant name, in name order."""
-    settings = settings or RatingSettings()
-    seats = _seats(df)
-    out = {}
-    for variant, game_mask, seat_mask, bots, names in _by_variant(seats):
-        try:
-            out[variant] = _rate_variant(seats, game_mask, seat_mask, bots, names, settings, replicates)
-        except (FloatingPointError, ZeroDivisionError, ValueError) as error:
-            raise type(error)(f"variant {variant}: {error}") from error
+def _pair_code(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A code for each ordered pair of bot codes that does not change as bots are added (Szudzik's pairing:
+    the pairs of bots 0..k-1 take codes 0..k^2-1)."""
+    return np.where(a >= b, a * a + a + b, b * b + a)
+
+
+def _progress_points(deals: int) -> np.ndarray:
+    """The checkpoints of the estimate against deals: PROGRESS_POINTS numbers of deals, evenly up to all."""
+    return np.unique(np.linspace(1, deals, min(deals, PROGRESS_POINTS)).round().astype(np.int64))
+
+
+class _OutcomeGroups:
+    """A variant's outcome groups found so far (bots in first-appearance codes), each with its games, its
+    games weighted by every bootstrap replicate's deal weights, and its games by the first progress
+    checkpoint that counts them."""
+
+    def __init__(self, replicates: int, points: np.ndarray | None) -> None:
+        self.replicates, self.points = replicates, points
+        self.index: dict[bytes, int] = {}
+        self.bots: list[np.ndarray] = []
+        self.drawn: list[np.ndarray] = []
+        self.counts = np.zeros(0)
+        self.boot = np.zeros((0, replicates))
+        self.progress = None if points is None else np.zeros((0, len(points) + 1), dtype=np.int64)
+
+    def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
+            deal_numbers: np.ndarray | None) -> None:
+        """Adds games of whole deals: `deal` numbers the deals 0.., `deal_keys` are their keys."""
+        local = group_outcomes(bots, ranks)
+        rows = np.empty(len(local.counts), dtype=np.int64)
+        for i, (seated, drawn) in enumerate(zip(local.bots, local.drawn, strict=True)):
+            key = seated.tobytes() + drawn.tobytes()
+            if key not in self.index:
+                self.index[key] = len(self.index)
+                self.bots.append(seated)
+                self.drawn.append(drawn)
+            rows[i] = self.index[key]
+        size = len(self.index)
+        self.counts = _grown(self.counts, size)
+        self.counts[rows] += local.counts
+        self.boot = _grown(self.boot, size)
+        self.boot[rows] += _weighted_counts(local.game_group, len(rows), deal, deal_keys, self.replicates)
+        if self.progress is not None and deal_numbers is None:
+            self.progress = None
+        if self.progress is not None:
+            checkpoint = np.searchsorted(self.points, deal_numbers, side="right")  # counted from this one on
+            width = len(self.points) + 1
+            self.progress = _grown(self.progress, size)
+            self.progress[rows] += np.bincount(local.game_group * width + checkpoint,
+                                               minlength=len(rows) * width).reshape(-1, width)
+
+    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, np.ndarray, np.ndarray | None]:
+        """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
+        do not depend on the order of the games): the outcomes, their bootstrap weights (replicates, groups)
+        and their games before each progress checkpoint (checkpoints, groups)."""
+        bots = name_code[np.array(self.bots)]
+        drawn = np.array(self.drawn, dtype=bool).reshape(len(bots), -1)
+        ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
+        canonical = group_outcomes(bots, ranks)  # tied bots reordered by their new codes
+        place = canonical.game_group
+        counts, boot = np.empty_like(self.counts), np.empty_like(self.boot)
+        counts[place], boot[place] = self.counts, self.boot
+        progress = None
+        if self.progress is not None:
+            progress = np.empty_like(self.progress)
+            progress[place] = self.progress
+            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
+        return Outcomes(canonical.bots, canonical.drawn, counts), boot.T, progress
+
+
+def _weighted_counts(game_group: np.ndarray, groups: int, deal: np.ndarray, deal_keys: np.ndarray,
+                     replicates: int) -> np.ndarray:
+    """(groups, replicates): each group's games, every game weighted by its deal's Poisson bootstrap weight."""
+    out = np.zeros((groups, replicates))
+    if not replicates:
+        return out
+    for first in range(0, len(deal_keys), BOOTSTRAP_DEALS):
+        last = min(first + BOOTSTRAP_DEALS, len(deal_keys))
+        mine = (deal >= first) & (deal < last)
+        games = sparse.csr_matrix((np.ones(np.count_nonzero(mine)), (game_group[mine], deal[mine] - first)),
+                                  shape=(groups, last - first))  # games per (group, deal)
+        out += games @ poisson_weights(deal_keys[first:last], replicates, BOOTSTRAP_SEED)
     return out
 
 
-def _rate_variant(seats: _Seats, game_mask, seat_mask, bots, names, settings: RatingSettings,
-                  replicates: int) -> VariantRatings:
-    """The tables of one variant (its games in game-index order)."""
-    sizes = seats.sizes[game_mask]
-    n, k = int(sizes[0]), len(names)
-    if (sizes != n).any():
-        raise ValueError("games of one variant must all have the same number of players")
-    if n < 2:
-        raise ValueError("every game needs at least two players")
-    games = len(sizes)
-    bots2, ranks2 = bots.reshape(games, n), seats.rank[seat_mask].reshape(games, n)
-    if (np.sort(bots2, axis=1)[:, 1:] == np.sort(bots2, axis=1)[:, :-1]).any():
-        raise ValueError("a bot sits more than once at one game")
-    scores2 = seats.score[seat_mask].reshape(games, n)
-    # deals numbered in order of their keys: the bootstrap draws the same deals whatever the row order
-    deal_keys, deal = np.unique(seats.deal[game_mask], return_inverse=True)
-    n_deals = len(deal_keys)
+class _Variant:
+    """The running sums of one variant's tables, fed its games in game-index order."""
 
-    outcomes = group_outcomes(bots2, ranks2)
-    batch = rate_outcomes(outcomes, k, settings)
-    boot = _bootstrap(outcomes, deal, n_deals, k, settings, batch, replicates)
-    if settings.method == "online":
-        mu, sigma, _, _ = _rate_codes(sizes, bots, seats.rank[seat_mask], k, settings, False)
-        mu, sigma = np.array(mu), np.array(sigma)
-        half = Z95 * sigma  # the package's own sigma: the online pass has no deal-level interval
-        order = np.lexsort((names.astype(str), -(mu - 3 * sigma)))
-    else:
-        mu, sigma = batch.mu[0], batch.sigma[0]
-        half = Z95 * boot.std(axis=0, ddof=1)
-        order = np.lexsort((names.astype(str), -mu))
-    diff_se = _difference_se(boot)
-    los = _los(mu, diff_se)
-    labels, tiers = _tiers(order, los)
+    def __init__(self, settings: RatingSettings, replicates: int, deals: int | None) -> None:
+        self.settings, self.replicates = settings, replicates
+        self.codes: dict[str, int] = {}
+        """Bot name -> code, in order of first appearance."""
+        self.seats: int | None = None
+        self.games = 0
+        self.held: _Games | None = None
+        """The last deal fed so far, which the next part may continue."""
+        self.groups = _OutcomeGroups(replicates, None if deals is None else _progress_points(deals))
+        self.online = ([], []) if settings.method == "online" else None
+        """The online pass's mu and sigma lists by bot code, carried from part to part."""
+        self.win, self.score, self.pairs = ClusteredMean(), ClusteredMean(), ClusteredMean()
+        self.seat_win, self.seat_score = ClusteredMean(), ClusteredMean()
+        self.wins, self.forfeits = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        self.pentanomial, self.margin = Pentanomial(), PairedDifference()
 
-    game_of_seat = np.repeat(np.arange(games), n)
-    seat_deal = deal[game_of_seat]
-    win = clustered_mean(ranks2.reshape(-1) == 0, bots, seat_deal, k, proportion=True)
-    score = clustered_mean(scores2.reshape(-1), bots, seat_deal, k)
-    strengths = plackett_luce(outcomes.bots, outcomes.drawn, outcomes.counts, k)
-    pl_rank = np.empty(k, dtype=np.int64)
-    pl_rank[np.lexsort((names.astype(str), -strengths))] = np.arange(1, k + 1)
-    table = pd.DataFrame({
-        "rank": labels, "tier": tiers, "bot": names.astype(object), "mu": mu, "sigma": sigma,
-        "mu_lo": mu - half, "mu_hi": mu + half, "conservative": mu - 3 * sigma, "games": win["n"],
-        "deals": win["units"], "wins": np.bincount(bots, weights=ranks2.reshape(-1) == 0, minlength=k).astype(np.int64),
-        "win_rate": win["mean"], "win_rate_lo": win["lo"], "win_rate_hi": win["hi"], "mean_score": score["mean"],
-        "mean_score_lo": score["lo"], "mean_score_hi": score["hi"],
-        "forfeits": np.bincount(bots, weights=seats.fault[seat_mask], minlength=k).astype(np.int64),
-        "pl_rank": pl_rank,
-    }).iloc[order].reset_index(drop=True)[TABLE_COLUMNS]
-    ordered = list(table["bot"])
-    disagreements = order_disagreements(list(names), ordered, dict(zip(names, strengths, strict=True)))
-    return VariantRatings(
-        table, _pairs(bots2, ranks2, deal, names, order, mu, diff_se, los),
-        _seat_table(ranks2, scores2, deal),
-        _duplicate(bots2, ranks2, scores2, deal, names, order) if n == 2 else None,
-        _progress(outcomes, seats.rows["deal"].to_numpy()[game_mask] if "deal" in seats.rows.columns else None,
-                  names, k, settings, batch, boot),
-        disagreements, settings.method, diff_se[np.ix_(order, order)])
+    def feed(self, seated: _Seated) -> None:
+        """Adds the variant's games of one part, holding back its last deal (which the next part may continue)."""
+        games = self._games(seated)
+        if self.online is not None:  # the online pass goes game by game, in game-index order
+            _rate_codes(np.full(len(games), self.seats), games.bots.reshape(-1), games.ranks.reshape(-1),
+                        len(self.codes), self.settings, False, ratings=self.online, games_before=self.games)
+        self.games += len(games)
+        if self.held is not None:
+            games = self.held.then(games)
+        last = games.key == games.key[-1]
+        tail = int(np.flatnonzero(~last)[-1]) + 1 if not last.all() else 0
+        if last[:tail].any():  # the last deal also has games further up: take them out wherever they are
+            self.held, whole = games.select(last), games.select(~last)
+        else:  # as in a run's parts, the last deal is the tail: no copy
+            self.held, whole = games.select(slice(tail, None)), games.select(slice(0, tail))
+        if len(whole):
+            self._add(whole)
+
+    def _games(self, seated: _Seated) -> _Games:
+        """A part's games as rows of seats, bots in this variant's codes; checks their shape."""
+        n = int(seated.sizes[0])
+        if (seated.sizes != n).any() or (self.seats is not None and n != self.seats):
+            raise ValueError("games of one variant must all have the same number of players")
+        if n < 2:
+            raise ValueError("every game needs at least two players")
+        self.seats = n
+        present = np.unique(seated.player)
+        code = np.zeros(len(seated.names), dtype=np.int64)
+        code[present] = [self.codes.setdefault(seated.names[i], len(self.codes)) for i in present.tolist()]
+        bots = code[seated.player].reshape(-1, n)
+        in_order = np.sort(bots, axis=1)
+        if (in_order[:, 1:] == in_order[:, :-1]).any():
+            raise ValueError("a bot sits more than once at one game")
+        return _Games(bots, seated.rank.reshape(-1, n), seated.score.reshape(-1, n), seated.fault.reshape(-1, n),
+                      seated.key, seated.deal)
+
+    def _add(self, games: _Games) -> None:
+        """Adds games of whole deals (in any order) to every order-free running sum."""
+        count, n = games.bots.shape
+        k = len(self.codes)
+        deal_keys, deal = np.unique(games.key, return_inverse=True)  # the deals numbered 0.. by key
+        self.groups.add(games.bots, games.ranks, deal, deal_keys, games.deal)
+        bots, ranks = games.bots.reshape(-1), games.ranks.reshape(-1)
+        seat_deal = np.repeat(deal, n)
+        won = ranks == 0
+        self.win.add(won, bots, seat_deal)
+        self.score.add(games.scores.reshape(-1), bots, seat_deal)
+        self.wins = _grown(self.wins, k) + np.bincount(bots, weights=won, minlength=k).astype(np.int64)
+        self.forfeits = (_grown(self.forfeits, k)
+                         + np.bincount(bots, weights=games.fault.reshape(-1), minlength=k).astype(np.int64))
+        i, j = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+        i, j = i[i != j], j[i != j]
+        r_i, r_j = games.ranks[:, i], games.ranks[:, j]
+        self.pairs.add(((r_i < r_j) + 0.5 * (r_i == r_j)).reshape(-1),
+                       _pair_code(games.bots[:, i], games.bots[:, j]).reshape(-1), np.repeat(deal, len(i)))
+        seat = np.tile(np.arange(n), count)
+        self.seat_win.add(won, seat, seat_deal)
+        self.seat_score.add(games.scores.reshape(-1), seat, seat_deal)
+        if n == 2:  # seen from the bot with the smaller code; turned to the table's order at the end
+            rows = np.arange(count)
+            first = np.where(games.bots[:, 0] < games.bots[:, 1], 0, 1)
+            low, high = games.bots[rows, first], games.bots[rows, 1 - first]
+            rank_low, rank_high = games.ranks[rows, first], games.ranks[rows, 1 - first]
+            pairing = _pair_code(low, high)
+            self.pentanomial.add((rank_low < rank_high) + 0.5 * (rank_low == rank_high), pairing, deal)
+            self.margin.add(games.scores[rows, first] - games.scores[rows, 1 - first], pairing, deal)
+
+    def finish(self) -> VariantRatings:
+        """The tables, once every game is in."""
+        if self.held is not None and len(self.held):
+            self._add(self.held)
+        self.held = None
+        return self._tables()
+
+    def _tables(self) -> VariantRatings:
+        """The tables from the sums: the ratings first, since the order of the table orients the pairings."""
+        settings, n = self.settings, self.seats
+        # Bots are numbered in the order of their names, so the numbering never depends on the order of the rows.
+        names = np.array(sorted(self.codes), dtype=object)
+        k = len(names)
+        code_of = np.array([self.codes[name] for name in names], dtype=np.int64)  # by name -> first appearance
+        name_code = np.empty(k, dtype=np.int64)
+        name_code[code_of] = np.arange(k)
+
+        outcomes, boot_weights, progress_weights = self.groups.outcomes(name_code)
+        batch = rate_outcomes(outcomes, k, settings)
+        boot = _bootstrap(outcomes, boot_weights, k, settings, batch)
+        if self.online is not None:
+            mu, sigma = np.array(self.online[0])[code_of], np.array(self.online[1])[code_of]
+            half = Z95 * sigma  # the package's own sigma: the online pass has no deal-level interval
+            order = np.lexsort((names.astype(str), -(mu - 3 * sigma)))
+        else:
+            mu, sigma = batch.mu[0], batch.sigma[0]
+            half = Z95 * boot.std(axis=0, ddof=1)
+            order = np.lexsort((names.astype(str), -mu))
+        diff_se = _difference_se(boot)
+        los = _los(mu, diff_se)
+        labels, tiers = _tiers(order, los)
+
+        win = self.win.take(code_of).result(proportion=True)
+        score = self.score.take(code_of).result()
+        strengths = plackett_luce(outcomes.bots, outcomes.drawn, outcomes.counts, k)
+        pl_rank = np.empty(k, dtype=np.int64)
+        pl_rank[np.lexsort((names.astype(str), -strengths))] = np.arange(1, k + 1)
+        table = pd.DataFrame({
+            "rank": labels, "tier": tiers, "bot": names, "mu": mu, "sigma": sigma,
+            "mu_lo": mu - half, "mu_hi": mu + half, "conservative": mu - 3 * sigma, "games": win["n"],
+            "deals": win["units"], "wins": _grown(self.wins, k)[code_of], "win_rate": win["mean"],
+            "win_rate_lo": win["lo"], "win_rate_hi": win["hi"], "mean_score": score["mean"],
+            "mean_score_lo": score["lo"], "mean_score_hi": score["hi"],
+            "forfeits": _grown(self.forfeits, k)[code_of], "pl_rank": pl_rank,
+        }).iloc[order].reset_index(drop=True)[TABLE_COLUMNS]
+        disagreements = order_disagreements(list(names), list(table["bot"]), dict(zip(names, strengths, strict=True)))
+        a, b = np.divmod(np.arange(k * k), k)  # every ordered pair of bots, in codes by name
+        pairs = self.pairs.take(_pair_code(code_of[a], code_of[b])).result(proportion=True)
+        return VariantRatings(
+            table, _pairs(pairs, names, order, mu, diff_se, los),
+            _seat_table(self.seat_win.take(np.arange(n)).result(proportion=True),
+                        self.seat_score.take(np.arange(n)).result()),
+            self._duplicate(names, code_of, order) if n == 2 else None,
+            _progress(outcomes, self.groups.points, progress_weights, names, k, settings, batch, boot),
+            disagreements, settings.method, diff_se[np.ix_(order, order)])
+
+    def _duplicate(self, names, code_of, order) -> pd.DataFrame:
+        """Two-player pairings on duplicate deals, seen from the bot higher in the table: pentanomial counts
+        and the duplicate score difference."""
+        k = len(names)
+        position = np.empty(k, dtype=np.int64)
+        position[order] = np.arange(k)
+        a, b = np.divmod(np.arange(k * k), k)
+        pairing = _pair_code(np.minimum(code_of[a], code_of[b]), np.maximum(code_of[a], code_of[b]))
+        flip = code_of[a] > code_of[b]  # summed from b's side
+        penta = self.pentanomial.take(pairing, flip).result()
+        margin = self.margin.take(pairing, flip).result()
+        frame = pd.DataFrame({"bot": names[a], "opponent": names[b], "deals": penta["deals"],
+                              **{key: penta[key] for key in PENTANOMIAL_KEYS},
+                              "score": penta["score"], "score_lo": penta["score_lo"], "score_hi": penta["score_hi"],
+                              "score_diff": margin["mean"], "score_diff_lo": margin["lo"],
+                              "score_diff_hi": margin["hi"], "incomplete": penta["incomplete"],
+                              "_a": position[a], "_b": position[b]})
+        met = (position[a] < position[b]) & (penta["deals"] + penta["incomplete"] > 0)
+        frame = frame[met]
+        return frame.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)[DUPLICATE_COLUMNS]
 
 
-def _bootstrap(outcomes: Outcomes, deal: np.ndarray, n_deals: int, k: int, settings: RatingSettings,
-               batch, replicates: int) -> np.ndarray:
-    """Batch mu of every bot in each deal-bootstrap replicate: (replicates, bots)."""
+# --- from the sums to the tables -------------------------------------------------------------------
+
+def _bootstrap(outcomes: Outcomes, weights: np.ndarray, k: int, settings: RatingSettings,
+               batch) -> np.ndarray:
+    """Batch mu of every bot in each deal-bootstrap replicate (a row of group weights): (replicates, bots)."""
     groups, n = outcomes.bots.shape
     chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
-    rows = []
-    for weights in iter_bootstrap_weights(n_deals, replicates, BOOTSTRAP_SEED, chunk):
-        group_weights = np.stack([np.bincount(outcomes.game_group, weights=w[deal], minlength=groups)
-                                  for w in weights])
-        rows.append(rate_outcomes(outcomes, k, settings, group_weights, start=batch).mu)
+    rows = [rate_outcomes(outcomes, k, settings, weights[start:start + chunk], start=batch).mu
+            for start in range(0, len(weights), chunk)]
     return np.concatenate(rows) if rows else np.zeros((0, k))
 
 
@@ -285,15 +598,9 @@ def _tiers(order: np.ndarray, los: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return labels, tiers
 
 
-def _pairs(bots2, ranks2, deal, names, order, mu, diff_se, los) -> pd.DataFrame:
+def _pairs(stats: dict, names, order, mu, diff_se, los) -> pd.DataFrame:
     """Every ordered pairing that met: record with a deal-clustered interval, rating difference, LOS."""
-    games, n = bots2.shape
     k = len(names)
-    i, j = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
-    i, j = i[i != j], j[i != j]
-    pair = (bots2[:, i] * k + bots2[:, j]).reshape(-1)
-    points = ((ranks2[:, i] < ranks2[:, j]) + 0.5 * (ranks2[:, i] == ranks2[:, j])).reshape(-1)
-    stats = clustered_mean(points, pair, np.repeat(deal, len(i)), k * k, proportion=True)
     position = np.empty(k, dtype=np.int64)
     position[order] = np.arange(k)
     a, b = np.divmod(np.arange(k * k), k)
@@ -301,65 +608,33 @@ def _pairs(bots2, ranks2, deal, names, order, mu, diff_se, los) -> pd.DataFrame:
     diff = (mu[:, None] - mu[None, :]).reshape(-1)
     half = Z95 * diff_se.reshape(-1)
     frame = pd.DataFrame({
-        "bot": names[a].astype(object), "opponent": names[b].astype(object), "games": stats["n"],
+        "bot": names[a], "opponent": names[b], "games": stats["n"],
         "deals": stats["units"], "win_rate": stats["mean"], "win_rate_lo": stats["lo"], "win_rate_hi": stats["hi"],
         "mu_diff": diff, "mu_diff_lo": diff - half, "mu_diff_hi": diff + half, "los": los.reshape(-1),
         "_a": position[a], "_b": position[b]})[met]
     return frame.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)[PAIR_COLUMNS]
 
 
-def _seat_table(ranks2, scores2, deal) -> pd.DataFrame:
+def _seat_table(win: dict, score: dict) -> pd.DataFrame:
     """Win rate and mean score by seat, with deal-clustered intervals."""
-    games, n = ranks2.shape
-    seat = np.tile(np.arange(n), games)
-    seat_deal = np.repeat(deal, n)
-    win = clustered_mean(ranks2.reshape(-1) == 0, seat, seat_deal, n, proportion=True)
-    score = clustered_mean(scores2.reshape(-1), seat, seat_deal, n)
-    return pd.DataFrame({"seat": np.arange(n), "games": win["n"], "deals": win["units"], "win_rate": win["mean"],
-                         "win_rate_lo": win["lo"], "win_rate_hi": win["hi"], "mean_score": score["mean"],
-                         "mean_score_lo": score["lo"], "mean_score_hi": score["hi"]})
+    return pd.DataFrame({"seat": np.arange(len(win["n"])), "games": win["n"], "deals": win["units"],
+                         "win_rate": win["mean"], "win_rate_lo": win["lo"], "win_rate_hi": win["hi"],
+                         "mean_score": score["mean"], "mean_score_lo": score["lo"], "mean_score_hi": score["hi"]})
 
 
-def _duplicate(bots2, ranks2, scores2, deal, names, order) -> pd.DataFrame:
-    """Two-player pairings on duplicate deals: pentanomial counts and the duplicate score difference."""
-    k = len(names)
-    position = np.empty(k, dtype=np.int64)
-    position[order] = np.arange(k)
-    upper_first = position[bots2[:, 0]] < position[bots2[:, 1]]  # seat of the bot higher in the table
-    up = np.where(upper_first, 0, 1)
-    rows = np.arange(len(bots2))
-    upper, lower = bots2[rows, up], bots2[rows, 1 - up]
-    points = (ranks2[rows, up] < ranks2[rows, 1 - up]) + 0.5 * (ranks2[rows, up] == ranks2[rows, 1 - up])
-    pairing = upper * k + lower
-    penta = pentanomial(points, pairing, deal, k * k)
-    margin = paired_difference(scores2[rows, up] - scores2[rows, 1 - up], pairing, deal, k * k)
-    a, b = np.divmod(np.arange(k * k), k)
-    frame = pd.DataFrame({"bot": names[a].astype(object), "opponent": names[b].astype(object),
-                          "deals": penta["deals"], **{key: penta[key] for key in PENTANOMIAL_KEYS},
-                          "score": penta["score"], "score_lo": penta["score_lo"], "score_hi": penta["score_hi"],
-                          "score_diff": margin["mean"], "score_diff_lo": margin["lo"], "score_diff_hi": margin["hi"],
-                          "incomplete": penta["incomplete"], "_a": position[a], "_b": position[b]})
-    frame = frame[np.bincount(pairing, minlength=k * k) > 0]
-    return frame.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)[DUPLICATE_COLUMNS]
-
-
-def _progress(outcomes: Outcomes, deal_numbers: np.ndarray | None, names, k: int, settings: RatingSettings,
-              batch, boot: np.ndarray) -> pd.DataFrame | None:
-    """The batch estimate on the first d deals of every table, at PROGRESS_POINTS values of d.
+def _progress(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray | None, names, k: int,
+              settings: RatingSettings, batch, boot: np.ndarray) -> pd.DataFrame | None:
+    """The batch estimate on the first d deals of every table, at each checkpoint d (`weights`: the groups'
+    games before each).
 
     The interval at each point is the model's sigma widened by the full run's design effect (the
     bootstrap standard error over the posterior sigma), so it counts deals as the final one does."""
-    if deal_numbers is None or not len(deal_numbers):
+    if points is None or weights is None:
         return None
-    deal_numbers = np.asarray(deal_numbers, dtype=np.int64)
-    last = int(deal_numbers.max()) + 1
-    points = np.unique(np.linspace(1, last, min(last, PROGRESS_POINTS)).round().astype(np.int64))
-    groups = len(outcomes.counts)
-    weights = np.stack([np.bincount(outcomes.game_group[deal_numbers < d], minlength=groups) for d in points])
-    rated = rate_outcomes(outcomes, k, settings, weights.astype(np.float64), start=batch)
+    rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
     widen = boot.std(axis=0, ddof=1) / batch.sigma[0] if len(boot) > 1 else np.ones(k)
     half = Z95 * rated.sigma * widen
-    return pd.DataFrame({"deals": np.repeat(points, k), "bot": np.tile(names.astype(object), len(points)),
+    return pd.DataFrame({"deals": np.repeat(points, k), "bot": np.tile(names, len(points)),
                          "mu": rated.mu.reshape(-1), "mu_lo": (rated.mu - half).reshape(-1),
                          "mu_hi": (rated.mu + half).reshape(-1)})
 
@@ -379,18 +654,3 @@ def csv_frames(ratings: dict[str, VariantRatings]) -> tuple[pd.DataFrame, pd.Dat
     first = ["variant", "kind"]
     return (table[["variant", *TABLE_COLUMNS]],
             summary[first + [c for c in summary.columns if c not in first]])
-
-
-def rate_run(run, method: str | None = None) -> dict[str, VariantRatings]:
-    """Rates a run directory from its result parts (whatever their order), with its config's settings."""
-    import dataclasses
-    import tomllib
-
-    from arena.config import rating_settings
-    from arena.results import RATED_COLUMNS, load_results, results_frame
-
-    settings = rating_settings(tomllib.loads(run.config.read_text()).get("ratings", {}))
-    if method is not None:
-        settings = dataclasses.replace(settings, method=method)
-    frame = results_frame(load_results(run, RATED_COLUMNS))
-    return rate_results(frame, settings) if len(frame) else {}
