@@ -46,19 +46,19 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     decisions, observe, apply, to_move = 0, game.observe, game.apply, game.to_move
     acts = [bot.act for bot in bots]
     clock = MoveClock(move_time_limit) if move_time_limit is not None else None
-    now = time.perf_counter
+    stamp, limit_ns, now = (clock.stamp, clock.limit_ns, time.monotonic_ns) if clock else (None, 0, None)
     while (seat := to_move(state)) is not None:
         observation = observe(state, seat)
         try:
             if clock is None:
                 move = acts[seat](observation)
             else:
-                started = clock.begin()
+                started = stamp[0] = now()  # the move's start, for the watchdog and the backstop
                 try:
                     move = acts[seat](observation)
                 finally:
-                    clock.end()  # whatever happened, no alarm for this move any more
-                if now() - started > clock.limit:  # a bot that swallowed MoveTimeout, or no signals here
+                    stamp[0] = 0  # whatever happened, no alarm for this move any more
+                if now() - started > limit_ns:  # a bot that swallowed MoveTimeout, or no signals here
                     raise MoveTimeout
         except MoveTimeout:
             return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
