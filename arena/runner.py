@@ -165,28 +165,50 @@ class LocalWorker:
         self.process.stdin.flush()
 
     def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
-        import pickle
+        from collections import deque
 
         from arena.quarantine import _warn_quarantine, quarantine_batch
 
-        for start, end in batches:
-            if self.process is None:
-                self._start()
+        waiting, sent = deque(batches), deque()
+        while waiting or sent:
+            # One batch ahead: the worker plays the next while this process saves the last one.
+            while waiting and len(sent) < 2:
+                sent.append(waiting.popleft())
+                self._send(sent[-1])
+            start, end = sent.popleft()
             self.busy = True
-            try:
-                pickle.dump((self.config, start, end), self.process.stdin)
-                self.process.stdin.flush()
-                kind, payload = pickle.load(self.process.stdout)
-            except (EOFError, OSError, pickle.UnpicklingError):  # the worker died under a bot
-                self.close()
-                kind, payload = "died", RuntimeError("the worker process died")
-            self.busy = False
+            kind, payload = self._receive()
+            self.busy = bool(sent)
+            if kind == "died":  # the batch sent after this one went to the dead worker: send it again
+                waiting.extendleft(reversed(sent))
+                sent.clear()
             if kind == "ok":
                 columns = payload
             else:
                 _warn_quarantine(start, end, payload)
                 columns = quarantine_batch(self.config, start, end)
             yield (start, end), columns
+
+    def _send(self, batch: Batch) -> None:
+        import pickle
+
+        if self.process is None:
+            self._start()
+        try:
+            pickle.dump((self.config, *batch), self.process.stdin)
+            self.process.stdin.flush()
+        except OSError:  # the worker died under a bot: _receive finds out
+            pass
+
+    def _receive(self) -> tuple[str, object]:
+        """The worker's answer for the oldest batch sent: ("ok", columns), ("failed", error) or ("died", error)."""
+        import pickle
+
+        try:
+            return pickle.load(self.process.stdout)
+        except (EOFError, OSError, pickle.UnpicklingError):  # the worker died under a bot
+            self.close()
+            return "died", RuntimeError("the worker process died")
 
     def close(self) -> None:
         """Keeps an idle worker for the next run; kills one that was interrupted in a batch (or is spare)."""

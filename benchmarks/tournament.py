@@ -1,10 +1,16 @@
 """Tournament throughput and the driver's memory: Ray on all cores against in process, the full
 million-game run, and runs of growing size.
 
+    .venv/bin/python benchmarks/tournament.py layer [--games 100000]
     .venv/bin/python benchmarks/tournament.py speedup [--games 200000]
     .venv/bin/python benchmarks/tournament.py million
     .venv/bin/python benchmarks/tournament.py scale [--games 300000,1000000,3000000]
     .venv/bin/python benchmarks/tournament.py ten-million
+
+`layer` is the cost of the tournament layer: random-vs-random Caterpillar games played by the bare
+referee (fresh bots, no clock, nothing kept) against a tournament of as many games with one local
+worker (schedule, seeds, the move clock and its backstop, result rows, Parquet parts), alternating,
+the best of three rounds each. Target: at most 10% slower.
 
 `speedup` plays the same Caterpillar random-vs-random run in process and on a local Ray instance
 (one worker per core) and prints games/s for both; Ray's start-up is timed apart. `million` plays
@@ -50,6 +56,32 @@ path = "random"
 [run]
 batch_size = 10000
 """
+
+
+def layer(games: int, rounds: int = 3) -> None:
+    """Prints games/s of the bare referee and of a one-worker tournament, and the layer's cost."""
+    from arena import referee
+    from arena.bots import load_bot_class
+    from arena.games import get_game, make_rules
+
+    game = get_game("caterpillar")
+    rules = make_rules(game.Rules, {})
+    random_bot = load_bot_class("random")
+    config = parse_config(SPEEDUP.format(deals=games // 2))
+    bare, layered = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_ in range(rounds):
+            started = time.perf_counter()
+            for seed in range(games):
+                referee.play(game, rules, [random_bot(), random_bot()], seed)
+            bare.append(games / (time.perf_counter() - started))
+            report = play_missing(config, RunDir(Path(scratch) / f"run-{round_}"), workers=1)
+            layered.append(report.total / report.play_seconds)
+    print(f"{games:,} Caterpillar games, random vs random, best of {rounds} alternating rounds")
+    print(f"bare referee           : {max(bare):10,.0f} games/s")
+    print(f"tournament, 1 worker   : {max(layered):10,.0f} games/s  (move clock {config.run.move_time_limit:g} s, "
+          f"batches of {config.run.batch_size:,})")
+    print(f"tournament layer       : {max(bare) / max(layered) - 1:+.1%}")
 
 
 def speedup(games: int) -> None:
@@ -146,6 +178,7 @@ def main() -> None:
     """Runs the benchmark named on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="which", required=True)
+    sub.add_parser("layer").add_argument("--games", type=int, default=100_000)
     sub.add_parser("speedup").add_argument("--games", type=int, default=200_000)
     sub.add_parser("million")
     sub.add_parser("scale").add_argument("--games", default="300000,1000000,3000000",
@@ -153,7 +186,9 @@ def main() -> None:
     sub.add_parser("ten-million")
     sub.add_parser("measure").add_argument("games", type=int)  # one size, in the process `scale` starts
     args = parser.parse_args()
-    if args.which == "speedup":
+    if args.which == "layer":
+        layer(args.games)
+    elif args.which == "speedup":
         speedup(args.games)
     elif args.which == "million":
         million()
