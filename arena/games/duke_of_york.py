@@ -4,10 +4,13 @@ towards 0, scoring for the top of the hill and for the bottom."""
 
 from __future__ import annotations
 
+import builtins
 import random
 from bisect import insort
 from dataclasses import dataclass
+from itertools import accumulate
 from math import comb
+from operator import itemgetter
 from typing import NamedTuple
 
 from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffled_deck
@@ -86,16 +89,45 @@ class Observation(NamedTuple):
     legal_moves: tuple[tuple, ...]
 
 
-class State:
-    """A Duke of York game in progress (mutable; only the referee holds it)."""
+# The entries of `played` and of the move history, built once rather than at every move.
+_SEAT_CARD = tuple(tuple((seat, c) for c in DECK) for seat in (0, 1))
+_SEAT_PLAY = tuple(tuple((seat, PLAY[c]) for c in DECK) for seat in (0, 1))
+_SEAT_TAKE = tuple(tuple((seat, take) for take in TAKES) for seat in (0, 1))
+_SEAT_DISCARD = tuple(tuple((seat, DISCARD[c]) for c in DECK) for seat in (0, 1))
 
-    __slots__ = ("rules", "value", "round", "dealer", "hands", "table", "owner", "stock", "set_aside",
-                 "history", "phase", "slot", "taken", "count", "down", "peak", "peak_seat", "played",
-                 "scores", "turn", "legal", "termination", "rounds", "moves", "ended")
+
+class State:
+    """A Duke of York game in progress (mutable; only the referee holds it).
+
+    A round's moves are its four exchange moves (leader take, leader discard, dealer take, dealer
+    discard: `exchange`, so the phase of the round is their number) and then the plays, which `played`
+    already records: `moves` puts them together when asked, so that a play is recorded once.
+    `turn` is None once the game is over. `past` (each finished round's layout, exchange and plays),
+    `history`, `set_aside` and `stock` are replaced, never changed in place, so clones share them.
+    """
+
+    __slots__ = ("rules", "value", "round", "dealer", "hands", "table", "owner", "stock",
+                 "set_aside", "history", "taken", "count", "down", "peak", "peak_seat", "played", "scores", "turn",
+                 "legal", "termination", "past", "layout", "exchange", "ended")
 
     def __repr__(self) -> str:
         return (f"<duke_of_york round={self.round} count={self.count} {'down' if self.down else 'up'} "
                 f"scores={self.scores} turn={self.turn}>")
+
+    @property
+    def phase(self) -> int:
+        """LEADER_TAKE, LEADER_DISCARD, DEALER_TAKE, DEALER_DISCARD or PLAYING."""
+        return len(self.exchange)
+
+    @property
+    def moves(self) -> list[tuple[int, tuple]]:
+        """This round's moves, (seat, move) in order."""
+        return _round_moves(self.exchange, self.played)
+
+    @property
+    def rounds(self) -> list[tuple]:
+        """(layout, moves) of every round so far, the current one last."""
+        return deals(self)
 
 
 def players(rules: Rules) -> int:
@@ -103,17 +135,13 @@ def players(rules: Rules) -> int:
     return 2
 
 
-def _new_round(state: State, hands: list[list[Card]], layout) -> None:
-    """Starts round `state.round` with these hands (the table and stock are already in place)."""
-    state.dealer = (state.round + 1) % 2  # RULES.md: round r is dealt by seat (r + 1) % 2
-    state.hands = [sorted(hands[0]), sorted(hands[1])]
-    state.phase, state.slot, state.taken = LEADER_TAKE, None, [None, None]
+def _new_round(state: State, first: list[Card], second: list[Card], layout) -> None:
+    """Starts round `state.round` with these hands, sorted (the table and stock are already in place)."""
+    dealer = state.dealer = (state.round + 1) % 2  # RULES.md: round r is dealt by seat (r + 1) % 2
+    state.hands, state.taken = [first, second], [None, None]
     state.count, state.down, state.peak, state.peak_seat = 0, False, -1, None
-    state.played = []
-    state.turn = 1 - state.dealer  # the other seat leads
-    state.legal = TAKES
-    state.moves = []
-    state.rounds.append((layout, state.moves))
+    state.played, state.exchange, state.layout = [], [], layout
+    state.turn, state.legal = 1 - dealer, TAKES  # the other seat leads
 
 
 def _start(rules: Rules, hands: list[list[Card]], table: list[Card], stock: list[Card], round_: int = 0,
@@ -128,8 +156,9 @@ def _start(rules: Rules, hands: list[list[Card]], table: list[Card], stock: list
     state.history = list(history or [])
     state.scores = list(scores)
     state.termination, state.ended = None, None
-    state.rounds = []
-    _new_round(state, hands, ((round_ + 1) % 2, (tuple(hands[0]), tuple(hands[1])), tuple(table)))
+    state.past = []
+    layout = ((round_ + 1) % 2, (tuple(hands[0]), tuple(hands[1])), tuple(table))
+    _new_round(state, sorted(hands[0]), sorted(hands[1]), layout)
     return state
 
 
@@ -140,23 +169,27 @@ def new_state(rules: Rules, seed: int) -> State:
 
 
 def clone(state: State) -> State:
-    """An independent copy."""
+    """An independent copy (sharing what is never changed in place)."""
     copy = State()
     copy.rules, copy.value, copy.round, copy.dealer = state.rules, state.value, state.round, state.dealer
     copy.hands = [state.hands[0][:], state.hands[1][:]]
     copy.table, copy.owner, copy.taken = state.table[:], state.owner[:], state.taken[:]
-    copy.stock, copy.set_aside, copy.history = state.stock[:], state.set_aside[:], state.history[:]
-    copy.phase, copy.slot, copy.count, copy.down = state.phase, state.slot, state.count, state.down
-    copy.peak, copy.peak_seat, copy.played = state.peak, state.peak_seat, state.played[:]
-    copy.scores, copy.turn, copy.legal, copy.termination = state.scores[:], state.turn, state.legal, state.termination
-    copy.moves, copy.ended = state.moves[:], state.ended
-    copy.rounds = state.rounds[:-1] + [(state.rounds[-1][0], copy.moves)]
+    copy.stock, copy.set_aside, copy.history = state.stock, state.set_aside, state.history
+    copy.count, copy.down, copy.peak, copy.peak_seat = state.count, state.down, state.peak, state.peak_seat
+    copy.played, copy.scores, copy.turn, copy.legal = state.played[:], state.scores[:], state.turn, state.legal
+    copy.termination, copy.past, copy.layout = state.termination, state.past, state.layout
+    copy.exchange, copy.ended = state.exchange[:], state.ended
     return copy
+
+
+def _round_moves(exchange: list[tuple], played) -> list[tuple[int, tuple]]:
+    """A round's moves from its exchange moves and its plays."""
+    return [*exchange, *[_SEAT_PLAY[seat][card] for seat, card in played]]
 
 
 def to_move(state: State) -> int | None:
     """The seat to decide, or None when the game is over."""
-    return None if state.termination else state.turn
+    return state.turn
 
 
 def legal_moves(state: State) -> tuple[tuple, ...]:
@@ -164,76 +197,124 @@ def legal_moves(state: State) -> tuple[tuple, ...]:
     return state.legal
 
 
-def apply(state: State, move: tuple) -> None:
-    """Plays a legal move for the seat to move; turns the play down, ends rounds and the game when due."""
-    seat = state.turn
-    kind, arg = move
-    state.moves.append((seat, move))
-    hand = state.hands[seat]
-    if kind == "play":
-        hand.remove(arg)
-        if state.down:
-            state.count -= state.value[arg]
-        else:
-            state.count += state.value[arg]
-            if state.count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
-                state.peak, state.peak_seat = state.count, seat
-        state.played.append((seat, arg))
-        if len(state.played) == 2 * HAND:  # both hands played out: this seat played the last card
-            _end_round(state, seat)
-            return
-        state.turn = 1 - seat
-        _play_turn(state)
-    elif kind == "take":
-        insort(hand, state.table[arg])
-        state.taken[seat] = state.table[arg]
-        state.table[arg], state.owner[arg], state.slot = None, -1, arg
-        state.phase += 1
-        state.legal = tuple(DISCARD[c] for c in hand)
-    else:  # discard, face down into the slot just taken from; only this seat knows what lies there
-        hand.remove(arg)
-        state.table[state.slot], state.owner[state.slot], state.slot = arg, seat, None
-        state.phase += 1
-        if state.phase == DEALER_TAKE:
-            state.turn, state.legal = state.dealer, TAKES
-        else:  # the exchange is over: the leader plays first, going up from 0
-            state.turn = 1 - state.dealer
-            _play_turn(state)
+def _discards(hand: list[Card]) -> tuple[tuple[str, Card], ...]:
+    """The discards of `hand`, in card order (itemgetter picks them in one call, but returns a bare item
+    for a single card)."""
+    return itemgetter(*hand)(DISCARD) if len(hand) > 1 else tuple([DISCARD[c] for c in hand])
 
 
-def _play_turn(state: State) -> None:
-    """The legal plays of the seat to move; turns the play down or ends the round (stuck) when due."""
-    hand, value, count = state.hands[state.turn], state.value, state.count
+def _plays(hand: list[Card], value: tuple[int, ...], limit: int) -> tuple[tuple[str, Card], ...]:
+    """The plays of the cards of `hand` worth at most `limit`, in card order (a plain loop is the quickest
+    way to build this small tuple)."""
+    legal = []
+    for c in hand:
+        if value[c] <= limit:
+            legal.append(PLAY[c])
+    return tuple(legal)
+
+
+def _play_turn(state: State, seat: int, count: int) -> None:
+    """The legal plays of `seat`, to move at `count`; turns the play down or ends the round (stuck) when due."""
+    hand, value = state.hands[seat], state.value
     if not state.down:
-        limit = TOP - count
-        legal = tuple(PLAY[c] for c in hand if value[c] <= limit)
+        legal = _plays(hand, value, TOP - count)  # going up: count + value <= 31
         if legal:
             state.legal = legal
             return
         state.down = True  # RULES.md: no card fits going up, so the play turns down and this seat plays now
-    legal = tuple(PLAY[c] for c in hand if value[c] <= count)
+    legal = _plays(hand, value, count)  # going down: count - value >= 0
     if legal:
         state.legal = legal
     else:  # stuck: the round ends at once and the other seat played the last card
-        _end_round(state, 1 - state.turn)
+        _end_round(state, 1 - seat)
+
+
+def apply(state: State, move: tuple) -> None:
+    """Plays a legal move for the seat to move; turns the play down, ends rounds and the game when due.
+
+    Plays are the inner loop of search bots, so after a play the next player's legal plays are worked
+    out here, as _play_turn and _plays do, rather than in two calls."""
+    seat = state.turn
+    kind, arg = move
+    if kind == "play":
+        state.hands[seat].remove(arg)
+        state.played.append(_SEAT_CARD[seat][arg])
+        value = state.value
+        if state.down:
+            count = state.count = state.count - value[arg]
+        else:
+            count = state.count = state.count + value[arg]
+            if count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
+                state.peak, state.peak_seat = count, seat
+        state.turn = other = 1 - seat
+        hand = state.hands[other]
+        if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
+            _end_round(state, seat)
+            return
+        legal = []
+        if not state.down:
+            limit = TOP - count
+            for c in hand:
+                if value[c] <= limit:
+                    legal.append(PLAY[c])
+            if legal:
+                state.legal = tuple(legal)
+                return
+            state.down = True
+        for c in hand:
+            if value[c] <= count:
+                legal.append(PLAY[c])
+        if legal:
+            state.legal = tuple(legal)
+        else:
+            _end_round(state, seat)
+    elif kind == "take":
+        state.exchange.append(_SEAT_TAKE[seat][arg])
+        table = state.table
+        card = table[arg]
+        hand = state.hands[seat]
+        insort(hand, card)
+        state.taken[seat] = card
+        table[arg], state.owner[arg] = None, -1
+        state.legal = _discards(hand)
+    else:  # discard, face down into the slot just taken from; only this seat knows what lies there
+        exchange = state.exchange
+        exchange.append(_SEAT_DISCARD[seat][arg])
+        state.hands[seat].remove(arg)
+        slot = exchange[-2][1][1]  # this seat's take, just before
+        state.table[slot], state.owner[slot] = arg, seat
+        if len(exchange) == DEALER_TAKE:
+            state.turn, state.legal = state.dealer, TAKES
+        else:  # the exchange is over: the leader plays first, going up from 0
+            leader = state.turn = 1 - state.dealer
+            hand = state.hands[leader]
+            if len(hand) > 1:  # every card fits at 0 (no card is worth more than 13): all of them
+                state.legal = itemgetter(*hand)(PLAY)
+            else:
+                _play_turn(state, leader, 0)
 
 
 def _end_round(state: State, last: int) -> None:
     """Scores the top and the bottom of the hill, then deals the next round or ends the game."""
-    peak, count = state.peak, state.count
-    state.scores[state.peak_seat] += 3 if peak == 31 else 2 if peak == 30 else 1
-    state.scores[last] += 3 if count == 0 else 2 if count == 1 else 1
-    state.history.append(tuple(state.played))
-    state.ended = (state.round, peak, state.peak_seat, count, last)
-    if state.round == ROUNDS - 1:  # the final position stays as it is, for observers
+    peak, count, scores, round_ = state.peak, state.count, state.scores, state.round
+    scores[state.peak_seat] += 3 if peak == 31 else 2 if peak == 30 else 1
+    scores[last] += 3 if count == 0 else 2 if count == 1 else 1
+    played = tuple(state.played)
+    state.history = [*state.history, played]
+    state.ended = (round_, peak, state.peak_seat, count, last)
+    if round_ == ROUNDS - 1:  # the final position stays as it is, for observers
         state.termination, state.legal, state.turn = "normal", (), None
         return
-    state.set_aside += state.hands[0] + state.hands[1]  # unplayed cards are set aside unseen
-    state.round += 1
-    stock = state.stock
-    hands = [stock[0:HAND], stock[HAND:2 * HAND]]
+    hands, stock = state.hands, state.stock
+    state.set_aside = [*state.set_aside, *hands[0], *hands[1]]  # unplayed cards are set aside unseen
+    state.past = [*state.past, (state.layout, state.exchange, played)]
+    first, second = stock[0:HAND], stock[HAND:2 * HAND]
     state.stock = stock[2 * HAND:]
-    _new_round(state, hands, ((state.round + 1) % 2, (tuple(hands[0]), tuple(hands[1])), tuple(state.table)))
+    state.round = round_ = round_ + 1
+    layout = ((round_ + 1) % 2, (tuple(first), tuple(second)), tuple(state.table))
+    first.sort()
+    second.sort()
+    _new_round(state, first, second, layout)
 
 
 def scores(state: State) -> list[int]:
@@ -246,27 +327,97 @@ def result(state: State) -> Outcome:
     return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)
 
 
+_new_observation = tuple.__new__
+"""Builds an Observation without the Python-level __new__ of NamedTuple (same tuple, less work)."""
+
+
 def observe(state: State, seat: int) -> Observation:
     """What `seat` may know: never the opponent's hand, the stock or table cards it did not put there."""
     table, owner = state.table, state.owner
-    moves = tuple(m if m[0] == seat or m[1][0] != "discard" else (m[0], HIDDEN_DISCARD) for m in state.moves)
-    return Observation(
-        seat, state.rules, state.round, state.dealer, None if state.termination else state.turn,
-        tuple(state.hands[seat]),
+    # A round's moves open with leader take, leader discard, dealer take, dealer discard: the one
+    # discard this seat did not make (move 1 or 3) is shown face down.
+    exchange = state.exchange
+    hidden = 3 if seat != state.dealer else 1
+    if len(exchange) > hidden:
+        exchange = [*exchange[:hidden], (1 - seat, HIDDEN_DISCARD), *exchange[hidden + 1:]]
+    moves = tuple(_round_moves(exchange, state.played))
+    turn = state.turn
+    return _new_observation(Observation, (
+        seat, state.rules, state.round, state.dealer, turn, tuple(state.hands[seat]),
         (table[0] if owner[0] == seat else None, table[1] if owner[1] == seat else None),
         state.taken[seat], state.count, "down" if state.down else "up", state.peak, state.peak_seat,
         tuple(state.played), tuple(state.history[:state.round]), moves, tuple(state.scores),
-        len(state.hands[1 - seat]), len(state.stock),
-        state.legal if seat == state.turn else ())
+        len(state.hands[1 - seat]), len(state.stock), state.legal if seat == turn else ()))
 
 
-def sample_world(observation: Observation, rng: random.Random) -> State:
-    """A state consistent with `observation`: the opponent's hand, the table slots this seat does not
-    know, the stock and the unseen set-aside cards are dealt at random from the unseen cards."""
-    obs = observation
+_STEPS = [tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)) for size in range(53)]
+"""Per list size, the steps of a shuffle: position i, the bound i + 1 and its bit length."""
+
+
+def _shuffle(cards: list[Card], rng: random.Random) -> None:
+    """`rng.shuffle(cards)`, drawing exactly the same random numbers (see _draw_shuffle), at half the cost.
+    Anything but a plain random.Random (a subclass may draw differently) goes to rng.shuffle itself."""
+    if _SHUFFLE_AGREES and type(rng) is random.Random:
+        _draw_shuffle(cards, rng.getrandbits)
+    else:
+        rng.shuffle(cards)
+
+
+def _draw_shuffle(cards: list[Card], getrandbits) -> None:
+    """CPython's shuffle written out without a Python call per card: from the end, position i swaps with
+    j = rng._randbelow(i + 1), which draws getrandbits(k), k = (i + 1).bit_length(), until it is below i + 1."""
+    for i, n, k in _STEPS[len(cards)]:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffle_agrees() -> bool:
+    """Whether _draw_shuffle does what random.shuffle does on this Python (checked once, at import)."""
+    mine, theirs = list(range(52)), list(range(52))
+    a, b = random.Random(20261123), random.Random(20261123)
+    for _ in range(20):
+        _draw_shuffle(mine, a.getrandbits)
+        b.shuffle(theirs)
+    return mine == theirs and a.random() == b.random()
+
+
+_SHUFFLE_AGREES = _shuffle_agrees()
+
+
+class _Plan(NamedTuple):
+    """What sample_world works out from an observation alone."""
+
+    observation: Observation
+    phase: int
+    empty: int | None
+    """The slot just taken from, when a discard is due."""
+    unseen: list[Card]
+    """Every card this seat has not seen, in card order."""
+    fitting: tuple | None
+    """When the opponent is to play: (limit, numbers of fitting cards it may hold, cumulative weights)."""
+    owner: list[int]
+    opponent_discard: tuple[int, int | None] | None
+    """The opponent's discard this round: (its index in the moves, the slot whose sampled card it is, or
+    None when this seat took it back)."""
+    random_taken: bool
+    """Mid-exchange, before the opponent's discard: the card it took is any card of its hand."""
+
+
+_PLANS: dict[int, _Plan] = {}
+"""Plans by the observation's id (search bots sample many worlds from one observation). Each plan holds
+its observation, so that id is not reused while the plan is kept; the oldest plans go first."""
+_PLANS_KEPT = 64
+
+
+def _plan(obs: Observation) -> _Plan:
+    """The plan of sample_world for `obs`."""
+    plan = _PLANS.get(builtins.id(obs))  # the module's `id` is the game id
+    if plan is not None and plan.observation is obs:
+        return plan
     me, opp = obs.seat, 1 - obs.seat
-    value = VALUES[obs.rules.values]
-    moves = list(obs.moves)
+    moves = obs.moves
     phase = min(len(moves), PLAYING)
     empty = moves[-1][1][1] if phase in (LEADER_DISCARD, DEALER_DISCARD) else None
     seen = set(obs.hand)
@@ -275,19 +426,56 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     for played in obs.earlier:
         seen.update(c for _, c in played)
     unseen = [c for c in DECK if c not in seen]
-    rng.shuffle(unseen)
-    size = obs.opponent_hand_size
+    fitting = None
     if phase == PLAYING and obs.to_move == opp:
         # The opponent to move holds a card that fits, else the play would have turned down or ended:
         # deal k fitting cards with the exact conditional law of a uniform deal given "at least one".
+        value, size = VALUES[obs.rules.values], obs.opponent_hand_size
         limit = TOP - obs.count if obs.direction == "up" else obs.count
+        fit = sum(1 for c in unseen if value[c] <= limit)
+        rest = len(unseen) - fit
+        ks = range(1, min(size, fit) + 1)
+        fitting = (limit, ks, list(accumulate(comb(fit, k) * comb(rest, size - k) for k in ks)))
+    # This round's exchange: who knows each slot, and the opponent's discard (still in its slot, or the
+    # card this seat then took from that slot).
+    owner, slot, opponent_discard = [-1, -1], None, None
+    for i, (seat, move) in enumerate(moves[:4]):
+        if move[0] == "take":
+            slot, owner[move[1]] = move[1], -1
+        else:
+            owner[slot] = seat
+            if seat == opp:
+                taken_back = any(m == TAKES[slot] for _, m in moves[i + 1:4])
+                opponent_discard = (i, None if taken_back else slot)
+    random_taken = opponent_discard is None and phase > (DEALER_TAKE if opp == obs.dealer else LEADER_TAKE)
+    owner = [me if obs.table[s] is not None else opp if owner[s] == opp else -1 for s in (0, 1)]
+    plan = _Plan(obs, phase, empty, unseen, fitting, owner, opponent_discard, random_taken)
+    if len(_PLANS) >= _PLANS_KEPT:
+        del _PLANS[next(iter(_PLANS))]
+    _PLANS[builtins.id(obs)] = plan
+    return plan
+
+
+def sample_world(observation: Observation, rng: random.Random) -> State:
+    """A state consistent with `observation`: the opponent's hand, the table slots this seat does not
+    know, the stock and the unseen set-aside cards are dealt at random from the unseen cards."""
+    obs = observation
+    me, opp = obs.seat, 1 - obs.seat
+    rules = obs.rules
+    value = VALUES[rules.values]
+    plan = _plan(obs)
+    phase, empty = plan.phase, plan.empty
+    unseen = plan.unseen[:]
+    _shuffle(unseen, rng)
+    size = obs.opponent_hand_size
+    if plan.fitting is not None:
+        limit, ks, cum_weights = plan.fitting
         fit = [c for c in unseen if value[c] <= limit]
         rest = [c for c in unseen if value[c] > limit]
-        ks = range(1, min(size, len(fit)) + 1)
-        k = rng.choices(ks, [comb(len(fit), k) * comb(len(rest), size - k) for k in ks])[0]
+        k = rng.choices(ks, cum_weights=cum_weights)[0]
         opp_hand = fit[:k] + rest[:size - k]
         unseen = fit[k:] + rest[size - k:]
-        rng.shuffle(unseen)
+        _shuffle(unseen, rng)
     else:
         opp_hand, unseen = unseen[:size], unseen[size:]
     table = list(obs.table)
@@ -296,44 +484,37 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
             table[s] = unseen.pop()
     stock, set_aside = unseen[:obs.stock_size], unseen[obs.stock_size:]
 
-    # This round's exchange, replayed on what the sampled table shows: who knows each slot, and what
-    # the opponent discarded (still in its slot, or the card this seat then took from that slot).
-    owner, slot, taken = [-1, -1], None, [None, None]
+    moves, taken = list(obs.moves), [None, None]
     taken[me] = obs.taken
-    for i, (seat, move) in enumerate(moves[:4]):
-        if move[0] == "take":
-            slot, owner[move[1]] = move[1], -1
-        else:
-            owner[slot] = seat
-            if seat == opp:
-                later = [m for s, m in moves[i + 1:4] if m == TAKES[slot]]
-                moves[i] = (opp, DISCARD[obs.taken if later else table[slot]])
-                taken[opp] = moves[i][1][1]
-    if taken[opp] is None and phase > (DEALER_TAKE if opp == obs.dealer else LEADER_TAKE):
+    if plan.opponent_discard is not None:
+        i, slot = plan.opponent_discard
+        taken[opp] = card = obs.taken if slot is None else table[slot]
+        moves[i] = (opp, DISCARD[card])
+    elif plan.random_taken:
         taken[opp] = rng.choice(opp_hand)  # mid-exchange: any card of the hand could be the one taken
-    owner = [me if obs.table[s] is not None else opp if owner[s] == opp else -1 for s in (0, 1)]
 
-    hands = [list(obs.hand), opp_hand] if me == 0 else [opp_hand, list(obs.hand)]
+    hand = list(obs.hand)
+    opp_hand.sort()
+    hands = [hand, opp_hand] if me == 0 else [opp_hand, hand]
     state = State()
-    state.rules, state.value, state.round, state.dealer = obs.rules, value, obs.round, obs.dealer
-    state.hands = [sorted(hands[0]), sorted(hands[1])]
-    state.table, state.owner, state.stock, state.set_aside = table, owner, stock, set_aside
+    state.rules, state.value, state.round, state.dealer = rules, value, obs.round, obs.dealer
+    state.hands = hands
+    state.table, state.owner, state.stock, state.set_aside = table, plan.owner[:], stock, set_aside
     state.history = list(obs.earlier)
-    state.phase, state.slot, state.taken = phase, empty, taken
+    state.taken = taken
     state.count, state.down, state.peak, state.peak_seat = obs.count, obs.direction == "down", obs.peak, obs.peak_seat
     state.played, state.scores = list(obs.played), list(obs.scores)
-    state.moves = moves
-    state.rounds = [(None, moves)]  # a sampled world has no layouts: only this round's moves
+    state.past, state.layout, state.exchange = [], None, moves[:4]  # a sampled world has no layouts
     state.termination, state.ended = None, None
     if obs.to_move is None:
         state.termination, state.turn, state.legal = "normal", None, ()
         state.history.append(tuple(obs.played))
     elif phase == PLAYING:
         state.turn = obs.to_move
-        _play_turn(state)
+        _play_turn(state, obs.to_move, obs.count)
     else:
         state.turn = 1 - obs.dealer if phase < DEALER_TAKE else obs.dealer
-        state.legal = TAKES if empty is None else tuple(DISCARD[c] for c in state.hands[state.turn])
+        state.legal = TAKES if empty is None else _discards(state.hands[state.turn])
     return state
 
 
@@ -368,7 +549,8 @@ def parse_move(text: str) -> tuple:
 def deals(state: State) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
     """One entry per round: (dealer, hands, table at the start of the round) and its moves (a sampled
     world has only its current round, with layout None)."""
-    return state.rounds
+    rounds = [(layout, _round_moves(exchange, played)) for layout, exchange, played in state.past]
+    return [*rounds, (state.layout, state.moves)]
 
 
 def layout_json(layout: tuple) -> dict:

@@ -4,6 +4,7 @@ card, and each player scores the cards won minus the cards left in their pile.""
 
 from __future__ import annotations
 
+import builtins
 import random
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -20,13 +21,14 @@ MOVES = (PLAY, PASS, CLAIM, TAKE)
 """Every move, in the order legal_moves lists them."""
 PLAY_PASS, PLAY_CLAIM, PLAY_TAKE = (PLAY, PASS), (PLAY, CLAIM), (PLAY, TAKE)
 
+_AFTER = tuple(tuple(range(1, n)) + (0,) for n in range(max_players + 1))
+"""For n players, the seat after each seat (its left-hand neighbour, next in turn)."""
+_SEAT_MOVE = tuple({move: (seat, move) for move in MOVES} for seat in range(max_players))
+"""(seat, move), the entries of the move history, built once rather than at every move."""
+
 JOKERS_ADDED = {3: 2, 5: 3, 6: 2}
 """Jokers added with option `jokers` so that the deal comes out even (RULES.md, Deal)."""
 SEVEN = 7
-
-# Results of turning up one card (see _card): a seat >= 0 means "that seat starts a new row".
-_DONE = -1  # a decision is due or the game is over
-_NEXT = -2  # first card of a starting pair that ended nothing: the second follows
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,25 @@ class Observation(NamedTuple):
 
 
 class State:
-    """A Go For It game in progress (mutable; only the referee holds it)."""
+    """A Go For It game in progress (mutable; only the referee holds it).
 
-    __slots__ = ("rules", "n", "piles", "unseen", "set_aside", "row", "last", "passes", "winnings",
-                 "decisions", "turn", "legal", "termination", "layout", "moves")
+    `turn` is None once the game is over, so that `to_move` is one attribute read.
+
+    `added[seat]` counts the cards put at the bottom of the seat's pile during play (taken-up rows,
+    jokers). Cards leave a pile only from the top and join it only at the bottom, so the unseen (dealt)
+    part of a pile is its first `len(pile) - added` cards, and playing a card needs no bookkeeping.
+
+    `won` caches the observation's `winnings` (a tuple, so clones may share it): it changes far less
+    often than once a decision, so whatever changes the winnings sets it to None.
+    """
+
+    __slots__ = ("rules", "n", "after", "limit", "piles", "added", "set_aside", "row", "last", "passes", "winnings",
+                 "decisions", "turn", "legal", "termination", "layout", "moves", "won")
+
+    @property
+    def unseen(self) -> list[int]:
+        """Per seat, how many cards at the top of the pile nobody has seen (the rest of it is known)."""
+        return [max(0, len(p) - a) for p, a in zip(self.piles, self.added, strict=True)]
 
     def __repr__(self) -> str:
         return f"<go_for_it row={card_names(self.row)} turn={self.turn} scores={scores(self)}>"
@@ -83,8 +100,8 @@ def _start(rules: Rules, piles: list[list[Card]], set_aside: list[Card] | None =
     deal); otherwise `turn` is to decide on the row as it stands. `unseen` defaults to whole piles."""
     n = rules.players
     state = State()
-    state.rules, state.n, state.piles = rules, n, piles
-    state.unseen = [len(p) for p in piles] if unseen is None else unseen
+    state.rules, state.n, state.after, state.limit, state.piles = rules, n, _AFTER[n], rules.max_decisions, piles
+    state.added = [0] * n if unseen is None else [len(p) - u for p, u in zip(piles, unseen, strict=True)]
     state.set_aside = list(set_aside or ())
     state.row = list(row or ())
     state.last, state.passes, state.decisions = last, passes, decisions
@@ -92,12 +109,13 @@ def _start(rules: Rules, piles: list[list[Card]], set_aside: list[Card] | None =
     state.turn, state.termination, state.legal = turn, termination, ()
     state.layout = (tuple(tuple(p) for p in piles), tuple(state.set_aside))
     state.moves = []
+    state.won = None
     if termination:
-        return state
-    if state.row:
+        state.turn = None
+    elif state.row:
         state.legal = _legal_at(state)
     else:
-        _run(state, turn)
+        _new_row(state, turn)
     return state
 
 
@@ -112,38 +130,47 @@ def new_state(rules: Rules, seed: int) -> State:
 
 
 def clone(state: State) -> State:
-    """An independent copy."""
+    """An independent copy. What never changes in place is shared: the rules, the layout, the set-aside
+    cards (nothing plays them) and the cached observation tuple."""
     copy = State()
-    copy.rules, copy.n, copy.last, copy.passes = state.rules, state.n, state.last, state.passes
-    copy.piles = [p[:] for p in state.piles]
-    copy.unseen, copy.set_aside, copy.row = state.unseen[:], state.set_aside[:], state.row[:]
-    copy.winnings = [w[:] for w in state.winnings]
+    copy.rules, copy.n, copy.after, copy.limit = state.rules, state.n, state.after, state.limit
+    copy.last, copy.passes = state.last, state.passes
+    copy.piles = list(map(list.copy, state.piles))
+    copy.added, copy.set_aside, copy.row = state.added[:], state.set_aside, state.row[:]
+    copy.winnings = list(map(list.copy, state.winnings))
     copy.decisions, copy.turn, copy.legal = state.decisions, state.turn, state.legal
     copy.termination, copy.layout, copy.moves = state.termination, state.layout, state.moves[:]
+    copy.won = state.won
     return copy
 
 
+_SUIT_BIT = tuple(1 << s for s in SUIT[:52])
+_ALL_SUITS = 0b1111
+_RANK_BIT = tuple(1 << r for r in RANK[:52])
+_RUNS = frozenset(0b111 << low for low in range(11))
+"""The rank bits of three consecutive ranks (A23 .. JQK, no wrap-round)."""
+_NUMERALS = (1 << 10) - 1
+
+
 def _wins(row: list[Card]) -> bool:
-    """Step 4: the row (length 2..6, or any length for the pair rule) is a winning combination."""
+    """Step 4: the row (length 2..6, or any length for the pair rule) is a winning combination.
+    (`apply` has the same checks inlined, for speed.)"""
     c = row[-1]
     rank = RANK[c]
     if rank == RANK[row[0]] or rank == RANK[row[-2]]:
         return True  # pairs with the first card or the card just before it (and the pair at length 2)
     size = len(row)
     if size == 3:
-        a, b = RANK[row[0]], RANK[row[1]]
-        if SUIT[row[0]] == SUIT[row[1]] == SUIT[c]:
-            return True  # flush
-        # run: three different ranks spanning two steps are consecutive (c pairs neither, so only a == b is left)
-        return a != b and max(a, b, rank) - min(a, b, rank) == 2
+        a, b = row[0], row[1]
+        return SUIT[a] == SUIT[b] == SUIT[c] or _RANK_BIT[a] | _RANK_BIT[b] | _RANK_BIT[c] in _RUNS  # flush, run
     if size == 4:
-        return len({SUIT[x] for x in row}) == 4  # prime
+        return _SUIT_BIT[row[0]] | _SUIT_BIT[row[1]] | _SUIT_BIT[row[2]] | _SUIT_BIT[c] == _ALL_SUITS  # prime
     if size == 5:
-        red = IS_RED[c]
-        return all(IS_RED[x] == red for x in row)  # colour
-    if size == 6:
-        ranks = {RANK[x] for x in row}
-        return len(ranks) == 6 and max(ranks) <= 9  # number: six numerals A-10 of different ranks
+        return IS_RED[row[0]] == IS_RED[row[1]] == IS_RED[row[2]] == IS_RED[row[3]] == IS_RED[c]  # colour
+    if size == 6:  # number: six numerals A-10 of different ranks
+        ranks = _RANK_BIT[row[0]] | _RANK_BIT[row[1]] | _RANK_BIT[row[2]] | _RANK_BIT[row[3]] | _RANK_BIT[row[4]]
+        ranks |= _RANK_BIT[c]
+        return ranks.bit_count() == 6 and ranks <= _NUMERALS
     return False
 
 
@@ -154,68 +181,59 @@ def _legal_at(state: State) -> tuple[str, ...]:
     return PLAY_CLAIM if _wins(state.row) else PLAY_PASS
 
 
-def _decide(state: State, seat: int, legal: tuple[str, ...]) -> None:
-    """A decision is due for `seat`, unless max_decisions have been made (RULES.md: move_limit)."""
-    if state.decisions >= state.rules.max_decisions:
-        state.termination, state.legal = "move_limit", ()
-    else:
-        state.turn, state.legal = seat, legal
+def _end(state: State, seat: int) -> None:
+    """1. Last card: `seat` played the last card of its pile; the row (jokers included) is its own."""
+    state.winnings[seat].extend(state.row)
+    state.row.clear()
+    state.termination, state.turn, state.legal, state.won = "normal", None, (), None
 
 
-def _card(state: State, seat: int, full: bool) -> int:
-    """`seat` turns up the top card of its pile onto the row and the checks of RULES.md (After
-    each card played) follow: only steps 1-2 unless `full`. Returns _DONE, _NEXT, or the seat
-    that starts a new row."""
-    pile = state.piles[seat]
-    c = pile.pop(0)
-    if state.unseen[seat]:
-        state.unseen[seat] -= 1
-    row = state.row
-    row.append(c)
-    state.last, state.passes = seat, 0
-    if not pile:  # 1. last card: the game ends, the row (jokers included) is the player's
-        state.winnings[seat].extend(row)
-        row.clear()
-        state.termination, state.legal = "normal", ()
-        return _DONE
-    nxt = seat + 1
-    if nxt == state.n:
-        nxt = 0
-    if c == JOKER:  # 2. the rest of the row to the player's pile bottom, the joker to the neighbour's
-        row.pop()
-        pile.extend(row)
-        row.clear()
-        state.piles[nxt].append(JOKER)
-        return nxt
-    if not full:
-        return _NEXT
-    if len(row) == SEVEN:  # 3. seven: the player wins the row and starts a new one
-        state.winnings[seat].extend(row)
-        row.clear()
-        return seat
-    if _wins(row):  # 4. winning combination: claim it or play on
-        _decide(state, seat, PLAY_CLAIM)
-        return _DONE
-    rank = RANK[c]
-    for x in row[:-1]:
-        if RANK[x] == rank:  # 5. intermediate pair: the player takes up the row
-            pile.extend(row)
+def _new_row(state: State, seat: int) -> None:
+    """`seat` starts a row: it turns up the top two cards of its pile (automatic). The first card is
+    checked for steps 1-2 only; at length 2 the only combination is a pair, and nothing else can
+    happen. A joker passes the start on to the next seat, so this loops."""
+    piles, row = state.piles, state.row
+    state.passes = 0
+    while True:
+        state.last = seat
+        pile = piles[seat]
+        first = pile.pop(0)
+        row.append(first)
+        if not pile:
+            _end(state, seat)
+            return
+        if first == JOKER:  # nothing else on the row: the joker goes to the neighbour, who starts
             row.clear()
-            return nxt
-    _decide(state, seat, PLAY_PASS)  # 6. play on or pass
-    return _DONE
-
-
-def _run(state: State, starter: int) -> None:
-    """While someone is to start a row, they turn up the top two cards of their pile (automatic)."""
-    while starter >= 0:
-        step = _card(state, starter, False)
-        starter = _card(state, starter, True) if step == _NEXT else step
+            nxt = state.after[seat]
+            piles[nxt].append(JOKER)
+            state.added[nxt] += 1
+            seat = nxt
+            continue
+        second = pile.pop(0)
+        row.append(second)
+        if not pile:
+            _end(state, seat)
+            return
+        if second == JOKER:  # the first card to the player's pile bottom, the joker to the neighbour's
+            row.clear()
+            pile.append(first)
+            nxt = state.after[seat]
+            piles[nxt].append(JOKER)
+            added = state.added
+            added[seat] += 1
+            added[nxt] += 1
+            seat = nxt
+            continue
+        if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
+            state.termination, state.turn, state.legal = "move_limit", None, ()
+        else:
+            state.turn, state.legal = seat, PLAY_CLAIM if RANK[first] == RANK[second] else PLAY_PASS
+        return
 
 
 def to_move(state: State) -> int | None:
     """The seat to decide, or None when the game is over."""
-    return None if state.termination else state.turn
+    return state.turn
 
 
 def legal_moves(state: State) -> tuple[str, ...]:
@@ -224,27 +242,95 @@ def legal_moves(state: State) -> tuple[str, ...]:
 
 
 def apply(state: State, move: str) -> None:
-    """Plays a legal move for the seat to move, then every automatic event until the next decision."""
+    """Plays a legal move for the seat to move, then every automatic event until the next decision.
+
+    This is the inner loop of every search bot, so playing a card (RULES.md, After each card played)
+    is written out here rather than split into helpers: a function call costs as much as the checks."""
     seat = state.turn
-    state.moves.append((seat, move))
+    state.moves.append(_SEAT_MOVE[seat][move])
     state.decisions += 1
     if move == PLAY:
-        _run(state, _card(state, seat, True))
+        pile = state.piles[seat]
+        c = pile.pop(0)
+        row = state.row
+        row.append(c)
+        state.last, state.passes = seat, 0
+        if not pile:  # 1. last card: the game ends, the row (jokers included) is the player's
+            _end(state, seat)
+            return
+        if c == JOKER:  # 2. the rest of the row to the player's pile bottom, the joker to the neighbour's
+            row.pop()
+            pile += row
+            added = state.added
+            added[seat] += len(row)
+            row.clear()
+            nxt = state.after[seat]
+            state.piles[nxt].append(JOKER)
+            added[nxt] += 1
+            _new_row(state, nxt)
+            return
+        size = len(row)
+        if size == SEVEN:  # 3. seven: the player wins the row and starts a new one
+            state.winnings[seat] += row
+            row.clear()
+            state.won = None
+            _new_row(state, seat)
+            return
+        # 4. winning combination (as in _wins): claim it or play on
+        rank = RANK[c]
+        if rank == RANK[row[0]] or rank == RANK[row[-2]]:
+            legal = PLAY_CLAIM
+        elif size == 3:
+            a, b = row[0], row[1]
+            if SUIT[a] == SUIT[b] == SUIT[c] or _RANK_BIT[a] | _RANK_BIT[b] | _RANK_BIT[c] in _RUNS:
+                legal = PLAY_CLAIM
+            else:
+                legal = PLAY_PASS
+        elif size == 4:
+            prime = _SUIT_BIT[row[0]] | _SUIT_BIT[row[1]] | _SUIT_BIT[row[2]] | _SUIT_BIT[c] == _ALL_SUITS
+            legal = PLAY_CLAIM if prime else None if RANK[row[1]] == rank else PLAY_PASS  # None: step 5 below
+        elif size == 5:
+            red = IS_RED[c]
+            if IS_RED[row[0]] == red and IS_RED[row[1]] == red and IS_RED[row[2]] == red and IS_RED[row[3]] == red:
+                legal = PLAY_CLAIM
+            else:
+                legal = None if RANK[row[1]] == rank or RANK[row[2]] == rank else PLAY_PASS
+        elif size == 6:
+            if RANK[row[1]] == rank or RANK[row[2]] == rank or RANK[row[3]] == rank:
+                legal = None
+            else:
+                ranks = _RANK_BIT[row[0]] | _RANK_BIT[row[1]] | _RANK_BIT[row[2]] | _RANK_BIT[row[3]]
+                ranks |= _RANK_BIT[row[4]] | _RANK_BIT[c]
+                legal = PLAY_CLAIM if ranks.bit_count() == 6 and ranks <= _NUMERALS else PLAY_PASS
+        else:  # a row of 2 (only in a rebuilt position) wins by the pair alone
+            legal = PLAY_PASS
+        if legal is None:  # 5. intermediate pair: the player takes up the row, the next player starts
+            pile += row
+            state.added[seat] += size
+            row.clear()
+            _new_row(state, state.after[seat])
+            return
+        if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
+            state.termination, state.turn, state.legal = "move_limit", None, ()
+        else:  # the same player decides again
+            state.legal = legal
     elif move == PASS:
-        state.passes += 1
-        nxt = seat + 1
-        if nxt == state.n:
-            nxt = 0
         # Passes always start with the last card's player, so after n passes the turn is theirs again.
-        _decide(state, nxt, PLAY_TAKE if state.passes == state.n else PLAY_PASS)
+        passes = state.passes = state.passes + 1
+        if state.decisions >= state.limit:
+            state.termination, state.turn, state.legal = "move_limit", None, ()
+        else:
+            state.turn, state.legal = state.after[seat], PLAY_TAKE if passes == state.n else PLAY_PASS
     elif move == CLAIM:  # winning a row: the winner starts the new one
-        state.winnings[seat].extend(state.row)
+        state.winnings[seat] += state.row
         state.row.clear()
-        _run(state, seat)
+        state.won = None
+        _new_row(state, seat)
     else:  # take: the row to the bottom of the pile, in row order; the next player starts a new row
-        state.piles[seat].extend(state.row)
+        state.piles[seat] += state.row
+        state.added[seat] += len(state.row)
         state.row.clear()
-        _run(state, seat + 1 if seat + 1 < state.n else 0)
+        _new_row(state, state.after[seat])
 
 
 def scores(state: State) -> list[int]:
@@ -258,41 +344,130 @@ def result(state: State) -> Outcome:
     return Outcome(tuple(final), ranks_from_scores(final), state.termination)
 
 
+_new_observation = tuple.__new__
+"""Builds an Observation without the Python-level __new__ of NamedTuple (same tuple, less work)."""
+
+
 def observe(state: State, seat: int) -> Observation:
     """What `seat` may know: everything but the order of the unseen cards (its own included)."""
-    over = state.termination is not None
-    return Observation(seat, state.rules, tuple(state.row), state.last, state.passes,
-                       tuple(len(p) for p in state.piles),
-                       tuple(tuple(p[u:]) for p, u in zip(state.piles, state.unseen, strict=True)),
-                       tuple(tuple(w) for w in state.winnings), state.decisions,
-                       None if over else state.turn, state.legal if seat == state.turn else ())
+    # The known part of a pile is its last `added` cards, or all of it when fewer are left.
+    known = tuple([tuple(p[-a:]) if a else () for p, a in zip(state.piles, state.added, strict=True)])
+    won = state.won
+    if won is None:
+        won = state.won = tuple([tuple(w) for w in state.winnings])
+    turn = state.turn
+    return _new_observation(Observation, (
+        seat, state.rules, tuple(state.row), state.last, state.passes, tuple(map(len, state.piles)), known, won,
+        state.decisions, turn, state.legal if seat == turn else ()))
+
+
+_CARDS = frozenset(range(52))
+_STEPS = [tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)) for size in range(64)]
+"""Per list size, the steps of a shuffle: position i, the bound i + 1 and its bit length."""
+
+
+def _shuffle(cards: list[Card], rng: random.Random) -> None:
+    """`rng.shuffle(cards)`, drawing exactly the same random numbers (see _draw_shuffle), at half the cost.
+    Anything but a plain random.Random (a subclass may draw differently) goes to rng.shuffle itself."""
+    if _SHUFFLE_AGREES and type(rng) is random.Random:
+        _draw_shuffle(cards, rng.getrandbits)
+    else:
+        rng.shuffle(cards)
+
+
+def _draw_shuffle(cards: list[Card], getrandbits) -> None:
+    """CPython's shuffle written out without a Python call per card: from the end, position i swaps with
+    j = rng._randbelow(i + 1), which draws getrandbits(k), k = (i + 1).bit_length(), until it is below i + 1."""
+    for i, n, k in _STEPS[len(cards)]:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffle_agrees() -> bool:
+    """Whether _draw_shuffle does what random.shuffle does on this Python (checked once, at import)."""
+    mine, theirs = list(range(63)), list(range(63))
+    a, b = random.Random(20261123), random.Random(20261123)
+    for _ in range(20):
+        _draw_shuffle(mine, a.getrandbits)
+        b.shuffle(theirs)
+    return mine == theirs and a.random() == b.random()
+
+
+_SHUFFLE_AGREES = _shuffle_agrees()
+
+
+class _Plan(NamedTuple):
+    """What sample_world works out from an observation alone."""
+
+    observation: Observation
+    hidden: list[Card]
+    """Every card nobody has seen, in card order (jokers last)."""
+    piles: tuple[tuple[int, tuple[Card, ...]], ...]
+    """Per seat: how many unseen cards lie on top of the pile, and the known part under them."""
+    added: list[int]
+    termination: str | None
+
+
+_PLANS: dict[int, _Plan] = {}
+"""Plans by the observation's id (search bots sample many worlds from one observation). Each plan holds
+its observation, so that id is not reused while the plan is kept; the oldest plans go first."""
+_PLANS_KEPT = 64
+
+
+def _plan(obs: Observation) -> _Plan:
+    """The plan of sample_world for `obs`."""
+    plan = _PLANS.get(builtins.id(obs))  # the module's `id` is the game id
+    if plan is not None and plan.observation is obs:
+        return plan
+    rules = obs.rules
+    n = rules.players
+    # What is in play: the pack plus jokers, minus everything seen (row, known pile bottoms, winnings).
+    hidden = sorted(_CARDS.difference(obs.row, *obs.pile_known, *obs.winnings))
+    if rules.jokers and n in JOKERS_ADDED:  # the jokers not seen: every card not seen that is not in `hidden`
+        seen = len(obs.row) + sum(map(len, obs.pile_known)) + sum(map(len, obs.winnings))
+        hidden += [JOKER] * (52 + JOKERS_ADDED[n] - seen - len(hidden))
+    piles = tuple((size - len(known), known) for size, known in zip(obs.pile_sizes, obs.pile_known, strict=True))
+    termination = None
+    if obs.turn is None:  # over: a normal end empties the last player's pile; move_limit leaves all piles
+        termination = "normal" if 0 in obs.pile_sizes else "move_limit"
+    plan = _Plan(obs, hidden, piles, list(map(len, obs.pile_known)), termination)
+    if len(_PLANS) >= _PLANS_KEPT:
+        del _PLANS[next(iter(_PLANS))]
+    _PLANS[builtins.id(obs)] = plan
+    return plan
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
     """A state in which every unseen card (each pile's dealt part and the set-aside) is dealt at random."""
     obs = observation
+    plan = _plan(obs)
+    hidden = plan.hidden[:]
+    _shuffle(hidden, rng)
+    piles, at = [], 0
+    for top, known in plan.piles:
+        pile = hidden[at:at + top]
+        pile += known
+        piles.append(pile)
+        at += top
+    # As _start would build it, without what it must work out: the legal moves are the observation's
+    # when the observer is to move.
     rules = obs.rules
     n = rules.players
-    # Count what is in play: the pack plus jokers, minus everything seen (row, known pile bottoms, winnings).
-    counts = [1] * 52 + [JOKERS_ADDED.get(n, 0) if rules.jokers else 0]
-    for group in (obs.row, *obs.pile_known, *obs.winnings):
-        for c in group:
-            counts[c] -= 1
-    hidden = [c for c in range(53) for _ in range(counts[c])]
-    rng.shuffle(hidden)
-    piles, unseen, at = [], [], 0
-    for size, known in zip(obs.pile_sizes, obs.pile_known, strict=True):
-        top = size - len(known)
-        piles.append(hidden[at:at + top] + list(known))
-        unseen.append(top)
-        at += top
-    termination = None
-    if obs.turn is None:  # over: a normal end empties the last player's pile; move_limit leaves all piles
-        termination = "normal" if 0 in obs.pile_sizes else "move_limit"
-    turn = obs.turn if obs.turn is not None else (obs.last_player or 0)
-    return _start(rules, piles, hidden[at:], unseen=unseen, row=list(obs.row), last=obs.last_player,
-                  passes=obs.passes, winnings=[list(w) for w in obs.winnings], decisions=obs.decisions,
-                  turn=turn, termination=termination)
+    state = State()
+    state.rules, state.n, state.after, state.limit = rules, n, _AFTER[n], rules.max_decisions
+    state.piles, state.added, state.set_aside = piles, plan.added[:], hidden[at:]
+    state.row, state.last, state.passes, state.decisions = list(obs.row), obs.last_player, obs.passes, obs.decisions
+    state.winnings, state.won = list(map(list, obs.winnings)), obs.winnings
+    state.layout, state.moves = (tuple(map(tuple, piles)), tuple(state.set_aside)), []
+    state.turn = turn = obs.turn
+    state.termination = plan.termination
+    if turn is None:
+        state.legal = ()
+    else:
+        state.legal = obs.legal_moves if obs.seat == turn else _legal_at(state)
+    return state
 
 
 def move_to_str(move: str) -> str:
