@@ -13,7 +13,7 @@ from math import comb
 from operator import itemgetter
 from typing import NamedTuple
 
-from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffled_deck
+from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffle, shuffled_deck
 from arena.games.base import MoveError, Outcome, option, ranks_from_scores
 
 id = "duke_of_york"
@@ -350,40 +350,6 @@ def observe(state: State, seat: int) -> Observation:
         len(state.hands[1 - seat]), len(state.stock), state.legal if seat == turn else ()))
 
 
-_STEPS = [tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)) for size in range(53)]
-"""Per list size, the steps of a shuffle: position i, the bound i + 1 and its bit length."""
-
-
-def _shuffle(cards: list[Card], rng: random.Random) -> None:
-    """`rng.shuffle(cards)`, drawing exactly the same random numbers (see _draw_shuffle), at half the cost.
-    Anything but a plain random.Random (a subclass may draw differently) goes to rng.shuffle itself."""
-    if _SHUFFLE_AGREES and type(rng) is random.Random:
-        _draw_shuffle(cards, rng.getrandbits)
-    else:
-        rng.shuffle(cards)
-
-
-def _draw_shuffle(cards: list[Card], getrandbits) -> None:
-    """CPython's shuffle written out without a Python call per card: from the end, position i swaps with
-    j = rng._randbelow(i + 1), which draws getrandbits(k), k = (i + 1).bit_length(), until it is below i + 1."""
-    for i, n, k in _STEPS[len(cards)]:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-def _shuffle_agrees() -> bool:
-    """Whether _draw_shuffle does what random.shuffle does on this Python (checked once, at import)."""
-    mine, theirs = list(range(52)), list(range(52))
-    a, b = random.Random(20261123), random.Random(20261123)
-    for _ in range(20):
-        _draw_shuffle(mine, a.getrandbits)
-        b.shuffle(theirs)
-    return mine == theirs and a.random() == b.random()
-
-
-_SHUFFLE_AGREES = _shuffle_agrees()
 
 
 class _Plan(NamedTuple):
@@ -466,7 +432,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     plan = _plan(obs)
     phase, empty = plan.phase, plan.empty
     unseen = plan.unseen[:]
-    _shuffle(unseen, rng)
+    shuffle(unseen, rng)
     size = obs.opponent_hand_size
     if plan.fitting is not None:
         limit, ks, cum_weights = plan.fitting
@@ -475,7 +441,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
         k = rng.choices(ks, cum_weights=cum_weights)[0]
         opp_hand = fit[:k] + rest[:size - k]
         unseen = fit[k:] + rest[size - k:]
-        _shuffle(unseen, rng)
+        shuffle(unseen, rng)
     else:
         opp_hand, unseen = unseen[:size], unseen[size:]
     table = list(obs.table)

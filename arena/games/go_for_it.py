@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.cards import IS_RED, JOKER, NAME, RANK, SUIT, Card, card_names, shuffled_deck
+from arena.cards import IS_RED, JOKER, NAME, RANK, SUIT, Card, card_names, shuffle, shuffled_deck
 from arena.games.base import MoveError, Outcome, option, ranks_from_scores
 
 id = "go_for_it"
@@ -362,40 +362,6 @@ def observe(state: State, seat: int) -> Observation:
 
 
 _CARDS = frozenset(range(52))
-_STEPS = [tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)) for size in range(64)]
-"""Per list size, the steps of a shuffle: position i, the bound i + 1 and its bit length."""
-
-
-def _shuffle(cards: list[Card], rng: random.Random) -> None:
-    """`rng.shuffle(cards)`, drawing exactly the same random numbers (see _draw_shuffle), at half the cost.
-    Anything but a plain random.Random (a subclass may draw differently) goes to rng.shuffle itself."""
-    if _SHUFFLE_AGREES and type(rng) is random.Random:
-        _draw_shuffle(cards, rng.getrandbits)
-    else:
-        rng.shuffle(cards)
-
-
-def _draw_shuffle(cards: list[Card], getrandbits) -> None:
-    """CPython's shuffle written out without a Python call per card: from the end, position i swaps with
-    j = rng._randbelow(i + 1), which draws getrandbits(k), k = (i + 1).bit_length(), until it is below i + 1."""
-    for i, n, k in _STEPS[len(cards)]:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-def _shuffle_agrees() -> bool:
-    """Whether _draw_shuffle does what random.shuffle does on this Python (checked once, at import)."""
-    mine, theirs = list(range(63)), list(range(63))
-    a, b = random.Random(20261123), random.Random(20261123)
-    for _ in range(20):
-        _draw_shuffle(mine, a.getrandbits)
-        b.shuffle(theirs)
-    return mine == theirs and a.random() == b.random()
-
-
-_SHUFFLE_AGREES = _shuffle_agrees()
 
 
 class _Plan(NamedTuple):
@@ -444,7 +410,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     obs = observation
     plan = _plan(obs)
     hidden = plan.hidden[:]
-    _shuffle(hidden, rng)
+    shuffle(hidden, rng)
     piles, at = [], 0
     for top, known in plan.piles:
         pile = hidden[at:at + top]
