@@ -2,17 +2,100 @@
 
 Cowling, Powley and Whitehouse (2012), SO-ISMCTS: every iteration deals the hidden cards at random
 (`sample_world` on the observation), walks one tree of move sequences shared by all those worlds
-(nodes for every seat's decisions), expands one move, plays out at random and backs up one reward
-per seat. A node's statistics are from the point of view of the seat that made the move into it.
-Only moves legal in the current world compete at a node, and UCB counts how often a move was
-*available* rather than how often its parent was visited.
+(nodes for every seat's decisions), expands one move, plays out and backs up one reward per seat.
+A node's statistics are from the point of view of the seat that made the move into it. Only moves
+legal in the current world compete at a node, and UCB counts how often a move was *available*
+rather than how often its parent was visited.
+
+Three things make it stronger than the same search with uniformly random playouts to the end:
+
+- Playout policy. A random playout misjudges a position where the game rewards a few precise plays.
+  In the games of PLAYOUT_POLICIES a playout follows cheap rules of thumb instead, with some
+  randomness left in: in Duke of York each side reaches 31 or 0 when it can and avoids leaving the
+  other a card to do it, reading both hands of the sampled world (as if the hands were open, which
+  measured much stronger than rules that read only the mover's hand); in Go For It a won row is
+  claimed unless it has six cards (a seventh wins it anyway), and the rules read only the row.
+- Horizon. Where a game is a series of rounds scored on their own (ROUND_COUNTERS), a playout stops
+  at the end of the round in which the search started and is judged by the scores then: the later
+  rounds depend little on this round's moves, and playing them out costs time and adds only noise.
+  Go For It is judged after a few moves of playout (its rollout_cap in GAME_DEFAULTS): a longer
+  playout of a four-player game measured no better, and costs more.
+- Prior. The bundled heuristic bot's choice at the root (one call per decision) is expanded first
+  and gets a bonus of `prior / (visits + 1)` in the root's UCB, so the search starts from a good
+  move and leaves it for one that proves better. The weight is per game: in Caterpillar, where the
+  heuristic is much the stronger of the two, the search leaves its move only on strong evidence.
+
+Some defaults depend on the game (GAME_DEFAULTS): the iterations, chosen so that a move takes about
+as long as 200 iterations of the plain search with random playouts did, and the playout cap and
+prior weight that measured best. The budget counts iterations, never time, so that a game replays
+exactly.
 """
 
 from math import log, sqrt
+from pathlib import Path
 from time import perf_counter
 
-from arena.bots import Bot
+from arena.bots import Bot, can_play, load_spec
 from arena.games import get_game
+
+GAME_DEFAULTS = {
+    "caterpillar": {"iterations": 300, "rollout_cap": 400, "prior": 10.0},
+    "give_or_take": {"iterations": 300, "rollout_cap": 400, "prior": 3.0},
+    "go_for_it": {"iterations": 400, "rollout_cap": 8, "prior": 1.0},
+    "duke_of_york": {"iterations": 450, "rollout_cap": 400, "prior": 1.0},
+}
+"""The values of the parameters left at None, by game; OTHER_GAMES in any other game."""
+OTHER_GAMES = {"iterations": 200, "rollout_cap": 400, "prior": 1.0}
+
+ROUND_COUNTERS = {"duke_of_york": "round", "give_or_take": "deal"}
+"""The attribute (of the state and of the observation) that counts the rounds, in the games whose
+rounds (Give or Take's deals) are scored on their own."""
+
+
+def duke_of_york_playout(world, legal, random):
+    """Reach 31 (else 30) going up, 0 (else 1) going down, when a card does it; otherwise a card that
+    leaves the opponent no card to do it, if there is one. The exchange is random."""
+    if legal[0][0] != "play":
+        return legal[int(random() * len(legal))]
+    value, count = world.value, world.count
+    theirs = {value[card] for card in world.hands[1 - world.turn]}
+    if world.down:
+        targets = (0, 1)
+        after = [count - value[card] for _, card in legal]
+        safe = [move for move, new in zip(legal, after, strict=True)
+                if new not in theirs and new - 1 not in theirs]
+    else:
+        targets = (31, 30)
+        after = [count + value[card] for _, card in legal]
+        safe = [move for move, new in zip(legal, after, strict=True)
+                if 31 - new not in theirs and 30 - new not in theirs]
+    for target in targets:
+        best = [move for move, new in zip(legal, after, strict=True) if new == target]
+        if best:
+            return best[int(random() * len(best))]
+    pool = safe or legal
+    return pool[int(random() * len(pool))]
+
+
+def go_for_it_playout(world, legal, random):
+    """Claim a won row, except a row of six: a seventh card wins the row anyway (unless it is a
+    joker), and with one more card. Otherwise play on a row of two or six, and on others more
+    often than not; after a round of passes, play on rather than take up a long row."""
+    n = len(world.row)
+    if legal[1] == "claim":
+        return "play" if n == 6 else "claim"
+    if legal[1] == "pass":
+        return "play" if n <= 2 or n == 6 or random() < 0.6 else "pass"
+    return "play" if n >= 4 or random() < 0.5 else "take"
+
+
+PLAYOUT_POLICIES = {"duke_of_york": duke_of_york_playout, "go_for_it": go_for_it_playout}
+"""Playout policies by game: (world, legal moves, random) -> move. Other games play out at random."""
+
+
+def random_playout(world, legal, random):
+    """Any legal move."""
+    return legal[int(random() * len(legal))]
 
 
 class Node:
@@ -32,25 +115,46 @@ class Node:
 
 
 class IsmctsBot(Bot):
-    """SO-ISMCTS with random rollouts; a reward per seat from the final ranks and scores."""
+    """SO-ISMCTS with rule-of-thumb playouts and a heuristic prior; a reward per seat from the ranks
+    and scores where the playout ends."""
 
     name = "ismcts"
     games = None
     defaults = {
-        "iterations": 200,
+        "iterations": None,
         "time_limit": None,
         "c": 0.7,
-        "rollout_cap": 400,
+        "rollout_cap": None,
         "score_weight": 0.2,
+        "policy": "rules",
+        "horizon": "round",
+        "prior": None,
     }
-    """iterations per move (when time_limit is None); time_limit in seconds per move (not deterministic);
-    c the UCB exploration constant; rollout_cap the most random moves in one playout (then the game is
-    judged as it stands); score_weight the share of the reward that comes from the score margin
-    rather than the rank."""
+    """iterations per move (when time_limit is None); time_limit in seconds per move (not
+    deterministic); c the UCB exploration constant; rollout_cap the most moves in one playout (then
+    the game is judged as it stands); score_weight the share of the reward that comes from the score
+    margin rather than the rank; policy "rules" (PLAYOUT_POLICIES, random in other games) or
+    "random" for the playouts; horizon "round" (a playout ends with the round, in the games of
+    ROUND_COUNTERS) or "game"; prior the weight of the bonus for the heuristic bot's move at the root
+    (0: no prior, and no heuristic call). None: the game's value in GAME_DEFAULTS. With
+    iterations 200, rollout_cap 400, policy "random", horizon "game" and prior 0 this is plain
+    SO-ISMCTS with random playouts."""
 
     def reset(self, game_id, seat, rules, rng):
         super().reset(game_id, seat, rules, rng)
         self.game = get_game(game_id)
+        game_defaults = GAME_DEFAULTS.get(game_id, OTHER_GAMES)
+        params = self.settings = {key: game_defaults[key] if value is None and key in game_defaults else value
+                                  for key, value in self.params.items()}
+        """The parameters with the game's defaults filled in."""
+        self.playout = PLAYOUT_POLICIES.get(game_id, random_playout) if params["policy"] == "rules" else random_playout
+        self.round_counter = ROUND_COUNTERS.get(game_id) if params["horizon"] == "round" else None
+        self.adviser = None
+        if params["prior"]:
+            heuristic = load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot")
+            if can_play(heuristic, game_id):
+                self.adviser = heuristic()
+                self.adviser.reset(game_id, seat, rules, rng)
 
     def act(self, observation):
         moves = observation.legal_moves
@@ -67,13 +171,18 @@ class IsmctsBot(Bot):
 
     def search(self, observation):
         """The root of a search tree grown from `observation` for the configured budget."""
-        params = self.params
+        params = self.settings
         game, rng = self.game, self.rng
         sample_world, legal_moves, apply, to_move = game.sample_world, game.legal_moves, game.apply, game.to_move
         random = rng.random
+        playout = self.playout
         c, cap = params["c"], params["rollout_cap"]
         iterations, time_limit = params["iterations"], params["time_limit"]
         deadline = perf_counter() + time_limit if time_limit is not None else None
+        hint = self.adviser.act(observation) if self.adviser is not None else None
+        prior = params["prior"]
+        counter = self.round_counter
+        start_round = getattr(observation, counter) if counter is not None else None
         root = Node(None)
         done = 0
         while True:
@@ -90,8 +199,11 @@ class IsmctsBot(Bot):
                 legal = legal_moves(world)
                 children = node.children
                 untried = [m for m in legal if m not in children]
-                if untried:  # expansion: one new node, then play out
-                    move = untried[int(random() * len(untried))] if len(untried) > 1 else untried[0]
+                if untried:  # expansion: one new node (the hint first, at the root), then play out
+                    if node is root and hint in untried:
+                        move = hint
+                    else:
+                        move = untried[int(random() * len(untried))] if len(untried) > 1 else untried[0]
                     child = children[move] = Node(seat)
                     child.available = 1
                     for m in legal:
@@ -106,17 +218,21 @@ class IsmctsBot(Bot):
                     child.available += 1
                     n = child.visits
                     value = child.reward / n + c * sqrt(log(child.available) / n)
+                    if m == hint and node is root:
+                        value += prior / (n + 1)
                     if value > best_value:
                         best, best_value = child, value
                         move = m
                 apply(world, move)
                 node = best
                 path.append(node)
-            # Playout: random moves to the end, or until the cap (then the game is judged as it stands).
+            # Playout: to the end (of the round, with that horizon), or until the cap (then the game
+            # is judged as it stands).
             steps = 0
             while steps < cap and to_move(world) is not None:
-                legal = legal_moves(world)
-                apply(world, legal[int(random() * len(legal))])
+                if counter is not None and getattr(world, counter) != start_round:
+                    break
+                apply(world, playout(world, legal_moves(world), random))
                 steps += 1
             rewards = self.rewards(game.scores(world))
             for node in path:

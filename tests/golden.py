@@ -21,7 +21,8 @@ LINEUPS = [("random",), ("greedy",), ("heuristic",), ("ismcts", "random"), ("heu
 """Bots by seat, repeated to fill the table. ismcts draws worlds with sample_world, so its moves pin
 down how the engine deals hidden cards too."""
 SEEDS_PER_LINEUP = 4
-PARAMS = {"ismcts": {"iterations": 30}}
+PARAMS = {"ismcts": {"iterations": 30, "rollout_cap": 400, "policy": "random", "horizon": "game", "prior": 0}}
+"""ismcts as it was when the file was recorded (plain SO-ISMCTS with random playouts to the end)."""
 
 
 def cases():
