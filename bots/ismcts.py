@@ -13,13 +13,20 @@ Three things make it stronger than the same search with uniformly random playout
   In the games of PLAYOUT_POLICIES a playout follows cheap rules of thumb instead, with some
   randomness left in: in Duke of York each side reaches 31 or 0 when it can and avoids leaving the
   other a card to do it, reading both hands of the sampled world (as if the hands were open, which
-  measured much stronger than rules that read only the mover's hand); in Go For It a won row is
-  claimed unless it has six cards (a seventh wins it anyway), and the rules read only the row.
+  measured much stronger than rules that read only the mover's hand); in Caterpillar each side
+  plays the card that scores most less the most the other's reply can score, keeps its face
+  cards, and makes the other court short only when that gains face cards, also reading both hands;
+  in Give or Take the moves are random until the last three plays of the deal, which are searched
+  exactly with both hands open (they score the deal's big points, for the last cards); in Go For It
+  a won row is claimed unless it has six cards (a seventh wins it anyway), and the rules read only
+  the row.
 - Horizon. Where a game is a series of rounds scored on their own (ROUND_COUNTERS), a playout stops
   at the end of the round in which the search started and is judged by the scores then: the later
   rounds depend little on this round's moves, and playing them out costs time and adds only noise.
-  Go For It is judged after a few moves of playout (its rollout_cap in GAME_DEFAULTS): a longer
-  playout of a four-player game measured no better, and costs more.
+  Go For It and Caterpillar are judged after a few moves of playout (their rollout_cap in
+  GAME_DEFAULTS): a longer playout measured no better for the time it costs. A playout stopped by
+  the cap is judged by the scores as they stand (EVALUATIONS: in Caterpillar, with 100 for each face
+  card still in hand, as at a normal end).
 - Prior. The bundled heuristic bot's choice at the root (one call per decision) is expanded first
   and gets a bonus of `prior / (visits + 1)` in the root's UCB, so the search starts from a good
   move and leaves it for one that proves better. The weight is per game: in Caterpillar, where the
@@ -36,10 +43,11 @@ from pathlib import Path
 from time import perf_counter
 
 from arena.bots import Bot, can_play, load_spec
+from arena.cards import DECK, IS_FACE, RANK, SUIT
 from arena.games import get_game
 
 GAME_DEFAULTS = {
-    "caterpillar": {"iterations": 300, "rollout_cap": 400, "prior": 10.0},
+    "caterpillar": {"iterations": 200, "rollout_cap": 8, "prior": 10.0},
     "give_or_take": {"iterations": 300, "rollout_cap": 400, "prior": 3.0},
     "go_for_it": {"iterations": 400, "rollout_cap": 8, "prior": 1.0},
     "duke_of_york": {"iterations": 450, "rollout_cap": 400, "prior": 1.0},
@@ -77,6 +85,95 @@ def duke_of_york_playout(world, legal, random):
     return pool[int(random() * len(pool))]
 
 
+PIP = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in DECK)
+"""Caterpillar's pip value of each card (a face card adds nothing)."""
+
+
+def caterpillar_playout(world, legal, random):
+    """Each card is valued by the points it scores, less the most the opponent's reply can score
+    (reading the other hand of the sampled world), less 60 for spending a face card; a card that
+    leaves the opponent no legal card ends the game, and is valued by the face cards that changes
+    hands. The best card is played, one time in ten a random one."""
+    if len(legal) == 1 or random() < 0.1:
+        return legal[int(random() * len(legal))]
+    seat = world.turn
+    hands = world.hands
+    pips = [[], [], [], []]  # the opponent's numerals by suit
+    face_suits = []  # the suit of each of its face cards
+    for c in hands[1 - seat]:
+        if IS_FACE[c]:
+            face_suits.append(SUIT[c])
+        else:
+            pips[SUIT[c]].append(PIP[c])
+    faces = len(face_suits) - sum(1 for c in hands[seat] if IS_FACE[c])
+    total = world.total
+    last = world.caterpillar[-1] if world.caterpillar else None
+    best, best_value = None, None
+    for card in legal:
+        pip, suit = PIP[card], SUIT[card]
+        if pip:
+            new = total + pip
+            value = new if new % 5 == 0 else 0
+        else:
+            new = total
+            value = total if last is not None and suit == SUIT[last] and total % 5 == 0 else -60
+        follow = pips[suit]
+        if face_suits or follow:
+            reply = new if new % 5 == 0 and suit in face_suits else 0
+            for p in follow:
+                if (new + p) % 5 == 0 and new + p > reply:
+                    reply = new + p
+            value -= reply
+        else:  # court short: they score my face cards, and theirs never count
+            value += 100 * (faces + (not pip))
+        if best_value is None or value > best_value:
+            best, best_value = card, value
+    return best
+
+
+def caterpillar_scores(world):
+    """The scores, and while the game goes on 100 for each face card in a hand (as at a normal end)."""
+    scores = list(world.scores)
+    if world.mover is not None:
+        for seat, hand in enumerate(world.hands):
+            scores[seat] += 100 * sum(1 for c in hand if IS_FACE[c])
+    return scores
+
+
+GIVE_OR_TAKE = get_game("give_or_take")
+ENDGAME_PLAYS = 3
+"""In Give or Take, the plays left in a deal from which a playout plays the rest of it exactly."""
+
+
+def give_or_take_playout(world, legal, random):
+    """A random move, until the last ENDGAME_PLAYS plays of the deal: those are played exactly, with
+    both hands of the sampled world open (they score the deal's big points, for the last cards)."""
+    hands = world.hands
+    if len(legal) == 1 or len(hands[0]) + len(hands[1]) > ENDGAME_PLAYS:
+        return legal[int(random() * len(legal))]
+    return _deal_end(world, world.deal)[1]
+
+
+def _deal_end(world, deal):
+    """(the margin of the seat to move at the end of this deal with best play, its best move)."""
+    seat = world.mover
+    clone, apply = GIVE_OR_TAKE.clone, GIVE_OR_TAKE.apply
+    best, best_value = None, None
+    for move in world.legal:
+        after = clone(world)
+        apply(after, move)
+        if after.mover is None or after.deal != deal:
+            scores = after.scores
+            value = scores[seat] - scores[1 - seat]
+        else:
+            value = _deal_end(after, deal)[0]
+            if after.mover != seat:
+                value = -value
+        if best_value is None or value > best_value:
+            best, best_value = move, value
+    return best_value, best
+
+
 def go_for_it_playout(world, legal, random):
     """Claim a won row, except a row of six: a seventh card wins the row anyway (unless it is a
     joker), and with one more card. Otherwise play on a row of two or six, and on others more
@@ -89,8 +186,12 @@ def go_for_it_playout(world, legal, random):
     return "play" if n >= 4 or random() < 0.5 else "take"
 
 
-PLAYOUT_POLICIES = {"duke_of_york": duke_of_york_playout, "go_for_it": go_for_it_playout}
+PLAYOUT_POLICIES = {"caterpillar": caterpillar_playout, "duke_of_york": duke_of_york_playout,
+                    "give_or_take": give_or_take_playout, "go_for_it": go_for_it_playout}
 """Playout policies by game: (world, legal moves, random) -> move. Other games play out at random."""
+
+EVALUATIONS = {"caterpillar": caterpillar_scores}
+"""How a playout stopped by its cap is judged, by game: (world) -> scores. Other games: the scores."""
 
 
 def random_playout(world, legal, random):
@@ -132,7 +233,7 @@ class IsmctsBot(Bot):
     }
     """iterations per move (when time_limit is None); time_limit in seconds per move (not
     deterministic); c the UCB exploration constant; rollout_cap the most moves in one playout (then
-    the game is judged as it stands); score_weight the share of the reward that comes from the score
+    the game is judged as it stands, by EVALUATIONS); score_weight the share of the reward that comes from the score
     margin rather than the rank; policy "rules" (PLAYOUT_POLICIES, random in other games) or
     "random" for the playouts; horizon "round" (a playout ends with the round, in the games of
     ROUND_COUNTERS) or "game"; prior the weight of the bonus for the heuristic bot's move at the root
@@ -176,6 +277,7 @@ class IsmctsBot(Bot):
         sample_world, legal_moves, apply, to_move = game.sample_world, game.legal_moves, game.apply, game.to_move
         random = rng.random
         playout = self.playout
+        evaluate = EVALUATIONS.get(self.game_id, game.scores)
         c, cap = params["c"], params["rollout_cap"]
         iterations, time_limit = params["iterations"], params["time_limit"]
         deadline = perf_counter() + time_limit if time_limit is not None else None
@@ -234,7 +336,7 @@ class IsmctsBot(Bot):
                     break
                 apply(world, playout(world, legal_moves(world), random))
                 steps += 1
-            rewards = self.rewards(game.scores(world))
+            rewards = self.rewards(evaluate(world))
             for node in path:
                 node.visits += 1
                 if node.seat is not None:
