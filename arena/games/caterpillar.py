@@ -1,22 +1,39 @@
 """Caterpillar (RULES.md, Caterpillar): two players build a row of cards, scoring totals that
 are multiples of five; face cards left in hand score 100 at the end, or go to the other player
-when someone is court short."""
+when someone is court short.
+
+Search bots play thousands of random games per move through this module, so a play is kept to a
+few operations done in C: a hand is a bytearray of card ints, so finding the card played is a
+byte scan rather than a Python comparison per card, and the legal moves are the hand with the
+cards that may not follow deleted by one `bytearray.translate`.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
-from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card, shuffled_deck
-from arena.games.base import MoveError, Outcome, ranks_from_scores
+from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card
+from arena.games.base import MoveError, Outcome
 
 id = "caterpillar"
 min_players = max_players = 2
 
 PIP: tuple[int, ...] = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in DECK)
-"""Pip value of each card: A = 1, 2-10 face value, J Q K nothing."""
+"""Pip value of each card: A = 1, 2-10 face value, J Q K nothing (so a card is a face card iff
+its pip is 0)."""
 FACE_BONUS = 100
+PLAYS = 26
+"""The game ends after the 26th play."""
+_FACES = frozenset(c for c in DECK if IS_FACE[c])
+_PACK = bytes(DECK)
+"""The pack in order, as bytes: what is left when the cards seen are deleted are the cards unseen."""
+_CANNOT_FOLLOW: tuple[bytes, ...] = tuple(bytes(c for c in DECK if PIP[c] and SUIT[c] != SUIT[last]) for last in DECK)
+"""For each card, the cards that may not be played after it (the numerals of the other suits), as
+bytes to delete from a hand."""
 
 
 @dataclass(frozen=True)
@@ -40,10 +57,37 @@ class Observation(NamedTuple):
 
 
 class State:
-    """A Caterpillar game in progress (mutable; only the referee holds it)."""
+    """A Caterpillar game in progress (mutable; only the referee holds it).
 
-    __slots__ = ("rules", "hands", "stock", "caterpillar", "total", "scores", "turn", "legal",
-                 "termination", "layout", "moves")
+    `held[seat]` is a hand (a bytearray of cards) in the order its cards arrived (the deal, then
+    the draws): legal moves are offered in that order. `pile` is the stock bottom first, so that a
+    draw pops its end. `start` is how many cards the caterpillar held when this state was set up:
+    the moves are the cards after those (card i was played by seat i % 2). `mover` is the seat to
+    move, None once the game is over; `stopped` is then the seat that was to move when it ended.
+    """
+
+    __slots__ = ("rules", "held", "pile", "caterpillar", "start", "total", "scores", "mover", "stopped", "legal",
+                 "termination", "layout")
+
+    @property
+    def turn(self) -> int:
+        """The seat to move (at the end: the seat that played last, or the one that was court short)."""
+        return self.stopped if self.mover is None else self.mover
+
+    @property
+    def hands(self) -> list[list[Card]]:
+        """Each seat's hand as a list."""
+        return [list(hand) for hand in self.held]
+
+    @property
+    def stock(self) -> list[Card]:
+        """The cards still in the stock, top first."""
+        return self.pile[::-1]
+
+    @property
+    def moves(self) -> list[tuple[int, Card]]:
+        """(seat, card) of every play since the layout."""
+        return [(i % 2, c) for i, c in enumerate(self.caterpillar) if i >= self.start]
 
     def __repr__(self) -> str:
         return f"<caterpillar total={self.total} scores={self.scores} turn={self.turn}>"
@@ -54,118 +98,156 @@ def players(rules: Rules) -> int:
     return 2
 
 
-def _start(rules: Rules, hands: list[list[Card]], stock: list[Card], caterpillar: list[Card],
-           scores: list[int]) -> State:
+def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], caterpillar: list[Card],
+           scores: Sequence[int], total: int | None = None) -> State:
+    """A state with `hands` and `stock` (top first) as they are now, after `caterpillar` was played."""
+    if len(stock) > PLAYS - len(caterpillar):  # apply relies on it: the 26th play's draw takes the last card
+        raise ValueError(f"a stock of {len(stock)} cards after {len(caterpillar)} plays")
     state = State()
-    state.rules, state.hands, state.stock, state.caterpillar = rules, hands, stock, caterpillar
-    state.total = sum(PIP[c] for c in caterpillar)
-    state.scores = scores
-    state.turn = len(caterpillar) % 2
-    state.termination = None
+    state.rules, state.caterpillar, state.scores = rules, caterpillar, tuple(scores)
+    state.held = held = [bytearray(hands[0]), bytearray(hands[1])]
     state.layout = ((tuple(hands[0]), tuple(hands[1])), tuple(stock))
-    state.moves = []
-    state.legal = _legal(hands[state.turn], caterpillar[-1] if caterpillar else None)
+    state.pile = pile = list(stock)
+    pile.reverse()
+    state.start = len(caterpillar)
+    state.total = sum([PIP[c] for c in caterpillar]) if total is None else total
+    state.mover = seat = len(caterpillar) % 2
+    state.stopped = state.termination = None
+    hand = held[seat]
+    state.legal = tuple(hand.translate(None, _CANNOT_FOLLOW[caterpillar[-1]]) if caterpillar else hand)
     if not state.legal:
-        _court_short(state)
+        _court_short(state, seat)
     return state
+
+
+_DRAWS = tuple((i, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1))
+"""The steps of a shuffle of a pack: (position, bits drawn to choose the card swapped into it)."""
+
+
+def _shuffle(cards: list, rng: random.Random) -> None:
+    """Exactly `rng.shuffle(cards)` (of at most a pack): the same swaps from the same draws of
+    `rng`, with random.py's method call per draw (_randbelow) folded into this loop. An rng of
+    another type shuffles with its own method."""
+    if type(rng) is not random.Random or len(cards) > len(DECK):
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    for i, bits in _DRAWS[len(_DRAWS) + 1 - len(cards):]:
+        j = getrandbits(bits)  # _randbelow(i + 1): draws of `bits` bits until one is at most i
+        while j > i:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def new_state(rules: Rules, seed: int) -> State:
     """Deals 13 cards to each seat from a pack shuffled by `seed`; the other 26 are the stock."""
-    deck = shuffled_deck(seed)
-    return _start(rules, [deck[:13], deck[13:26]], deck[26:], [], [0, 0])
+    deck = list(DECK)  # = arena.cards.shuffled_deck(seed)
+    _shuffle(deck, random.Random(seed))
+    return _start(rules, [deck[:13], deck[13:26]], deck[26:], [], (0, 0), 0)
 
 
 def clone(state: State) -> State:
-    """An independent copy."""
-    copy = State()
-    copy.rules, copy.total, copy.turn, copy.legal = state.rules, state.total, state.turn, state.legal
-    copy.hands = [state.hands[0][:], state.hands[1][:]]
-    copy.stock, copy.caterpillar = state.stock[:], state.caterpillar[:]
-    copy.scores, copy.termination = state.scores[:], state.termination
-    copy.layout, copy.moves = state.layout, state.moves[:]
+    """An independent copy (the layout, the legal moves and the scores are immutable, so shared)."""
+    copy = State()  # one attribute at a time: a tuple assignment would build and unpack a tuple
+    copy.rules = state.rules
+    copy.start = state.start
+    copy.total = state.total
+    copy.layout = state.layout
+    copy.mover = state.mover
+    copy.stopped = state.stopped
+    copy.legal = state.legal
+    copy.termination = state.termination
+    copy.scores = state.scores
+    held = state.held
+    copy.held = [held[0].copy(), held[1].copy()]
+    copy.pile = state.pile.copy()
+    copy.caterpillar = state.caterpillar.copy()
     return copy
 
 
-def _legal(hand: list[Card], last: Card | None) -> tuple[Card, ...]:
-    if last is None:
-        return tuple(hand)
-    suit = SUIT[last]
-    return tuple(c for c in hand if IS_FACE[c] or SUIT[c] == suit)
-
-
-def to_move(state: State) -> int | None:
-    """The seat to play, or None when the game is over."""
-    return None if state.termination else state.turn
-
-
-def legal_moves(state: State) -> tuple[Card, ...]:
-    """The cards the seat to move may play: any face card, or a numeral of the suit just played."""
-    return state.legal
+# to_move and legal_moves run before every move of every search playout: C-level attribute reads
+# cost less than Python functions that do the same.
+to_move = attrgetter("mover")
+"""to_move(state): the seat to play, or None when the game is over."""
+legal_moves = attrgetter("legal")
+"""legal_moves(state): the cards the seat to move may play: any face card, or a numeral of the suit
+just played (in hand order)."""
 
 
 def apply(state: State, card: Card) -> None:
     """Plays `card` for the seat to move, scores it, draws, and ends the game when due."""
-    seat = state.turn
-    hand = state.hands[seat]
+    seat = state.mover
+    held = state.held
+    hand = held[seat]
     hand.remove(card)
     caterpillar = state.caterpillar
     pip = PIP[card]
     if pip:
-        state.total += pip
-        if state.total % 5 == 0:
-            state.scores[seat] += state.total
+        state.total = total = state.total + pip
+        if total % 5 == 0:
+            a, b = state.scores
+            state.scores = (a, b + total) if seat else (a + total, b)
     elif caterpillar and SUIT[card] == SUIT[caterpillar[-1]] and state.total % 5 == 0:
-        state.scores[seat] += state.total
+        state.scores = _scored(state.scores, seat, state.total)
     caterpillar.append(card)
-    state.moves.append((seat, card))
-    if state.stock:
-        hand.append(state.stock.pop(0))
-    if len(caterpillar) == 26:
-        for s in (0, 1):
-            state.scores[s] += FACE_BONUS * sum(IS_FACE[c] for c in state.hands[s])
-        state.termination, state.legal = "normal", ()
+    pile = state.pile
+    if pile:
+        hand.append(pile.pop())
+    if not pile and len(caterpillar) == PLAYS:  # the stock lasts until the 26th play at most
+        (a, b) = state.scores
+        state.scores = (a + FACE_BONUS * len(_FACES.intersection(held[0])),
+                        b + FACE_BONUS * len(_FACES.intersection(held[1])))
+        state.termination, state.legal, state.mover, state.stopped = "normal", (), None, seat
         return
-    state.turn = seat = 1 - seat
-    state.legal = _legal(state.hands[seat], card)
-    if not state.legal:
-        _court_short(state)
+    state.mover = seat = 1 - seat
+    state.legal = legal = tuple(held[seat].translate(None, _CANNOT_FOLLOW[card]))
+    if not legal:
+        _court_short(state, seat)
 
 
-def _court_short(state: State) -> None:
-    """The seat to move holds no legal card: it scores 100 per face card in the other hand."""
-    other = state.hands[1 - state.turn]
-    state.scores[state.turn] += FACE_BONUS * sum(IS_FACE[c] for c in other)
-    state.termination = "court_short"
+def _scored(scores: tuple[int, int], seat: int, points: int) -> tuple[int, int]:
+    """The scores with `points` added to `seat`'s."""
+    a, b = scores
+    return (a, b + points) if seat else (a + points, b)
+
+
+def _court_short(state: State, seat: int) -> None:
+    """`seat` is to move and holds no legal card: it scores 100 per face card in the other hand."""
+    other = state.held[1 - seat]
+    state.scores = _scored(state.scores, seat, FACE_BONUS * len(_FACES.intersection(other)))
+    state.termination, state.mover, state.stopped = "court_short", None, seat
 
 
 def scores(state: State) -> list[int]:
     """The scores as they stand."""
-    return state.scores[:]
+    return list(state.scores)
 
 
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game."""
-    return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)
+    a, b = state.scores
+    return Outcome((a, b), (int(b > a), int(a > b)), state.termination)  # ranks_from_scores, for two seats
 
 
 def observe(state: State, seat: int) -> Observation:
     """What `seat` may know."""
-    return Observation(seat, state.rules, tuple(state.hands[seat]), tuple(state.caterpillar), state.total,
-                       tuple(state.scores), len(state.stock), len(state.hands[1 - seat]),
-                       state.legal if seat == state.turn else ())
+    # tuple.__new__ fills the fields directly, without the Python-level __new__ of a NamedTuple
+    return tuple.__new__(Observation, (seat, state.rules, tuple(state.held[seat]), tuple(state.caterpillar),
+                                       state.total, state.scores, len(state.pile), len(state.held[1 - seat]),
+                                       state.legal if seat == state.mover else ()))
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
     """A state in which the other hand and the stock are dealt at random from the unseen cards."""
-    seen = set(observation.hand) | set(observation.caterpillar)
-    unseen = [c for c in DECK if c not in seen]
-    rng.shuffle(unseen)
+    hand, caterpillar = observation.hand, observation.caterpillar
+    unseen = list(_PACK.translate(None, bytes(hand) + bytes(caterpillar)))  # in pack order, as the shuffle expects
+    _shuffle(unseen, rng)
     size = observation.opponent_hand_size
-    hands = [list(observation.hand), unseen[:size]]
+    hands = [hand, unseen[:size]]
     if observation.seat == 1:
         hands.reverse()
-    return _start(observation.rules, hands, unseen[size:], list(observation.caterpillar), list(observation.scores))
+    return _start(observation.rules, hands, unseen[size:], list(caterpillar), observation.scores,
+                  observation.total)
 
 
 def move_to_str(card: Card) -> str:

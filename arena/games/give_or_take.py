@@ -1,16 +1,24 @@
 """Give or Take (RULES.md, Give or Take): two players play six cards each onto a running count,
 adding, subtracting, dividing (or multiplying) by each card's value; the opponent scores the square
 of how far your last card's value is from the count it made. Deals repeat until someone reaches
-the target."""
+the target.
+
+Search bots play thousands of random games per move through this module, so the hot paths avoid
+work Python does slowly: the moves open to each card are looked up in tables (one row per count
+and value of the card before) that hold the same move tuples every time; each deal's cards
+are dealt once per sampled world and shared by its clones; observations are filled in directly.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
-from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card, shuffled_deck
-from arena.games.base import MoveError, Outcome, option, ranks_from_scores
+from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card
+from arena.games.base import MoveError, Outcome, option
 
 id = "give_or_take"
 min_players = max_players = 2
@@ -61,10 +69,30 @@ class Observation(NamedTuple):
 
 
 class State:
-    """A Give or Take game in progress (mutable; only the referee holds it)."""
+    """A Give or Take game in progress (mutable; only the referee holds it).
 
-    __slots__ = ("rules", "seed", "deal", "dealer", "hands", "turn_up", "count", "prev", "prev_card", "played",
-                 "final", "scores", "turn", "legal", "termination", "history", "moves")
+    `prev` is the effective value of the card played last (the turn-up's before the first play),
+    `prev_card` that card; `final[seat]` is (value, count made) of the seat's last card this deal,
+    once played. `history` holds ((dealer, hands as dealt, turn-up), moves) per deal, the last
+    entry's moves being `moves`, this deal's (seat, (card, op)) plays; `triples` holds the first of
+    them as (seat, card, op), as far as an observation has needed them. `mover` is the seat to
+    move, None once the game is over (`stopped` is then the seat that played last). `rows` is the
+    table of moves for these rules (_ROWS), and `dealt` the deals dealt from `seed` so far, shared
+    by clones (a deal depends on nothing else).
+    """
+
+    __slots__ = ("rules", "seed", "deal", "dealer", "hands", "turn_up", "count", "prev", "prev_card", "triples",
+                 "final", "scores", "mover", "stopped", "legal", "termination", "history", "moves", "rows", "dealt")
+
+    @property
+    def played(self) -> list[tuple[int, Card, str]]:
+        """This deal's plays in order: (seat, card, op)."""
+        return [(seat, card, op) for seat, (card, op) in self.moves]
+
+    @property
+    def turn(self) -> int:
+        """The seat to move (at the end: the seat that played last)."""
+        return self.stopped if self.mover is None else self.mover
 
     def __repr__(self) -> str:
         return f"<give_or_take deal={self.deal} count={self.count} scores={self.scores} turn={self.turn}>"
@@ -98,130 +126,254 @@ def effective_value(card: Card, prev: int) -> int:
     return BASE[card]
 
 
-def _legal(hand: list[Card], count: int, prev: int, multiply: bool) -> tuple[Move, ...]:
+def _ops(value: int, count: int, multiply: bool) -> str:
+    """The operations open to a card of effective `value` on `count`, in OPS order (RULES.md, A play)."""
+    if value < 0:
+        return "k"
+    if value > count:
+        ops = "+"
+    elif value < count:
+        ops = "/" if value and count % value == 0 else "-"
+    else:
+        ops = "+-/" if value else "+-"
+    return ops + "*" if multiply and count * value <= 20 else ops
+
+
+# Lists indexed by an effective value run over the values 0..10 and then the King action (-1), so
+# that the value itself is the index: Python reads index -1 as the last entry.
+VALUES = (*range(11), KING_ACT)
+
+_VALUE_AFTER: tuple[tuple[int, ...], ...] = tuple(tuple(effective_value(c, prev) for c in DECK) for prev in VALUES)
+"""_VALUE_AFTER[prev][card]: the effective value of `card` played after a card of effective value `prev`."""
+
+_MOVES: tuple[dict[str, Move], ...] = tuple({op: (card, op) for op in OPS} for card in DECK)
+"""_MOVES[card][op]: the one tuple that stands for each move, so legal moves are never built anew."""
+
+_ROWS: tuple[tuple[dict[int, tuple], ...], ...] = tuple(tuple({} for _ in VALUES) for _ in (False, True))
+"""_ROWS[multiply][prev][count][card]: the moves open to `card` after a card of effective value `prev`,
+on `count`. Each row (a tuple over the pack) is made the first time it is needed."""
+_CARD_MOVES: dict[tuple[Card, str], tuple[Move, ...]] = {}
+"""The moves of a card for each string of operations, so that rows share them."""
+
+
+def _row(rows: tuple[dict[int, tuple], ...], prev: int, count: int) -> tuple[tuple[Move, ...], ...]:
+    """Row `count` of rows[prev], made now."""
+    multiply = rows is _ROWS[True]
+    row = []
+    for card, value in zip(DECK, _VALUE_AFTER[prev], strict=True):
+        ops = _ops(value, count, multiply)
+        moves = _CARD_MOVES.get((card, ops))
+        if moves is None:
+            moves = _CARD_MOVES[card, ops] = tuple(_MOVES[card][op] for op in ops)
+        row.append(moves)
+    rows[prev][count] = row = tuple(row)
+    return row
+
+
+def _legal(hand: list[Card], count: int, prev: int, rows: tuple[dict[int, tuple], ...]) -> tuple[Move, ...]:
     """Every (card, op) open to a hand, in hand order then OPS order (RULES.md, A play)."""
-    out = []
-    for card in hand:
-        rank = RANK[card]
-        v = KING_ACT if rank == KING else prev if rank == JACK else BASE[card]
-        if v < 0:
-            out.append((card, "k"))
-            continue
-        if v > count:
-            out.append((card, "+"))
-        elif v < count:
-            out.append((card, "/" if v and count % v == 0 else "-"))
-        else:
-            out.append((card, "+"))
-            out.append((card, "-"))
-            if v:
-                out.append((card, "/"))
-        if multiply and count * v <= 20:
-            out.append((card, "*"))
-    return tuple(out)
+    row = rows[prev].get(count) or _row(rows, prev, count)
+    legal: tuple[Move, ...] = ()
+    for card in hand:  # at most six cards: adding tuples is quicker here than any comprehension
+        legal += row[card]
+    return legal
+
+
+_BONUS_TO: tuple[tuple[int | None, ...], ...] = tuple(
+    tuple(0 if RANK[card] == RANK[before] else 1 if SUIT[card] == SUIT[before] else None for card in DECK)
+    for before in DECK)
+"""_BONUS_TO[card before][card]: who scores the 10 bonus of a play (RULES.md, Bonuses): 0 the player
+(same rank), 1 the opponent (same suit), None nobody."""
+
+_PACK = bytes(DECK)
+"""The pack in order, as bytes: what is left when the cards seen are deleted are the cards unseen."""
 
 
 def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
-              played: list[tuple[int, Card, str]], layout_hands: tuple | None = None) -> None:
+              played: Sequence[tuple[int, Card, str]], layout_hands: tuple | None = None) -> None:
     """Puts deal `deal` on the table: `hands` as they are now, after `played` (no scoring for those)."""
     state.deal = deal
     state.dealer = dealer = (deal + 1) % 2
     state.hands, state.turn_up = hands, turn_up
-    if layout_hands is None:  # what each seat held at the deal: its plays, then the cards it holds now
-        layout_hands = tuple(tuple([c for s, c, _ in played if s == seat] + hands[seat]) for seat in (0, 1))
-    state.moves = [(s, (c, op)) for s, c, op in played]
-    state.history.append(((dealer, layout_hands, turn_up), state.moves))
     count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
-    prev = KING_ACT if RANK[turn_up] == KING else BASE[turn_up]  # a Jack after a turned-up K acts as a King
+    prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
     final: list[tuple[int, int] | None] = [None, None]
-    for seat, card, op in played:
-        prev = effective_value(card, prev)
+    moves, mine = [], ([], [])
+    for seat, card, op in played:  # the count as apply makes it
+        prev = _VALUE_AFTER[prev][card]
         count = step(count, prev, op)
         final[seat] = (BASE[card], count)
-    state.count, state.prev, state.final = count, prev, final
+        moves.append((seat, _MOVES[card][op]))
+        mine[seat].append(card)
+    if layout_hands is None:  # what each seat held at the deal: its plays, then the cards it holds now
+        layout_hands = (tuple(mine[0] + hands[0]), tuple(mine[1] + hands[1]))
+    state.moves, state.triples = moves, tuple(played)
+    state.history.append(((dealer, layout_hands, turn_up), moves))
+    state.count, state.prev, state.final = count, prev, tuple(final)
     state.prev_card = played[-1][1] if played else turn_up
-    state.played = list(played)
-    state.turn = (1 - dealer) if len(played) % 2 == 0 else dealer
-    state.legal = _legal(hands[state.turn], count, prev, state.rules.multiply)
+    state.mover = seat = (1 - dealer) if len(played) % 2 == 0 else dealer
+    state.legal = _legal(hands[seat], count, prev, state.rows)
 
 
-def _start(rules: Rules, hands: list[list[Card]], turn_up: Card, played=(), scores=(0, 0), *,
+def _start(rules: Rules, hands: list[list[Card]], turn_up: Card, played: Sequence = (), scores: Sequence = (0, 0), *,
            deal: int = 0, seed: int | str = 0, layout_hands: tuple | None = None) -> State:
     """A state in deal `deal` with `hands` as they are now after `played` ((seat, card, op) triples)."""
     state = State()
     state.rules, state.seed, state.scores = rules, seed, list(scores)
-    state.termination, state.history = None, []
-    _set_deal(state, deal, hands, turn_up, list(played), layout_hands)
+    state.termination, state.stopped, state.history = None, None, []
+    state.rows, state.dealt = _ROWS[rules.multiply], {}
+    _set_deal(state, deal, hands, turn_up, played, layout_hands)
     if not hands[0] and not hands[1]:  # a finished game (sample_world at the very end)
-        state.legal = ()
+        state.legal, state.mover, state.stopped = (), None, played[-1][0] if played else None
         state.termination = "normal" if _settled(state) else "deal_limit"
     return state
 
 
-def _dealt(seed: int | str, deal: int) -> tuple[list[list[Card]], Card]:
-    """Deal `deal` shuffles a full pack afresh: 6 cards to seat 0, 6 to seat 1, the 13th turned up."""
-    deck = shuffled_deck(f"{seed}:{deal}")
-    return [deck[:HAND_SIZE], deck[HAND_SIZE:2 * HAND_SIZE]], deck[2 * HAND_SIZE]
+_DRAWS = tuple((i, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1))
+"""The steps of a shuffle of a pack: (position, bits drawn to choose the card swapped into it)."""
+
+
+def _shuffled_top(cards: list, rng: random.Random, keep: int) -> list:
+    """The first `keep` of `cards` as `rng.shuffle(cards)` leaves them, drawing from `rng` exactly as
+    it does (the rest of `cards` is left in no particular order).
+
+    The same swaps from the same draws, with random.py's method call per draw (_randbelow) folded
+    into this loop; and a swap that puts a card at a position >= keep does only its other half,
+    since the shuffle never reads that position again. An rng of another type shuffles with its
+    own method."""
+    if type(rng) is not random.Random or len(cards) > len(DECK):
+        rng.shuffle(cards)
+        return cards[:keep]
+    getrandbits = rng.getrandbits
+    draws = _DRAWS[len(_DRAWS) + 1 - len(cards):]
+    later = max(len(cards) - keep, 0)
+    for i, bits in draws[:later]:
+        j = getrandbits(bits)  # _randbelow(i + 1): draws of `bits` bits until one is at most i
+        while j > i:
+            j = getrandbits(bits)
+        cards[j] = cards[i]
+    for i, bits in draws[later:]:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards[:keep]
+
+
+def _dealt(state: State, deal: int) -> tuple[tuple[Card, ...], tuple[Card, ...], Card]:
+    """Deal `deal` shuffles a full pack afresh: 6 cards to seat 0, 6 to seat 1, the 13th turned up.
+    (`arena.cards.shuffled_deck(f"{seed}:{deal}")`, once per seed and deal.)"""
+    key = (state.seed, deal)
+    dealt = state.dealt.get(key)
+    if dealt is None:
+        top = _shuffled_top(list(DECK), random.Random(f"{state.seed}:{deal}"), 2 * HAND_SIZE + 1)
+        dealt = state.dealt[key] = (tuple(top[:HAND_SIZE]), tuple(top[HAND_SIZE:2 * HAND_SIZE]), top[2 * HAND_SIZE])
+    return dealt
+
+
+def _deal(state: State, deal: int) -> None:
+    """Deals deal `deal` (from the seed) and puts it on the table."""
+    hand0, hand1, turn_up = _dealt(state, deal)
+    state.deal = deal
+    state.dealer = dealer = (deal + 1) % 2
+    state.hands, state.turn_up, state.prev_card = [list(hand0), list(hand1)], turn_up, turn_up
+    state.moves, state.triples, state.final = [], (), (None, None)
+    state.history.append(((dealer, (hand0, hand1), turn_up), state.moves))
+    state.count = count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
+    state.prev = prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
+    state.mover = leader = 1 - dealer
+    state.legal = _legal(state.hands[leader], count, prev, state.rows)
 
 
 def new_state(rules: Rules, seed: int) -> State:
     """Deal 0 from `seed`: seat 1 deals, seat 0 leads."""
-    hands, turn_up = _dealt(seed, 0)
-    return _start(rules, hands, turn_up, seed=seed)
+    state = State()
+    state.rules, state.seed, state.scores = rules, seed, [0, 0]
+    state.termination, state.stopped, state.history = None, None, []
+    state.rows, state.dealt = _ROWS[rules.multiply], {}
+    _deal(state, 0)
+    return state
 
 
 def clone(state: State) -> State:
-    """An independent copy."""
-    copy = State()
-    copy.rules, copy.seed, copy.deal, copy.dealer = state.rules, state.seed, state.deal, state.dealer
-    copy.hands = [state.hands[0][:], state.hands[1][:]]
-    copy.turn_up, copy.count, copy.prev, copy.prev_card = state.turn_up, state.count, state.prev, state.prev_card
-    copy.played, copy.final, copy.scores = state.played[:], state.final[:], state.scores[:]
-    copy.turn, copy.legal, copy.termination = state.turn, state.legal, state.termination
-    copy.moves = state.moves[:]
-    # earlier deals are finished and never change again, so their entries can be shared
-    copy.history = state.history[:-1] + [(state.history[-1][0], copy.moves)]
+    """An independent copy (what never changes is shared: rules, tables, the dealt cache, finished deals)."""
+    copy = State()  # one attribute at a time: a tuple assignment would build and unpack a tuple
+    copy.rules = state.rules
+    copy.seed = state.seed
+    copy.deal = state.deal
+    copy.dealer = state.dealer
+    copy.turn_up = state.turn_up
+    copy.count = state.count
+    copy.prev = state.prev
+    copy.prev_card = state.prev_card
+    copy.mover = state.mover
+    copy.stopped = state.stopped
+    copy.legal = state.legal
+    copy.termination = state.termination
+    copy.rows = state.rows
+    copy.dealt = state.dealt
+    copy.triples = state.triples
+    copy.final = state.final
+    copy.scores = state.scores.copy()
+    hands = state.hands
+    copy.hands = [hands[0].copy(), hands[1].copy()]
+    copy.moves = moves = state.moves.copy()
+    history = state.history
+    copy.history = history[:-1]  # earlier deals are finished and never change again: their entries are shared
+    copy.history.append((history[-1][0], moves))
     return copy
 
 
-def to_move(state: State) -> int | None:
-    """The seat to play, or None when the game is over."""
-    return None if state.termination else state.turn
-
-
-def legal_moves(state: State) -> tuple[Move, ...]:
-    """The (card, op) plays open to the seat to move, in hand order then `+ - / * k` order."""
-    return state.legal
+# to_move and legal_moves run before every move of every search playout: C-level attribute reads
+# cost less than Python functions that do the same.
+to_move = attrgetter("mover")
+"""to_move(state): the seat to play, or None when the game is over."""
+legal_moves = attrgetter("legal")
+"""legal_moves(state): the (card, op) plays open to the seat to move, in hand order then `+ - / * k` order."""
 
 
 def apply(state: State, move: Move) -> None:
     """Plays `move`, scores its bonuses, and ends the deal (and maybe the game) after the last play."""
     card, op = move
-    seat = state.turn
-    hand = state.hands[seat]
+    seat = state.mover
+    hands = state.hands
+    hand = hands[seat]
     hand.remove(card)
-    prev_card = state.prev_card
-    # RULES.md, Bonuses: against the actual card just before (the turn-up for the first play)
-    if RANK[card] == RANK[prev_card]:
-        state.scores[seat] += BONUS
-    elif SUIT[card] == SUIT[prev_card]:
-        state.scores[1 - seat] += BONUS
-    rank = RANK[card]
-    v = KING_ACT if rank == KING else state.prev if rank == JACK else BASE[card]
-    state.prev = v
-    state.count = count = step(state.count, v, op)
+    to = _BONUS_TO[state.prev_card][card]  # RULES.md, Bonuses: against the actual card just before
+    if to is not None:
+        state.scores[seat ^ to] += BONUS
+    state.prev = value = _VALUE_AFTER[state.prev][card]
+    count = state.count
+    if op == "+":
+        count += value
+    elif op == "-":
+        count -= value
+    elif op == "/":
+        count //= value
+    elif op == "k":
+        count = count * 2 if count & 1 else count >> 1
+    else:
+        count *= value
+    state.count = count
     state.prev_card = card
-    state.final[seat] = (BASE[card], count)
-    state.played.append((seat, card, op))
     state.moves.append((seat, move))
+    if not hand:  # the seat's last card this deal
+        final = state.final
+        state.final = (final[0], (BASE[card], count)) if seat else ((BASE[card], count), final[1])
     other = 1 - seat
-    if state.hands[other]:
-        state.turn = other
-        state.legal = _legal(state.hands[other], count, v, state.rules.multiply)
+    if hands[other]:
+        state.mover = seat = other
+        hand = hands[other]
     elif not hand:
-        _end_deal(state)
-    else:  # only in positions built by _start with uneven hands: the same seat plays on
-        state.legal = _legal(hand, count, v, state.rules.multiply)
+        _end_deal(state, seat)
+        return
+    # else only in positions built by _start with uneven hands: the same seat plays on
+    rows = state.rows  # _legal, inline
+    row = rows[value].get(count) or _row(rows, value, count)
+    legal: tuple[Move, ...] = ()
+    for card in hand:
+        legal += row[card]
+    state.legal = legal
 
 
 def _settled(state: State) -> bool:
@@ -230,25 +382,22 @@ def _settled(state: State) -> bool:
     return max(s) >= state.rules.target and s[0] != s[1]
 
 
-def _end_deal(state: State) -> None:
-    """RULES.md, End of a deal: each last card scores (C - L)² to the opponent, 10 if C == L."""
+def _end_deal(state: State, seat: int) -> None:
+    """RULES.md, End of a deal (`seat` played its last card): each last card scores (C - L)² to the
+    opponent, 10 if C == L."""
     scores = state.scores
-    for seat in (0, 1):
-        last = state.final[seat]
-        if last is None:
-            continue
-        value, count = last
-        scores[1 - seat] += (count - value) ** 2
-        if count == value:
-            scores[seat] += BONUS
+    for player, last in enumerate(state.final):
+        if last is not None:
+            value, count = last
+            scores[1 - player] += (count - value) ** 2
+            if count == value:
+                scores[player] += BONUS
     if _settled(state):
-        state.termination, state.legal = "normal", ()
+        state.termination, state.legal, state.mover, state.stopped = "normal", (), None, seat
     elif state.deal + 1 >= state.rules.max_deals:
-        state.termination, state.legal = "deal_limit", ()
+        state.termination, state.legal, state.mover, state.stopped = "deal_limit", (), None, seat
     else:
-        deal = state.deal + 1
-        hands, turn_up = _dealt(state.seed, deal)
-        _set_deal(state, deal, hands, turn_up, [])
+        _deal(state, state.deal + 1)
 
 
 def scores(state: State) -> list[int]:
@@ -258,29 +407,34 @@ def scores(state: State) -> list[int]:
 
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game."""
-    return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)
+    a, b = state.scores
+    return Outcome((a, b), (int(b > a), int(a > b)), state.termination)  # ranks_from_scores, for two seats
 
 
 def observe(state: State, seat: int) -> Observation:
     """What `seat` may know."""
+    triples, moves = state.triples, state.moves
+    if len(triples) < len(moves):  # the plays since the last observation (usually one), as (seat, card, op)
+        for s, (card, op) in moves[len(triples):]:
+            triples += ((s, card, op),)
+        state.triples = triples
     prev = state.prev
-    return Observation(seat, state.rules, state.deal, state.dealer, tuple(state.hands[seat]), state.count,
-                       state.turn_up, tuple(state.played), prev < 0, prev if prev > 0 else 0,
-                       tuple(state.scores), len(state.hands[1 - seat]),
-                       state.legal if seat == state.turn else ())
+    # tuple.__new__ fills the fields directly, without the Python-level __new__ of a NamedTuple
+    return tuple.__new__(Observation, (
+        seat, state.rules, state.deal, state.dealer, tuple(state.hands[seat]), state.count, state.turn_up,
+        triples, prev < 0, prev if prev > 0 else 0, tuple(state.scores), len(state.hands[1 - seat]),
+        state.legal if seat == state.mover else ()))
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
     """A state in which the other hand is dealt at random from the unseen cards; later deals use a seed from rng."""
-    seen = set(observation.hand)
-    seen.add(observation.turn_up)
-    seen.update(c for _, c, _ in observation.played)
-    unseen = [c for c in DECK if c not in seen]
-    rng.shuffle(unseen)
-    hands = [list(observation.hand), unseen[:observation.opponent_hand_size]]
+    hand, turn_up, played = observation.hand, observation.turn_up, observation.played
+    seen = bytes([*hand, turn_up, *[card for _, card, _ in played]])
+    unseen = list(_PACK.translate(None, seen))  # in pack order, as the shuffle expects
+    hands = [list(hand), _shuffled_top(unseen, rng, observation.opponent_hand_size)]
     if observation.seat == 1:
         hands.reverse()
-    return _start(observation.rules, hands, observation.turn_up, observation.played, observation.scores,
+    return _start(observation.rules, hands, turn_up, played, observation.scores,
                   deal=observation.deal, seed=rng.getrandbits(64))
 
 
@@ -320,7 +474,7 @@ def layout_json(layout: tuple) -> dict:
 def describe(state: State) -> str:
     """The deal (from 1), the count and the scores, for a readable account."""
     scores = f"scores {state.scores[0]}-{state.scores[1]}"
-    if state.termination is None and not state.played and state.deal > 0:  # the last card of a deal was just played
+    if state.termination is None and not state.moves and state.deal > 0:  # the last card of a deal was just played
         return f"deal {state.deal} over, last cards scored   {scores}"
     return f"deal {state.deal + 1:2d}   count {state.count:3d}   {scores}"
 
