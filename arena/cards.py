@@ -80,6 +80,29 @@ def shuffle(cards: list[Card], rng: random.Random) -> None:
         rng.shuffle(cards)
 
 
+def shuffled_top(cards: list[Card], rng: random.Random, keep: int) -> list[Card]:
+    """The first `keep` of `cards` as `rng.shuffle(cards)` leaves them, drawing from `rng` exactly as it does
+    (the rest of `cards` is left in no particular order): a swap that puts a card at a position >= keep
+    does only its other half, since the shuffle never reads that position again."""
+    if not (_SHUFFLE_AGREES and type(rng) is random.Random):
+        rng.shuffle(cards)
+        return cards[:keep]
+    getrandbits = rng.getrandbits
+    steps = _STEPS[len(cards)]
+    later = max(len(cards) - keep, 0)
+    for i, n, k in steps[:later]:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[j] = cards[i]
+    for i, n, k in steps[later:]:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards[:keep]
+
+
 def _draw_shuffle(cards: list[Card], getrandbits) -> None:
     """CPython's shuffle written out without a Python call per card: from the end, position i swaps with
     j = rng._randbelow(i + 1), which draws getrandbits(k), k = (i + 1).bit_length(), until it is below i + 1."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card
+from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card, shuffle
 from arena.games.base import MoveError, Outcome
 
 id = "caterpillar"
@@ -120,29 +120,10 @@ def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], cat
     return state
 
 
-_DRAWS = tuple((i, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1))
-"""The steps of a shuffle of a pack: (position, bits drawn to choose the card swapped into it)."""
-
-
-def _shuffle(cards: list, rng: random.Random) -> None:
-    """Exactly `rng.shuffle(cards)` (of at most a pack): the same swaps from the same draws of
-    `rng`, with random.py's method call per draw (_randbelow) folded into this loop. An rng of
-    another type shuffles with its own method."""
-    if type(rng) is not random.Random or len(cards) > len(DECK):
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    for i, bits in _DRAWS[len(_DRAWS) + 1 - len(cards):]:
-        j = getrandbits(bits)  # _randbelow(i + 1): draws of `bits` bits until one is at most i
-        while j > i:
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
 def new_state(rules: Rules, seed: int) -> State:
     """Deals 13 cards to each seat from a pack shuffled by `seed`; the other 26 are the stock."""
     deck = list(DECK)  # = arena.cards.shuffled_deck(seed)
-    _shuffle(deck, random.Random(seed))
+    shuffle(deck, random.Random(seed))
     return _start(rules, [deck[:13], deck[13:26]], deck[26:], [], (0, 0), 0)
 
 
@@ -241,7 +222,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     """A state in which the other hand and the stock are dealt at random from the unseen cards."""
     hand, caterpillar = observation.hand, observation.caterpillar
     unseen = list(_PACK.translate(None, bytes(hand) + bytes(caterpillar)))  # in pack order, as the shuffle expects
-    _shuffle(unseen, rng)
+    shuffle(unseen, rng)
     size = observation.opponent_hand_size
     hands = [hand, unseen[:size]]
     if observation.seat == 1:

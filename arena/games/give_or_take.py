@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card
+from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card, shuffled_top
 from arena.games.base import MoveError, Outcome, option
 
 id = "give_or_take"
@@ -229,44 +229,13 @@ def _start(rules: Rules, hands: list[list[Card]], turn_up: Card, played: Sequenc
     return state
 
 
-_DRAWS = tuple((i, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1))
-"""The steps of a shuffle of a pack: (position, bits drawn to choose the card swapped into it)."""
-
-
-def _shuffled_top(cards: list, rng: random.Random, keep: int) -> list:
-    """The first `keep` of `cards` as `rng.shuffle(cards)` leaves them, drawing from `rng` exactly as
-    it does (the rest of `cards` is left in no particular order).
-
-    The same swaps from the same draws, with random.py's method call per draw (_randbelow) folded
-    into this loop; and a swap that puts a card at a position >= keep does only its other half,
-    since the shuffle never reads that position again. An rng of another type shuffles with its
-    own method."""
-    if type(rng) is not random.Random or len(cards) > len(DECK):
-        rng.shuffle(cards)
-        return cards[:keep]
-    getrandbits = rng.getrandbits
-    draws = _DRAWS[len(_DRAWS) + 1 - len(cards):]
-    later = max(len(cards) - keep, 0)
-    for i, bits in draws[:later]:
-        j = getrandbits(bits)  # _randbelow(i + 1): draws of `bits` bits until one is at most i
-        while j > i:
-            j = getrandbits(bits)
-        cards[j] = cards[i]
-    for i, bits in draws[later:]:
-        j = getrandbits(bits)
-        while j > i:
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards[:keep]
-
-
 def _dealt(state: State, deal: int) -> tuple[tuple[Card, ...], tuple[Card, ...], Card]:
     """Deal `deal` shuffles a full pack afresh: 6 cards to seat 0, 6 to seat 1, the 13th turned up.
     (`arena.cards.shuffled_deck(f"{seed}:{deal}")`, once per seed and deal.)"""
     key = (state.seed, deal)
     dealt = state.dealt.get(key)
     if dealt is None:
-        top = _shuffled_top(list(DECK), random.Random(f"{state.seed}:{deal}"), 2 * HAND_SIZE + 1)
+        top = shuffled_top(list(DECK), random.Random(f"{state.seed}:{deal}"), 2 * HAND_SIZE + 1)
         dealt = state.dealt[key] = (tuple(top[:HAND_SIZE]), tuple(top[HAND_SIZE:2 * HAND_SIZE]), top[2 * HAND_SIZE])
     return dealt
 
@@ -431,7 +400,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     hand, turn_up, played = observation.hand, observation.turn_up, observation.played
     seen = bytes([*hand, turn_up, *[card for _, card, _ in played]])
     unseen = list(_PACK.translate(None, seen))  # in pack order, as the shuffle expects
-    hands = [list(hand), _shuffled_top(unseen, rng, observation.opponent_hand_size)]
+    hands = [list(hand), shuffled_top(unseen, rng, observation.opponent_hand_size)]
     if observation.seat == 1:
         hands.reverse()
     return _start(observation.rules, hands, turn_up, played, observation.scores,
