@@ -111,7 +111,7 @@ def got_position(hand: str, count: int, last: str, played: int, multiply: bool =
     row = others[:max(0, played - 1)] + [prev_card] if played else []
     plays = tuple((dealer if i % 2 else 1 - dealer, c, "+") for i, c in enumerate(row))
     opponent = 6 - (played + 1) // 2 if seat == dealer else 6 - played // 2
-    legal = got._legal(mine, count, prev, multiply)
+    legal = got._legal(mine, count, prev, got._ROWS[multiply])
     return got.Observation(seat, rules, 0, dealer, tuple(mine), count, parse_card(turn_up), plays, False, prev,
                            (0, 0), opponent, legal)
 
