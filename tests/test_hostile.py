@@ -402,7 +402,10 @@ def test_ctrl_c_stops_a_serial_run_and_resume_finishes_it(tmp_path):
     run = RunDir(out / "small")
     command = ARENA + ["tournament", str(config), "--out", str(out), "--workers", "1", "--batch-size", "20",
                        "--no-progress"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # as from a shell: Ctrl-C not ignored, whatever an earlier test did to this process's SIGINT (a child
+    # inherits an ignored signal, and Python then installs no KeyboardInterrupt handler)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not list(run.results.glob("part-*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.05)
