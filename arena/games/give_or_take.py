@@ -4,9 +4,10 @@ of how far your last card's value is from the count it made. Deals repeat until 
 the target.
 
 Search bots play thousands of random games per move through this module, so the hot paths avoid
-work Python does slowly: the moves open to each card are looked up in tables (one row per count
-and value of the card before) that hold the same move tuples every time; each deal's cards
-are dealt once per sampled world and shared by its clones; observations are filled in directly.
+work Python does slowly: the moves open to each card are looked up in tables (a row per value of
+the card before and count) that hold the same move tuples every time; a deal's cards are dealt
+when first needed, once per sampled world and shared by its clones; observations are filled in
+directly.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card, shuffled_top
 from arena.games.base import MoveError, Outcome, option
@@ -68,6 +68,19 @@ class Observation(NamedTuple):
     legal_moves: tuple[Move, ...]
 
 
+_new = tuple.__new__
+"""Makes an Observation from a tuple of its fields, without the Python-level __new__ of NamedTuple."""
+
+
+def _laid_out(name: str, doc: str) -> property:
+    """A State property: slot `name` once the deal's cards are dealt."""
+    def get(state: State) -> Any:
+        if state._hands is None:
+            _lay_out(state)
+        return getattr(state, name)
+    return property(get, doc=doc)
+
+
 class State:
     """A Give or Take game in progress (mutable; only the referee holds it).
 
@@ -79,10 +92,22 @@ class State:
     move, None once the game is over (`stopped` is then the seat that played last). `rows` is the
     table of moves for these rules (_ROWS), and `dealt` the deals dealt from `seed` so far, shared
     by clones (a deal depends on nothing else).
+
+    A new deal's cards are dealt when first needed (_lay_out): a search that stops at the end of a
+    deal never pays for the next one. Until then `_hands` is None; the attributes that depend on
+    the cards are read through properties that deal them first.
     """
 
-    __slots__ = ("rules", "seed", "deal", "dealer", "hands", "turn_up", "count", "prev", "prev_card", "triples",
-                 "final", "scores", "mover", "stopped", "legal", "termination", "history", "moves", "rows", "dealt")
+    __slots__ = ("rules", "seed", "deal", "dealer", "_hands", "_turn_up", "_count", "_prev", "_prev_card", "triples",
+                 "final", "scores", "mover", "stopped", "_legal", "termination", "_history", "moves", "rows", "dealt")
+
+    hands = _laid_out("_hands", "Each seat's hand now, in the order dealt.")
+    turn_up = _laid_out("_turn_up", "This deal's turn-up.")
+    count = _laid_out("_count", "The count.")
+    prev = _laid_out("_prev", "The effective value of the card played last (the turn-up's before the first play).")
+    prev_card = _laid_out("_prev_card", "The card played last (the turn-up before the first play).")
+    legal = _laid_out("_legal", "The moves open to the seat to move.")
+    history = _laid_out("_history", "((dealer, hands as dealt, turn-up), moves) of every deal so far.")
 
     @property
     def played(self) -> list[tuple[int, Card, str]]:
@@ -95,7 +120,7 @@ class State:
         return self.stopped if self.mover is None else self.mover
 
     def __repr__(self) -> str:
-        return f"<give_or_take deal={self.deal} count={self.count} scores={self.scores} turn={self.turn}>"
+        return f"<give_or_take deal={self.deal} scores={self.scores} turn={self.turn}>"
 
 
 def players(rules: Rules) -> int:
@@ -194,7 +219,7 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
     """Puts deal `deal` on the table: `hands` as they are now, after `played` (no scoring for those)."""
     state.deal = deal
     state.dealer = dealer = (deal + 1) % 2
-    state.hands, state.turn_up = hands, turn_up
+    state._hands, state._turn_up = hands, turn_up
     count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
     prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
     final: list[tuple[int, int] | None] = [None, None]
@@ -208,11 +233,11 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
     if layout_hands is None:  # what each seat held at the deal: its plays, then the cards it holds now
         layout_hands = (tuple(mine[0] + hands[0]), tuple(mine[1] + hands[1]))
     state.moves, state.triples = moves, tuple(played)
-    state.history.append(((dealer, layout_hands, turn_up), moves))
-    state.count, state.prev, state.final = count, prev, tuple(final)
-    state.prev_card = played[-1][1] if played else turn_up
+    state._history.append(((dealer, layout_hands, turn_up), moves))
+    state._count, state._prev, state.final = count, prev, tuple(final)
+    state._prev_card = played[-1][1] if played else turn_up
     state.mover = seat = (1 - dealer) if len(played) % 2 == 0 else dealer
-    state.legal = _legal(hands[seat], count, prev, state.rows)
+    state._legal = _legal(hands[seat], count, prev, state.rows)
 
 
 def _start(rules: Rules, hands: list[list[Card]], turn_up: Card, played: Sequence = (), scores: Sequence = (0, 0), *,
@@ -220,11 +245,11 @@ def _start(rules: Rules, hands: list[list[Card]], turn_up: Card, played: Sequenc
     """A state in deal `deal` with `hands` as they are now after `played` ((seat, card, op) triples)."""
     state = State()
     state.rules, state.seed, state.scores = rules, seed, list(scores)
-    state.termination, state.stopped, state.history = None, None, []
+    state.termination, state.stopped, state._history = None, None, []
     state.rows, state.dealt = _ROWS[rules.multiply], {}
     _set_deal(state, deal, hands, turn_up, played, layout_hands)
     if not hands[0] and not hands[1]:  # a finished game (sample_world at the very end)
-        state.legal, state.mover, state.stopped = (), None, played[-1][0] if played else None
+        state._legal, state.mover, state.stopped = (), None, played[-1][0] if played else None
         state.termination = "normal" if _settled(state) else "deal_limit"
     return state
 
@@ -240,27 +265,34 @@ def _dealt(state: State, deal: int) -> tuple[tuple[Card, ...], tuple[Card, ...],
     return dealt
 
 
-def _deal(state: State, deal: int) -> None:
-    """Deals deal `deal` (from the seed) and puts it on the table."""
-    hand0, hand1, turn_up = _dealt(state, deal)
+def _next_deal(state: State, deal: int) -> None:
+    """Starts deal `deal`: its dealer deals, the other seat leads. The cards wait for _lay_out."""
     state.deal = deal
     state.dealer = dealer = (deal + 1) % 2
-    state.hands, state.turn_up, state.prev_card = [list(hand0), list(hand1)], turn_up, turn_up
+    state.mover = 1 - dealer
     state.moves, state.triples, state.final = [], (), (None, None)
-    state.history.append(((dealer, (hand0, hand1), turn_up), state.moves))
-    state.count = count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
-    state.prev = prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
-    state.mover = leader = 1 - dealer
-    state.legal = _legal(state.hands[leader], count, prev, state.rows)
+    state._hands = state._legal = None
+
+
+def _lay_out(state: State) -> None:
+    """Deals the cards of the deal started by _next_deal and puts them on the table."""
+    hand0, hand1, turn_up = _dealt(state, state.deal)
+    state._hands = hands = [list(hand0), list(hand1)]
+    state._turn_up = state._prev_card = turn_up
+    state._history.append(((state.dealer, (hand0, hand1), turn_up), state.moves))
+    state._count = count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
+    state._prev = prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
+    state._legal = _legal(hands[state.mover], count, prev, state.rows)
 
 
 def new_state(rules: Rules, seed: int) -> State:
     """Deal 0 from `seed`: seat 1 deals, seat 0 leads."""
     state = State()
     state.rules, state.seed, state.scores = rules, seed, [0, 0]
-    state.termination, state.stopped, state.history = None, None, []
+    state.termination, state.stopped, state._history = None, None, []
     state.rows, state.dealt = _ROWS[rules.multiply], {}
-    _deal(state, 0)
+    _next_deal(state, 0)
+    _lay_out(state)
     return state
 
 
@@ -271,48 +303,59 @@ def clone(state: State) -> State:
     copy.seed = state.seed
     copy.deal = state.deal
     copy.dealer = state.dealer
-    copy.turn_up = state.turn_up
-    copy.count = state.count
-    copy.prev = state.prev
-    copy.prev_card = state.prev_card
+    copy._turn_up = state._turn_up
+    copy._count = state._count
+    copy._prev = state._prev
+    copy._prev_card = state._prev_card
     copy.mover = state.mover
     copy.stopped = state.stopped
-    copy.legal = state.legal
+    copy._legal = state._legal
     copy.termination = state.termination
     copy.rows = state.rows
     copy.dealt = state.dealt
     copy.triples = state.triples
     copy.final = state.final
     copy.scores = state.scores.copy()
-    hands = state.hands
-    copy.hands = [hands[0].copy(), hands[1].copy()]
     copy.moves = moves = state.moves.copy()
-    history = state.history
-    copy.history = history[:-1]  # earlier deals are finished and never change again: their entries are shared
-    copy.history.append((history[-1][0], moves))
+    history, hands = state._history, state._hands
+    if hands is None:  # the deal's cards are not out yet: every deal in the history is finished
+        copy._hands, copy._history = None, history.copy()
+    else:  # earlier deals are finished and never change again: their entries are shared
+        copy._hands = [hands[0].copy(), hands[1].copy()]
+        copy._history = history[:-1]
+        copy._history.append((history[-1][0], moves))
     return copy
 
 
-# to_move and legal_moves run before every move of every search playout: C-level attribute reads
-# cost less than Python functions that do the same.
-to_move = attrgetter("mover")
-"""to_move(state): the seat to play, or None when the game is over."""
-legal_moves = attrgetter("legal")
-"""legal_moves(state): the (card, op) plays open to the seat to move, in hand order then `+ - / * k` order."""
+def to_move(state: State) -> int | None:
+    """The seat to play, or None when the game is over."""
+    return state.mover
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """The (card, op) plays open to the seat to move, in hand order then `+ - / * k` order."""
+    legal = state._legal
+    if legal is None:  # a new deal, not dealt yet
+        _lay_out(state)
+        legal = state._legal
+    return legal
 
 
 def apply(state: State, move: Move) -> None:
     """Plays `move`, scores its bonuses, and ends the deal (and maybe the game) after the last play."""
     card, op = move
     seat = state.mover
-    hands = state.hands
+    hands = state._hands
+    if hands is None:  # a new deal, not dealt yet
+        _lay_out(state)
+        hands = state._hands
     hand = hands[seat]
     hand.remove(card)
-    to = _BONUS_TO[state.prev_card][card]  # RULES.md, Bonuses: against the actual card just before
+    to = _BONUS_TO[state._prev_card][card]  # RULES.md, Bonuses: against the actual card just before
     if to is not None:
         state.scores[seat ^ to] += BONUS
-    state.prev = value = _VALUE_AFTER[state.prev][card]
-    count = state.count
+    state._prev = value = _VALUE_AFTER[state._prev][card]
+    count = state._count
     if op == "+":
         count += value
     elif op == "-":
@@ -323,8 +366,8 @@ def apply(state: State, move: Move) -> None:
         count = count * 2 if count & 1 else count >> 1
     else:
         count *= value
-    state.count = count
-    state.prev_card = card
+    state._count = count
+    state._prev_card = card
     state.moves.append((seat, move))
     if not hand:  # the seat's last card this deal
         final = state.final
@@ -342,7 +385,7 @@ def apply(state: State, move: Move) -> None:
     legal: tuple[Move, ...] = ()
     for card in hand:
         legal += row[card]
-    state.legal = legal
+    state._legal = legal
 
 
 def _settled(state: State) -> bool:
@@ -355,18 +398,23 @@ def _end_deal(state: State, seat: int) -> None:
     """RULES.md, End of a deal (`seat` played its last card): each last card scores (C - L)² to the
     opponent, 10 if C == L."""
     scores = state.scores
-    for player, last in enumerate(state.final):
-        if last is not None:
-            value, count = last
-            scores[1 - player] += (count - value) ** 2
-            if count == value:
-                scores[player] += BONUS
+    first, second = state.final
+    if first is not None:
+        value, count = first
+        scores[1] += (count - value) ** 2
+        if count == value:
+            scores[0] += BONUS
+    if second is not None:
+        value, count = second
+        scores[0] += (count - value) ** 2
+        if count == value:
+            scores[1] += BONUS
     if _settled(state):
-        state.termination, state.legal, state.mover, state.stopped = "normal", (), None, seat
+        state.termination, state._legal, state.mover, state.stopped = "normal", (), None, seat
     elif state.deal + 1 >= state.rules.max_deals:
-        state.termination, state.legal, state.mover, state.stopped = "deal_limit", (), None, seat
+        state.termination, state._legal, state.mover, state.stopped = "deal_limit", (), None, seat
     else:
-        _deal(state, state.deal + 1)
+        _next_deal(state, state.deal + 1)
 
 
 def scores(state: State) -> list[int]:
@@ -387,12 +435,14 @@ def observe(state: State, seat: int) -> Observation:
         for s, (card, op) in moves[len(triples):]:
             triples += ((s, card, op),)
         state.triples = triples
-    prev = state.prev
-    # tuple.__new__ fills the fields directly, without the Python-level __new__ of a NamedTuple
-    return tuple.__new__(Observation, (
-        seat, state.rules, state.deal, state.dealer, tuple(state.hands[seat]), state.count, state.turn_up,
-        triples, prev < 0, prev if prev > 0 else 0, tuple(state.scores), len(state.hands[1 - seat]),
-        state.legal if seat == state.mover else ()))
+    hands = state._hands
+    if hands is None:  # a new deal, not dealt yet
+        _lay_out(state)
+        hands = state._hands
+    prev = state._prev
+    return _new(Observation, (seat, state.rules, state.deal, state.dealer, tuple(hands[seat]), state._count,
+                              state._turn_up, triples, prev < 0, prev if prev > 0 else 0, tuple(state.scores),
+                              len(hands[1 - seat]), state._legal if seat == state.mover else ()))
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
