@@ -60,6 +60,26 @@ class Game(Protocol):
     def layout_json(self, layout: Any) -> dict: """A deal's layout in the transcript format."""
 
 
+class ObservationCache:
+    """What a game works out from an observation alone (for sample_world), kept by the observation's identity
+    for the last `kept` observations: a search bot samples many worlds from one observation. Each entry holds
+    its observation, so that its id is not reused while it is kept; the oldest entries go first."""
+
+    def __init__(self, build: Any, kept: int = 64) -> None:
+        self.build, self.kept = build, kept
+        self.entries: dict[int, tuple[Any, Any]] = {}
+
+    def __call__(self, observation: Any) -> Any:
+        entry = self.entries.get(id(observation))
+        if entry is not None and entry[0] is observation:
+            return entry[1]
+        value = self.build(observation)
+        if len(self.entries) >= self.kept:
+            del self.entries[next(iter(self.entries))]
+        self.entries[id(observation)] = (observation, value)
+        return value
+
+
 class MoveError(ValueError):
     """Text that is not a move of the game."""
 

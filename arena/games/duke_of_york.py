@@ -4,7 +4,6 @@ towards 0, scoring for the top of the hill and for the bottom."""
 
 from __future__ import annotations
 
-import builtins
 import random
 from bisect import insort
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffle, shuffled_deck
-from arena.games.base import MoveError, Outcome, option, ranks_from_scores
+from arena.games.base import MoveError, ObservationCache, Outcome, option, ranks_from_scores
 
 id = "duke_of_york"
 min_players = max_players = 2
@@ -371,17 +370,8 @@ class _Plan(NamedTuple):
     """Mid-exchange, before the opponent's discard: the card it took is any card of its hand."""
 
 
-_PLANS: dict[int, _Plan] = {}
-"""Plans by the observation's id (search bots sample many worlds from one observation). Each plan holds
-its observation, so that id is not reused while the plan is kept; the oldest plans go first."""
-_PLANS_KEPT = 64
-
-
-def _plan(obs: Observation) -> _Plan:
+def _make_plan(obs: Observation) -> _Plan:
     """The plan of sample_world for `obs`."""
-    plan = _PLANS.get(builtins.id(obs))  # the module's `id` is the game id
-    if plan is not None and plan.observation is obs:
-        return plan
     me, opp = obs.seat, 1 - obs.seat
     moves = obs.moves
     phase = min(len(moves), PLAYING)
@@ -416,10 +406,10 @@ def _plan(obs: Observation) -> _Plan:
     random_taken = opponent_discard is None and phase > (DEALER_TAKE if opp == obs.dealer else LEADER_TAKE)
     owner = [me if obs.table[s] is not None else opp if owner[s] == opp else -1 for s in (0, 1)]
     plan = _Plan(obs, phase, empty, unseen, fitting, owner, opponent_discard, random_taken)
-    if len(_PLANS) >= _PLANS_KEPT:
-        del _PLANS[next(iter(_PLANS))]
-    _PLANS[builtins.id(obs)] = plan
     return plan
+
+
+_plan = ObservationCache(_make_plan)
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:

@@ -4,13 +4,12 @@ card, and each player scores the cards won minus the cards left in their pile.""
 
 from __future__ import annotations
 
-import builtins
 import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from arena.cards import IS_RED, JOKER, NAME, RANK, SUIT, Card, card_names, shuffle, shuffled_deck
-from arena.games.base import MoveError, Outcome, option, ranks_from_scores
+from arena.games.base import MoveError, ObservationCache, Outcome, option, ranks_from_scores
 
 id = "go_for_it"
 min_players = 2
@@ -376,17 +375,8 @@ class _Plan(NamedTuple):
     termination: str | None
 
 
-_PLANS: dict[int, _Plan] = {}
-"""Plans by the observation's id (search bots sample many worlds from one observation). Each plan holds
-its observation, so that id is not reused while the plan is kept; the oldest plans go first."""
-_PLANS_KEPT = 64
-
-
-def _plan(obs: Observation) -> _Plan:
+def _make_plan(obs: Observation) -> _Plan:
     """The plan of sample_world for `obs`."""
-    plan = _PLANS.get(builtins.id(obs))  # the module's `id` is the game id
-    if plan is not None and plan.observation is obs:
-        return plan
     rules = obs.rules
     n = rules.players
     # What is in play: the pack plus jokers, minus everything seen (row, known pile bottoms, winnings).
@@ -399,10 +389,10 @@ def _plan(obs: Observation) -> _Plan:
     if obs.turn is None:  # over: a normal end empties the last player's pile; move_limit leaves all piles
         termination = "normal" if 0 in obs.pile_sizes else "move_limit"
     plan = _Plan(obs, hidden, piles, list(map(len, obs.pile_known)), termination)
-    if len(_PLANS) >= _PLANS_KEPT:
-        del _PLANS[next(iter(_PLANS))]
-    _PLANS[builtins.id(obs)] = plan
     return plan
+
+
+_plan = ObservationCache(_make_plan)
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
