@@ -30,6 +30,7 @@ class MoveClock:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.limit_ns = int(limit * 1e9)
+        self.board = _board
         self.stamp = _board if _board is not None else [0]
         self.preemptive = _install(self)
 
@@ -42,6 +43,15 @@ class MoveClock:
 _current: MoveClock | None = None
 _wake = threading.Event()
 _installed = False
+
+
+def clock_for(limit: float) -> MoveClock:
+    """A clock for moves of `limit` seconds: the one the watchdog serves when it fits, as a clock keeps no
+    state between games and making one (and waking the watchdog to it) would cost each game microseconds."""
+    clock = _current
+    if clock is not None and clock.limit == limit and clock.board is _board:
+        return clock
+    return MoveClock(limit)
 
 
 def _install(clock: MoveClock) -> bool:
@@ -61,8 +71,8 @@ def _install(clock: MoveClock) -> bool:
 def _after_fork() -> None:
     """In a forked child the watchdog thread is gone (the next clock starts a new one), and so is the
     sentinel: the parent's page is not this process's."""
-    global _installed, _board, _sentinel
-    _installed, _board, _sentinel = False, None, None
+    global _installed, _board, _sentinel, _current
+    _installed, _board, _sentinel, _current = False, None, None, None
 
 
 os.register_at_fork(after_in_child=_after_fork)

@@ -9,7 +9,7 @@ next game.
 
 The runner's backends (arena/runner.py) replay a batch here when it fails. The dependency goes one
 way at module level: this module builds on the runner's own game pieces (`_prepare`, the schedule
-and bot classes of a config; `_row`, a game's result row), so that a quarantined game is played and
+and bot makers of a config; `_row`, a game's result row), so that a quarantined game is played and
 recorded exactly as play_batch plays and records it; the runner imports this module only inside the
 functions that fall back to it (serial_backend, RayBackend.play), never at module level.
 """
@@ -23,7 +23,7 @@ from arena import referee
 from arena.clock import idle, new_board, overrun, use_board
 from arena.config import Config
 from arena.games import get_game
-from arena.runner import _prepare, _row
+from arena.runner import _prepare, _row, columns
 from arena.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
@@ -51,7 +51,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     command = [sys.executable, "-c", "from arena.quarantine import _quarantine_host; _quarantine_host()"]
     # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
     host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-    rows: dict[str, list] = {}
+    rows: list[list] = []
     try:
         try:
             pickle.dump((sys.path, config, start, end), host.stdin)
@@ -66,8 +66,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
                 raise QuarantineError(f"the quarantine of games {start}..{end - 1} broke off") from None
             if kind != "row":
                 raise QuarantineError(payload)
-            for key, value in payload.items():
-                rows.setdefault(key, []).append(value)
+            rows.append(payload)
     finally:
         try:  # before wait() reaps the host, so that its group id cannot belong to another process yet
             os.killpg(host.pid, signal.SIGKILL)
@@ -75,7 +74,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
             pass
         host.wait()
         host.stdout.close()
-    return rows
+    return columns(rows)
 
 
 def _quarantine_host() -> None:
@@ -138,11 +137,11 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
 
     code = 0
     try:
-        schedule, classes = _prepare(config)
+        schedule, makers = _prepare(config)
         for index in range(start, end):
             board[_GAME], board[_SEAT], board[_COUNT], board[_STARTED] = index, _NO_SEAT, 0, time.monotonic_ns()
             try:
-                row = _play_published(config, schedule, classes, index, board)
+                row = _play_published(config, schedule, makers, index, board)
             except BaseException as error:  # a bot's SystemExit or the like, which the referee lets through
                 if board[_SEAT] == _NO_SEAT:
                     raise
@@ -178,14 +177,14 @@ def _send(out: int, message: tuple) -> None:
         data = data[os.write(out, data):]
 
 
-def _play_published(config: Config, schedule: Schedule, classes: list[type], index: int, board) -> dict:
+def _play_published(config: Config, schedule: Schedule, makers: list, index: int, board) -> tuple:
     """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move."""
     scheduled = schedule.game(index)
     block = scheduled.block
     bots = _SeatedBots(board)
     for seat, bot in enumerate(scheduled.seat_bots):
         board[_SEAT] = seat  # a bot's __init__ is its own code too
-        bots.append(classes[bot](**config.bots[bot].params))
+        bots.append(makers[bot]())
     board[_SEAT] = _NO_SEAT
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, bots, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, move_time_limit=config.run.move_time_limit)
@@ -232,7 +231,7 @@ class _PublishedGame:
         board[_COUNT], board[_SEAT] = count + 1, _NO_SEAT
 
 
-def _died_row(schedule: Schedule, index: int, board, fault: str, termination: str = "crash") -> dict:
+def _died_row(schedule: Schedule, index: int, board, fault: str, termination: str = "crash") -> tuple:
     """The row of a quarantined game that died: the published moves replayed, then the referee's forfeit."""
     seat, count = board[_SEAT], board[_COUNT]
     if seat == _NO_SEAT:

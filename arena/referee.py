@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.clock import MoveClock, MoveTimeout
+from arena.clock import MoveTimeout, clock_for
 from arena.games import Game, Outcome
 from arena.seeds import derive_seed
 
@@ -45,34 +45,41 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             return _forfeit(game, state, seat, "crash", _describe(error), 0)
     decisions, observe, apply, to_move = 0, game.observe, game.apply, game.to_move
     acts = [bot.act for bot in bots]
-    clock = MoveClock(move_time_limit) if move_time_limit is not None else None
-    stamp, limit_ns, now = (clock.stamp, clock.limit_ns, time.monotonic_ns) if clock else (None, 0, None)
-    while (seat := to_move(state)) is not None:
-        observation = observe(state, seat)
-        try:
-            if clock is None:
+    clock = clock_for(move_time_limit) if move_time_limit is not None else None
+    if clock is not None:
+        # One clock read a move: a move's time runs from the end of the one before, so the referee's own
+        # microseconds between them count to it. Between moves no start is stamped: no alarm in the engine.
+        stamp, limit_ns, now = clock.stamp, clock.limit_ns, time.monotonic_ns
+        started = now()
+    try:
+        while (seat := to_move(state)) is not None:
+            observation = observe(state, seat)
+            try:
+                if clock is not None:
+                    stamp[0] = started  # for the watchdog and the backstop
                 move = acts[seat](observation)
-            else:
-                started = stamp[0] = now()  # the move's start, for the watchdog and the backstop
-                try:
-                    move = acts[seat](observation)
-                finally:
-                    stamp[0] = 0  # whatever happened, no alarm for this move any more
-                if now() - started > limit_ns:  # a bot that swallowed MoveTimeout, or no signals here
-                    raise MoveTimeout
-        except MoveTimeout:
-            return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
-        except Exception as error:
-            return _forfeit(game, state, seat, "crash", _describe(error), decisions)
-        legal = observation.legal_moves
-        try:  # apply the game's own move object, so a bot's look-alike never reaches the state
-            own = legal[legal.index(move)]
-            if type(own) is not type(move):
-                raise ValueError
-        except Exception:
-            return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", decisions)
-        apply(state, own)
-        decisions += 1
+                if clock is not None:
+                    ended = now()
+                    stamp[0] = 0
+                    if ended - started > limit_ns:  # a bot that swallowed MoveTimeout, or no signals here
+                        raise MoveTimeout
+                    started = ended
+            except MoveTimeout:
+                return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
+            except Exception as error:
+                return _forfeit(game, state, seat, "crash", _describe(error), decisions)
+            legal = observation.legal_moves
+            try:  # apply the game's own move object, so a bot's look-alike never reaches the state
+                own = legal[legal.index(move)]
+                if type(own) is not type(move):
+                    raise ValueError
+            except Exception:
+                return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", decisions)
+            apply(state, own)
+            decisions += 1
+    finally:
+        if clock is not None:
+            stamp[0] = 0  # no move running: no alarm, and the backstop stands down
     return Played(game.result(state), None, None, decisions, state)
 
 

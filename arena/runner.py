@@ -17,6 +17,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -33,15 +34,16 @@ from arena.schedule import Schedule
 Batch = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
 
-_prepared: dict[str, tuple[Schedule, list[type]]] = {}
+_prepared: dict[str, tuple[Schedule, list[Callable[[], object]]]] = {}
 
 
-def _prepare(config: Config) -> tuple[Schedule, list[type]]:
-    """The schedule and bot classes of a config, built once per process."""
+def _prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
+    """The schedule of a config, and for each of its bots what makes a fresh one with its params; built
+    once per process."""
     key = repr(config)
     if key not in _prepared:
         _prepared.clear()
-        _prepared[key] = (Schedule(config), [_bot_class(b, config) for b in config.bots])
+        _prepared[key] = (Schedule(config), [partial(_bot_class(b, config), **b.params) for b in config.bots])
     return _prepared[key]
 
 
@@ -56,34 +58,35 @@ def _bot_class(entry, config: Config) -> type:
 
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
-    schedule, classes = _prepare(config)
-    rows: dict[str, list] = {name: [] for name in SCHEMA.names}
+    schedule, makers = _prepare(config)
+    rows, clock = [], time.perf_counter
     for index in range(start, end):
         scheduled = schedule.game(index)
-        started = time.perf_counter()
-        played = _play_scheduled(config, classes, scheduled)
-        for key, value in _row(config, scheduled, played, time.perf_counter() - started).items():
-            rows[key].append(value)
-    return rows
+        started = clock()
+        played = _play_scheduled(config, makers, scheduled)
+        rows.append(_row(config, scheduled, played, clock() - started))
+    return columns(rows)
 
 
-def _play_scheduled(config: Config, classes: list[type], scheduled) -> referee.Played:
+def _play_scheduled(config: Config, makers: list[Callable[[], object]], scheduled) -> referee.Played:
     """One game of the schedule, played by fresh bots (as in a tournament, so also in a replay)."""
     block = scheduled.block
-    bots = [classes[b](**config.bots[b].params) for b in scheduled.seat_bots]
+    bots = [makers[b]() for b in scheduled.seat_bots]
     return referee.play(get_game(block.game_id), block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
                         move_time_limit=config.run.move_time_limit)
 
 
-def _row(config: Config, scheduled, played: referee.Played, duration: float) -> dict:
-    """One game's result row, as play_batch writes it."""
-    block = scheduled.block
-    return {"game_index": scheduled.index, "game": block.game_id, "variant": block.label, "table": scheduled.table,
-            "deal": scheduled.deal, "rotation": scheduled.rotation, "seed": scheduled.deal_seed,
-            "players": [config.bots[b].name for b in scheduled.seat_bots],
-            "scores": list(played.outcome.scores), "ranks": list(played.outcome.ranks),
-            "termination": played.outcome.termination, "fault_seat": played.fault_seat, "fault": played.fault,
-            "decisions": played.decisions, "duration": duration}
+def _row(config: Config, scheduled, played: referee.Played, duration: float) -> tuple:
+    """One game's result row, its values in the order of the results schema (`columns` makes columns of rows)."""
+    block, outcome, entries = scheduled.block, played.outcome, config.bots
+    return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
+            scheduled.deal_seed, [entries[b].name for b in scheduled.seat_bots], list(outcome.scores),
+            list(outcome.ranks), outcome.termination, played.fault_seat, played.fault, played.decisions, duration)
+
+
+def columns(rows: list[tuple]) -> dict[str, list]:
+    """Result rows (`_row`) as the columns of the results schema."""
+    return {name: list(values) for name, values in zip(SCHEMA.names, zip(*rows) if rows else [()] * len(SCHEMA))}
 
 
 def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: int) -> list[Batch]:
@@ -434,11 +437,11 @@ def replay_game(run: RunDir, index: int) -> dict:
     from arena.results import ResultsError
 
     config = parse_config(run.config.read_text())
-    schedule, classes = _prepare(config)
+    schedule, makers = _prepare(config)
     if not 0 <= index < schedule.total:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)
-    played = _play_scheduled(config, classes, scheduled)
+    played = _play_scheduled(config, makers, scheduled)
     names = [config.bots[b].name for b in scheduled.seat_bots]
     block = scheduled.block
     data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)

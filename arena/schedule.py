@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.config import Config
 from arena.games import get_game, make_rules
@@ -32,11 +32,13 @@ class Block:
     rotations: int
     start: int
     """Game index of the block's first game."""
+    end: int
+    """Game index after the block's last game."""
 
     @property
     def count(self) -> int:
         """Games in the block."""
-        return len(self.tables) * self.deals * self.rotations
+        return self.end - self.start
 
     def deal_ranges(self, first: int, end: int) -> list[tuple[int, int]]:
         """The game-index ranges of deals first..end-1 of every table (each a contiguous range)."""
@@ -47,8 +49,7 @@ class Block:
                  self.start + (t * self.deals + end) * self.rotations) for t in range(len(self.tables))]
 
 
-@dataclass(frozen=True, slots=True)
-class ScheduledGame:
+class ScheduledGame(NamedTuple):
     """One game of the schedule: everything needed to play (or replay) it."""
 
     index: int
@@ -78,19 +79,24 @@ class Schedule:
             tables = tuple(combinations(sorted(entrants), players))
             if item.gauntlet is not None:
                 tables = tuple(t for t in tables if names.index(item.gauntlet) in t)
-            block = Block(entry, item.label, game.id, rules, players, tables, item.deals,
-                          players if item.duplicate else 1, start)
+            rotations = players if item.duplicate else 1
+            block = Block(entry, item.label, game.id, rules, players, tables, item.deals, rotations, start,
+                          start + len(tables) * item.deals * rotations)
             self.blocks.append(block)
-            start += block.count
+            start = block.end
         self.total = start
         self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
                              for b in self.blocks for t, bots in enumerate(b.tables)}
         self._last_deal: tuple[tuple[int, int, int], int] | None = None
         """The last deal's (entry, table, deal) and seed: its rotations follow one another, and hashing costs."""
+        self._last_block = self.blocks[0] if self.blocks else None
 
     def block_at(self, index: int) -> Block:
         """The block that holds game `index`."""
-        return next(b for b in reversed(self.blocks) if b.start <= index)
+        block = self._last_block
+        if not block.start <= index < block.end:  # games are mostly asked for in order: the last block first
+            block = self._last_block = next(b for b in reversed(self.blocks) if b.start <= index)
+        return block
 
     def game(self, index: int) -> ScheduledGame:
         """The game at `index` (0 <= index < total)."""
@@ -100,12 +106,12 @@ class Schedule:
         rest, rotation = divmod(index - block.start, block.rotations)
         table, deal = divmod(rest, block.deals)
         bots = block.tables[table]
-        seat_bots = tuple(bots[(seat + rotation) % block.players] for seat in range(block.players))
+        seat_bots = bots[rotation:] + bots[:rotation]  # seat s holds bots[(s + rotation) % players]
         key = (block.entry, table, deal)
         if self._last_deal is not None and self._last_deal[0] == key:
             deal_seed = self._last_deal[1]
         else:
             deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
             self._last_deal = key, deal_seed
-        bot_seeds = tuple(derive_seed(deal_seed, "bot", rotation, seat) for seat in range(block.players))
+        bot_seeds = tuple([derive_seed(deal_seed, "bot", rotation, seat) for seat in range(block.players)])
         return ScheduledGame(index, block, table, deal, rotation, seat_bots, deal_seed, bot_seeds)

@@ -16,8 +16,14 @@ class UnknownGameError(LookupError):
     """A game id that arena does not know."""
 
 
+_loaded: dict[str, Game] = {}
+
+
 def get_game(game_id: str) -> Game:
     """The game module for `game_id`."""
-    if game_id not in GAME_IDS:
-        raise UnknownGameError(f"unknown game {game_id!r} (games: {', '.join(GAME_IDS)})")
-    return importlib.import_module(f"arena.games.{game_id}")  # type: ignore[return-value]
+    game = _loaded.get(game_id)  # a tournament asks for its game once a game: an import costs microseconds
+    if game is None:
+        if game_id not in GAME_IDS:
+            raise UnknownGameError(f"unknown game {game_id!r} (games: {', '.join(GAME_IDS)})")
+        game = _loaded[game_id] = importlib.import_module(f"arena.games.{game_id}")  # type: ignore[assignment]
+    return game
