@@ -1,10 +1,14 @@
 """A preemptive per-move time limit for bots that run in this process.
 
-The referee stamps the start of each move (one clock read). A watchdog thread sleeps until that
-move's deadline and, if the move is still running, sends SIGALRM to the main thread; the handler
-raises MoveTimeout inside the bot's code, which interrupts busy loops and sleeps alike. Nothing is
-signalled on the hot path. Outside the main thread (no signals there) overruns are still caught
-when the move returns.
+The referee numbers the moves of its games and writes the number of the move now running on the
+clock's stamp (0 between moves); when the move returns it reads whether the watchdog marked that move
+as over time: a store and a read, the whole cost of the clock on the hot path. The watchdog is a
+thread that looks at every clock each `period` (a twentieth of the limit, at most 50 ms) and times
+each move from when it first sees it; once a move has run over the limit it marks it and, in the main
+thread, sends SIGALRM, whose handler raises MoveTimeout inside the bot's code, which interrupts busy
+loops and sleeps alike (and again each period, should the bot swallow it). A move is therefore cut
+off between `limit` and `limit + period` (plus the interpreter's switch interval) after it began.
+Outside the main thread (no signals there) an overrun is caught when the move returns.
 """
 
 from __future__ import annotations
@@ -21,93 +25,105 @@ class MoveTimeout(BaseException):
 
 
 class MoveClock:
-    """Times the moves of one game and preempts a move that runs over `limit` seconds.
+    """Cuts off the moves of one thread's games that run over `limit` seconds.
 
-    The referee writes the start of each move (time.monotonic_ns) in `stamp[0]` and 0 when it ends: two
-    stores and a clock read, the whole cost of the clock on the hot path. `stamp` is the backstop's shared
-    page when this process has one, so the sentinel reads the same stamp as the watchdog thread."""
+    The referee gives each move a number (`ticket`, rising across the games of the clock, so that the
+    watchdog tells each move from the one before), writes it in `stamp[0]` while the move runs and
+    checks `fired[0]`, where the watchdog writes the number of a move it found over time. `stamp` is the
+    backstop's shared page when this process has one, so the sentinel sees the same moves."""
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.limit_ns = int(limit * 1e9)
+        self.period = min(max(limit / 20, 0.001), 0.05)
         self.board = _board
         self.stamp = _board if _board is not None else [0]
-        self.preemptive = _install(self)
+        self.fired = [0]
+        self.ticket = 0
+        self.preemptive = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_kill")
+        _install(self)
 
     def overdue(self) -> bool:
-        """True while a move is running past its limit."""
-        started = self.stamp[_START]
-        return started != 0 and time.monotonic_ns() - started > self.limit_ns
+        """True while a move the watchdog found over time is still running."""
+        running = self.stamp[_START]
+        return running != 0 and self.fired[0] == running
 
 
-_current: MoveClock | None = None
+_clocks: dict[int, MoveClock] = {}
+"""The clock of each thread that plays games with a time limit, by thread id: the ones the watchdog serves."""
 _wake = threading.Event()
-_installed = False
+_watching = _handling = False
 
 
 def clock_for(limit: float) -> MoveClock:
-    """A clock for moves of `limit` seconds: the one the watchdog serves when it fits, as a clock keeps no
-    state between games and making one (and waking the watchdog to it) would cost each game microseconds."""
-    clock = _current
+    """This thread's clock for moves of `limit` seconds: the one it had when it fits (a clock keeps nothing
+    of a game after it, and making one would cost each game microseconds)."""
+    clock = _clocks.get(threading.get_ident())
     if clock is not None and clock.limit == limit and clock.board is _board:
         return clock
     return MoveClock(limit)
 
 
-def _install(clock: MoveClock) -> bool:
-    """Makes `clock` the one the watchdog serves; False when signals cannot be used here."""
-    global _current, _installed
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_kill"):
-        return False
-    if not _installed:
+def _install(clock: MoveClock) -> None:
+    """Makes `clock` the one the watchdog serves for this thread (starting the watchdog if need be)."""
+    global _watching, _handling
+    if clock.preemptive and not _handling:
         signal.signal(signal.SIGALRM, _on_alarm)
+        _handling = True
+    _clocks[threading.get_ident()] = clock
+    if not _watching:
         threading.Thread(target=_watch, name="arena-move-clock", daemon=True).start()
-        _installed = True
-    _current = clock
+        _watching = True
     _wake.set()
-    return True
 
 
 def _after_fork() -> None:
     """In a forked child the watchdog thread is gone (the next clock starts a new one), and so is the
     sentinel: the parent's page is not this process's."""
-    global _installed, _board, _sentinel, _current
-    _installed, _board, _sentinel, _current = False, None, None, None
+    global _watching, _board, _sentinel
+    _watching, _board, _sentinel = False, None, None
+    _clocks.clear()
 
 
 os.register_at_fork(after_in_child=_after_fork)
 
 
 def _on_alarm(signum, frame) -> None:
-    if _current is not None and _current.overdue():
+    clock = _clocks.get(threading.main_thread().ident)
+    if clock is not None and clock.overdue():
         raise MoveTimeout()
 
 
 def _watch() -> None:
     main = threading.main_thread().ident
+    seen: dict[int, tuple[int, int]] = {}  # by thread: the move last seen running, and since when
     while True:
-        clock = _current
-        started = clock.stamp[_START] if clock else 0
-        if not started:
-            _wake.wait(0.05)  # between moves: look again soon (a move's start is not signalled)
-            _wake.clear()
-            continue
-        remaining = (started + clock.limit_ns - time.monotonic_ns()) / 1e9
-        if remaining > 0:
-            time.sleep(min(remaining + 0.001, 0.05))
-        elif clock.stamp[_START] == started:
-            signal.pthread_kill(main, signal.SIGALRM)
-            time.sleep(max(clock.limit / 10, 0.01))  # again, should the bot swallow the first one
+        now, period = time.monotonic_ns(), 0.05
+        for thread, clock in list(_clocks.items()):
+            period = min(period, clock.period)
+            running = clock.stamp[_START]
+            if not running:
+                seen.pop(thread, None)
+                continue
+            move, since = seen.get(thread, (0, 0))
+            if move != running:
+                seen[thread] = running, now
+            elif now - since > clock.limit_ns:
+                clock.fired[0] = running
+                if clock.preemptive and thread == main:
+                    signal.pthread_kill(main, signal.SIGALRM)
+        _wake.wait(period)  # a new clock wakes it early
+        _wake.clear()
 
 
 # --- the backstop -----------------------------------------------------------------------------------
 # A bot that blocks or ignores SIGALRM, or holds the interpreter (a huge sys.setswitchinterval), defeats
 # the watchdog above: nothing inside the process can stop it. So every process that plays a run's
 # batches (a Ray worker, the local worker of `workers = 1`) also has a sentinel: a tiny separate process
-# that reads, from a page shared with this one, when the move now running began, and SIGKILLs this
-# process once that move is BACKSTOP_GRACE past its limit. The batch is then replayed in quarantine,
-# whose host watches the same page of each game's child and records the overrun as a `timeout`
-# (arena/quarantine.py). The referee's cost: one clock read and one store at each end of a move.
+# that reads, from a page shared with this one, which move is running, times it as the watchdog does,
+# and SIGKILLs this process once that move is BACKSTOP_GRACE past its limit. The batch is then replayed
+# in quarantine, whose host watches the same page of each game's child (a MoveWatch) and records the
+# overrun as a `timeout` (arena/quarantine.py). The referee's cost: the stores of the move's number.
 
 BACKSTOP_GRACE = 0.5
 """Seconds past the move time limit before a move is ended from outside the process. The signal path
@@ -117,8 +133,8 @@ to cover a late signal on a loaded machine."""
 
 _START, _ALLOWED = 0, 1
 _board = None
-"""The shared page, int64 slots: when the move now running began (monotonic ns, 0 between moves) and
-how long a move may run before the backstop ends it (ns); None in a process without a backstop."""
+"""The shared page, int64 slots: the number of the move now running (0 between moves) and how long a
+move may run before the backstop ends it (ns); None in a process without a backstop."""
 _sentinel = None
 """This process's sentinel (a Popen), once armed."""
 
@@ -126,9 +142,12 @@ SENTINEL = """
 import mmap, os, signal, sys, time
 fd, pid = int(sys.argv[1]), int(sys.argv[2])
 board = memoryview(mmap.mmap(fd, 16)).cast("q")
+seen = since = 0
 while os.getppid() == pid:  # the worker is alive (an orphan sentinel has a new parent and leaves)
-    started = board[0]
-    if started and time.monotonic_ns() - started > board[1]:
+    running, now = board[0], time.monotonic_ns()
+    if running != seen:  # a new move (or none): timed from now
+        seen, since = running, now
+    elif running and now - since > board[1]:
         os.kill(pid, signal.SIGKILL)
         break
     time.sleep(0.02)
@@ -174,7 +193,17 @@ def idle(board) -> None:
     board[_START] = 0
 
 
-def overrun(board) -> bool:
-    """True when the move stamped on `board` has run past its allowance."""
-    started = board[_START]
-    return bool(started) and time.monotonic_ns() - started > board[_ALLOWED]
+class MoveWatch:
+    """Times the moves stamped on `board` from outside the process that plays them, as the sentinel does:
+    a move is timed from when `overrun` first sees it, so call it often (every few milliseconds)."""
+
+    def __init__(self, board) -> None:
+        self.board, self.seen, self.since = board, 0, 0
+
+    def overrun(self) -> bool:
+        """True when the move running on the board has run past its allowance."""
+        running, now = self.board[_START], time.monotonic_ns()
+        if running != self.seen:
+            self.seen, self.since = running, now
+            return False
+        return running != 0 and now - self.since > self.board[_ALLOWED]

@@ -20,7 +20,7 @@ import os
 import time
 
 from arena import referee
-from arena.clock import idle, new_board, overrun, use_board
+from arena.clock import MoveWatch, idle, new_board, use_board
 from arena.config import Config
 from arena.games import get_game
 from arena.runner import _prepare, _row, columns
@@ -121,11 +121,12 @@ def _watch(child: int, moves) -> tuple[int, bool]:
     """Waits for a child to end, killing it if a move outruns the backstop: (exit status, overran)."""
     import signal
 
+    watch = MoveWatch(moves) if moves is not None else None
     while True:
         pid, status = os.waitpid(child, os.WNOHANG if moves is not None else 0)
         if pid:
             return os.waitstatus_to_exitcode(status), False
-        if overrun(moves):  # a bot that defeated the clock inside the child
+        if watch.overrun():  # a bot that defeated the clock inside the child
             os.kill(child, signal.SIGKILL)
             return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), True
         time.sleep(0.01)

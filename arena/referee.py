@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import random
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -47,23 +46,22 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     acts = [bot.act for bot in bots]
     clock = clock_for(move_time_limit) if move_time_limit is not None else None
     if clock is not None:
-        # One clock read a move: a move's time runs from the end of the one before, so the referee's own
-        # microseconds between them count to it. Between moves no start is stamped: no alarm in the engine.
-        stamp, limit_ns, now = clock.stamp, clock.limit_ns, time.monotonic_ns
-        started = now()
+        stamp, fired, ticket = clock.stamp, clock.fired, clock.ticket
     try:
         while (seat := to_move(state)) is not None:
             observation = observe(state, seat)
             try:
-                if clock is not None:
-                    stamp[0] = started  # for the watchdog and the backstop
-                move = acts[seat](observation)
-                if clock is not None:
-                    ended = now()
-                    stamp[0] = 0
-                    if ended - started > limit_ns:  # a bot that swallowed MoveTimeout, or no signals here
+                if clock is None:
+                    move = acts[seat](observation)
+                else:
+                    ticket += 1
+                    stamp[0] = ticket  # the move now running, timed by the watchdog and the backstop
+                    try:
+                        move = acts[seat](observation)
+                    finally:
+                        stamp[0] = 0  # whatever happened, no alarm for this move any more
+                    if fired[0] == ticket:  # a bot that swallowed MoveTimeout, or no signals here
                         raise MoveTimeout
-                    started = ended
             except MoveTimeout:
                 return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
             except Exception as error:
@@ -80,6 +78,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     finally:
         if clock is not None:
             stamp[0] = 0  # no move running: no alarm, and the backstop stands down
+            clock.ticket = ticket
     return Played(game.result(state), None, None, decisions, state)
 
 

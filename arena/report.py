@@ -320,7 +320,7 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
     import signal
     import time
 
-    from arena.clock import new_board, overrun, use_board
+    from arena.clock import MoveWatch, new_board, use_board
     from arena.runner import replay_game
 
     limit = _move_time_limit(run.config.read_text())
@@ -341,9 +341,10 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
             os._exit(code)
     os.close(write)
     chunks, deadline = [], time.monotonic() + REPLAY_SECONDS
+    watch = MoveWatch(moves) if moves is not None else None
     try:
         while time.monotonic() < deadline:
-            if moves is not None and overrun(moves):
+            if watch is not None and watch.overrun():
                 raise TimeoutError(f"a move of game {index} ran over the time limit in its replay")
             if select.select([read], [], [], 0.05)[0]:
                 chunk = os.read(read, 1 << 16)

@@ -1,7 +1,7 @@
 """The cost of the move clock's backstop per decision: random bots playing Caterpillar in process.
 
 Three ways, interleaved in one run (this machine is shared and noisy): no clock, the clock (its signal
-path), and the clock with the backstop's page stamped at each end of every move (what a worker does).
+path), and the clock with the backstop's page stamped with the number of every move (what a worker does).
 Prints decisions/s of each and the backstop's cost in nanoseconds per decision.
 
     .venv/bin/python benchmarks/backstop.py [--games 3000] [--repeats 5]

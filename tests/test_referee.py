@@ -151,3 +151,40 @@ def test_the_time_limit_preempts_a_move(hog):
     assert time.perf_counter() - started < (0.5 if hog is Swallows else 0.3)
     after = play([RANDOM(), RANDOM()], move_time_limit=0.1)  # the clock leaves later games alone
     assert after.fault_seat is None
+
+
+class Slow(Bot):
+    """Takes `seconds` over every move."""
+
+    name = "slow"
+    defaults = {"seconds": 0.0}
+
+    def act(self, observation):
+        time.sleep(self.params["seconds"])
+        return observation.legal_moves[0]
+
+
+def test_each_move_has_the_whole_limit():
+    """Moves are told apart: eight moves of 0.06 s each take longer than the 0.1 s limit together, and
+    none of them is a timeout; a move of 0.3 s is one."""
+    played = play([Slow(seconds=0.06), RANDOM()], move_time_limit=0.1)
+    assert played.fault_seat is None and played.decisions > 16
+    slow = play([RANDOM(), Slow(seconds=0.3)], move_time_limit=0.1)
+    assert slow.outcome.termination == "timeout" and slow.fault_seat == 1 and slow.decisions == 1
+
+
+def test_the_backstop_times_each_move_from_when_it_first_sees_it():
+    from arena.clock import BACKSTOP_GRACE, MoveWatch, new_board
+
+    board = new_board(0.05)
+    watch = MoveWatch(board)
+    board[0] = 1
+    assert not watch.overrun()
+    for ticket in range(2, 8):  # moves that follow one another, each shorter than the allowance
+        time.sleep((0.05 + BACKSTOP_GRACE) / 4)
+        board[0] = ticket
+        assert not watch.overrun()
+    time.sleep(0.05 + BACKSTOP_GRACE + 0.05)  # the same move, past it
+    assert watch.overrun()
+    board[0] = 0
+    assert not watch.overrun() and not watch.overrun()
