@@ -34,7 +34,7 @@ def bot_seeds(seed: int, players: int) -> list[int]:
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,
          move_time_limit: float | None = None) -> Played:
     """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits."""
-    rules = copy.copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
+    rules = _own_copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
     state = game.new_state(rules, seed)
     seeds = seeds or bot_seeds(seed, len(bots))
     for seat, bot in enumerate(bots):
@@ -80,6 +80,15 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             stamp[0] = 0  # no move running: no alarm, and the backstop stands down
             clock.ticket = ticket
     return Played(game.result(state), None, None, decisions, state)
+
+
+def _own_copy(rules: Any) -> Any:
+    """copy.copy(rules), in a tenth of its time for the games' Rules (frozen dataclasses with a __dict__)."""
+    if not hasattr(rules, "__dict__"):
+        return copy.copy(rules)
+    own = object.__new__(type(rules))
+    own.__dict__.update(rules.__dict__)
+    return own
 
 
 def _forfeit(game: Game, state: Any, fault_seat: int, termination: str, fault: str, decisions: int) -> Played:

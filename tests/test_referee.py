@@ -153,10 +153,10 @@ def test_the_time_limit_preempts_a_move(hog):
     assert after.fault_seat is None
 
 
-class Slow(Bot):
+class Steady(Bot):
     """Takes `seconds` over every move."""
 
-    name = "slow"
+    name = "steady"
     defaults = {"seconds": 0.0}
 
     def act(self, observation):
@@ -167,9 +167,9 @@ class Slow(Bot):
 def test_each_move_has_the_whole_limit():
     """Moves are told apart: eight moves of 0.06 s each take longer than the 0.1 s limit together, and
     none of them is a timeout; a move of 0.3 s is one."""
-    played = play([Slow(seconds=0.06), RANDOM()], move_time_limit=0.1)
+    played = play([Steady(seconds=0.06), RANDOM()], move_time_limit=0.1)
     assert played.fault_seat is None and played.decisions > 16
-    slow = play([RANDOM(), Slow(seconds=0.3)], move_time_limit=0.1)
+    slow = play([RANDOM(), Steady(seconds=0.3)], move_time_limit=0.1)
     assert slow.outcome.termination == "timeout" and slow.fault_seat == 1 and slow.decisions == 1
 
 
