@@ -87,7 +87,7 @@ class Schedule:
         self.total = start
         self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
                              for b in self.blocks for t, bots in enumerate(b.tables)}
-        self._last_deal: tuple[tuple[int, int, int], int] | None = None
+        self._last_deal: tuple[tuple[int, int, int] | None, int] = None, 0
         """The last deal's (entry, table, deal) and seed: its rotations follow one another, and hashing costs."""
         self._last_block = self.blocks[0] if self.blocks else None
 
@@ -106,12 +106,12 @@ class Schedule:
         rest, rotation = divmod(index - block.start, block.rotations)
         table, deal = divmod(rest, block.deals)
         bots = block.tables[table]
-        seat_bots = bots[rotation:] + bots[:rotation]  # seat s holds bots[(s + rotation) % players]
         key = (block.entry, table, deal)
-        if self._last_deal is not None and self._last_deal[0] == key:
-            deal_seed = self._last_deal[1]
-        else:
+        last_key, deal_seed = self._last_deal
+        if key != last_key:
             deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
             self._last_deal = key, deal_seed
-        bot_seeds = tuple([derive_seed(deal_seed, "bot", rotation, seat) for seat in range(block.players)])
-        return ScheduledGame(index, block, table, deal, rotation, seat_bots, deal_seed, bot_seeds)
+        return ScheduledGame(index, block, table, deal, rotation,
+                             bots[rotation:] + bots[:rotation],  # seat s holds bots[(s + rotation) % players]
+                             deal_seed, tuple([derive_seed(deal_seed, "bot", rotation, seat)
+                                               for seat in range(block.players)]))

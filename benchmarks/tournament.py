@@ -1,7 +1,7 @@
 """Tournament throughput and the driver's memory: Ray on all cores against in process, the full
 million-game run, and runs of growing size.
 
-    .venv/bin/python benchmarks/tournament.py layer [--games 100000]
+    .venv/bin/python benchmarks/tournament.py layer [--games 50000] [--rounds 5]
     .venv/bin/python benchmarks/tournament.py speedup [--games 200000]
     .venv/bin/python benchmarks/tournament.py million
     .venv/bin/python benchmarks/tournament.py scale [--games 300000,1000000,3000000]
@@ -10,7 +10,7 @@ million-game run, and runs of growing size.
 `layer` is the cost of the tournament layer: random-vs-random Caterpillar games played by the bare
 referee (fresh bots, no clock, nothing kept), by the bare referee with the move clock, and by a
 tournament of as many games with one local worker (schedule, seeds, the move clock and its backstop,
-result rows, Parquet parts), alternating, the best of three rounds each; as games/s (wall) and as
+result rows, Parquet parts), alternating, the best of five rounds each; as games/s (wall) and as
 CPU time per game (the worker's), the steadier measure on a shared machine. Target: at most 10%.
 
 `speedup` plays the same Caterpillar random-vs-random run in process and on a local Ray instance
@@ -199,7 +199,9 @@ def main() -> None:
     """Runs the benchmark named on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="which", required=True)
-    sub.add_parser("layer").add_argument("--games", type=int, default=100_000)
+    layer_parser = sub.add_parser("layer")
+    layer_parser.add_argument("--games", type=int, default=50_000)
+    layer_parser.add_argument("--rounds", type=int, default=5)
     sub.add_parser("speedup").add_argument("--games", type=int, default=200_000)
     sub.add_parser("million")
     sub.add_parser("scale").add_argument("--games", default="300000,1000000,3000000",
@@ -208,7 +210,7 @@ def main() -> None:
     sub.add_parser("measure").add_argument("games", type=int)  # one size, in the process `scale` starts
     args = parser.parse_args()
     if args.which == "layer":
-        layer(args.games)
+        layer(args.games, args.rounds)
     elif args.which == "speedup":
         speedup(args.games)
     elif args.which == "million":
