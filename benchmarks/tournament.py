@@ -8,7 +8,8 @@ million-game run, and runs of growing size.
     .venv/bin/python benchmarks/tournament.py ten-million
 
 `layer` is the cost of the tournament layer: random-vs-random Caterpillar games played by the bare
-referee (fresh bots, no clock, nothing kept), by the bare referee with the move clock, and by a
+referee (fresh bots, no clock, nothing kept), by the bare referee with the move clock, by the
+batches of a run played in this process (play_batch: schedule, seeds, clock, result rows), and by a
 tournament of as many games with one local worker (schedule, seeds, the move clock and its backstop,
 result rows, Parquet parts), alternating, the best of five rounds each; as games/s (wall) and as
 CPU time per game (the worker's), the steadier measure on a shared machine. Target: at most 10%.
@@ -59,13 +60,13 @@ batch_size = 10000
 """
 
 
-def layer(games: int, rounds: int = 3) -> None:
-    """Prints games/s and CPU time per game of the bare referee (without and with the move clock) and of a
-    one-worker tournament, and the layer's cost."""
+def layer(games: int, rounds: int = 5) -> None:
+    """Prints games/s and CPU time per game of the bare referee (without and with the move clock), of a run's
+    batches played in this process and of a one-worker tournament, and the layer's cost."""
     from arena import referee
     from arena.bots import load_bot_class
     from arena.games import get_game, make_rules
-    from arena.runner import LocalWorker
+    from arena.runner import LocalWorker, play_batch
 
     game = get_game("caterpillar")
     rules = make_rules(game.Rules, {})
@@ -83,13 +84,20 @@ def layer(games: int, rounds: int = 3) -> None:
         fields = Path(f"/proc/{LocalWorker._idle.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def in_process() -> tuple[float, float]:
+        started, cpu = time.perf_counter(), time.process_time()
+        for start in range(0, games, config.run.batch_size):
+            play_batch(config, start, min(games, start + config.run.batch_size))
+        return games / (time.perf_counter() - started), (time.process_time() - cpu) / games
+
     results: dict[str, list[tuple[float, float]]] = {"bare referee": [], "bare referee + clock": [],
-                                                      "tournament, 1 worker": []}
+                                                      "batches in process": [], "tournament, 1 worker": []}
     with tempfile.TemporaryDirectory() as scratch:
         play_missing(parse_config(SPEEDUP.format(deals=500)), RunDir(Path(scratch) / "warm-up"), workers=1)
         for round_ in range(rounds):
             results["bare referee"].append(bare(None))
             results["bare referee + clock"].append(bare(limit))
+            results["batches in process"].append(in_process())
             cpu = worker_cpu()
             report = play_missing(config, RunDir(Path(scratch) / f"run-{round_}"), workers=1)
             results["tournament, 1 worker"].append((report.total / report.play_seconds,
@@ -101,8 +109,8 @@ def layer(games: int, rounds: int = 3) -> None:
     base_rate, base_cpu = best["bare referee"]
     for name, (rate, cpu) in best.items():
         print(f"{name:22} {rate:9,.0f} {cpu * 1e6:12.1f} {base_rate / rate - 1:+12.1%} {cpu / base_cpu - 1:+11.1%}")
-    print("(the tournament's CPU time is its worker process's: the run's own process saves the parts "
-          "on another core)")
+    print("(batches in process: play_batch alone, no worker, no parts; the tournament's CPU time is its worker "
+          "process's, while the run's own process saves the parts on the other core)")
 
 
 def speedup(games: int) -> None:
