@@ -77,8 +77,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             decisions += 1
     finally:
         if clock is not None:
-            stamp[0] = 0  # no move running: no alarm, and the backstop stands down
-            clock.ticket = ticket
+            clock.ticket = ticket  # however the game ended: a later move never takes an earlier one's number
     return Played(game.result(state), None, None, decisions, state)
 
 

@@ -59,12 +59,12 @@ def _bot_class(entry, config: Config) -> type:
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
     schedule, makers = _prepare(config)
-    rows, clock = [], time.perf_counter
+    rows, now = [], time.perf_counter
     for index in range(start, end):
         scheduled = schedule.game(index)
-        started = clock()
+        started = now()
         played = _play_scheduled(config, makers, scheduled)
-        rows.append(_row(config, scheduled, played, clock() - started))
+        rows.append(_row(config, scheduled, played, now() - started))
     return columns(rows)
 
 
