@@ -86,7 +86,8 @@ def _row(config: Config, scheduled, played: referee.Played, duration: float) -> 
 
 def columns(rows: list[tuple]) -> dict[str, list]:
     """Result rows (`_row`) as the columns of the results schema."""
-    return {name: list(values) for name, values in zip(SCHEMA.names, zip(*rows) if rows else [()] * len(SCHEMA))}
+    values = zip(*rows, strict=True) if rows else [()] * len(SCHEMA)
+    return {name: list(column) for name, column in zip(SCHEMA.names, values, strict=True)}
 
 
 def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: int) -> list[Batch]:
