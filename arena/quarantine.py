@@ -51,7 +51,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     command = [sys.executable, "-c", "from arena.quarantine import _quarantine_host; _quarantine_host()"]
     # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
     host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-    rows: list[list] = []
+    rows: list[tuple] = []
     try:
         try:
             pickle.dump((sys.path, config, start, end), host.stdin)
@@ -66,7 +66,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
                 raise QuarantineError(f"the quarantine of games {start}..{end - 1} broke off") from None
             if kind != "row":
                 raise QuarantineError(payload)
-            rows.append(payload)
+            rows.append(tuple(tuple(v) if isinstance(v, list) else v for v in payload))  # JSON made tuples lists
     finally:
         try:  # before wait() reaps the host, so that its group id cannot belong to another process yet
             os.killpg(host.pid, signal.SIGKILL)
@@ -189,7 +189,7 @@ def _play_published(config: Config, schedule: Schedule, makers: list, index: int
     board[_SEAT] = _NO_SEAT
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, bots, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, move_time_limit=config.run.move_time_limit)
-    return _row(config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return _row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
 class _SeatedBots(list):
@@ -243,7 +243,7 @@ def _died_row(schedule: Schedule, index: int, board, fault: str, termination: st
     for i in range(count):
         game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
     played = referee._forfeit(game, state, seat, termination, fault, count)  # the referee's own rule
-    return _row(schedule.config, scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return _row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
 def _death(exitcode: int) -> str:

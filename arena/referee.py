@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.clock import MoveTimeout, clock_for
 from arena.games import Game, Outcome
-from arena.seeds import derive_seed
+from arena.seeds import derive_seeds
 
 
 @dataclass(slots=True)
@@ -28,7 +28,7 @@ class Played:
 
 def bot_seeds(seed: int, players: int) -> list[int]:
     """The seed of each seat's bot rng in a game dealt from `seed`."""
-    return [derive_seed(seed, "bot", seat) for seat in range(players)]
+    return derive_seeds((seed, "bot"), players)
 
 
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,

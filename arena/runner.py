@@ -59,12 +59,14 @@ def _bot_class(entry, config: Config) -> type:
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
     schedule, makers = _prepare(config)
-    rows, now = [], time.perf_counter
-    for index in range(start, end):
-        scheduled = schedule.game(index)
+    rows, now, play, limit = [], time.perf_counter, referee.play, config.run.move_time_limit
+    games = {block.game_id: get_game(block.game_id) for block in schedule.blocks}
+    for scheduled in schedule.games(start, end):  # _play_scheduled, inline: this loop is the tournament layer
+        block = scheduled.block
         started = now()
-        played = _play_scheduled(config, makers, scheduled)
-        rows.append(_row(config, scheduled, played, now() - started))
+        played = play(games[block.game_id], block.rules, [makers[b]() for b in scheduled.seat_bots],
+                      scheduled.deal_seed, seeds=scheduled.bot_seeds, move_time_limit=limit)
+        rows.append(_row(scheduled, played, now() - started))
     return columns(rows)
 
 
@@ -76,12 +78,12 @@ def _play_scheduled(config: Config, makers: list[Callable[[], object]], schedule
                         move_time_limit=config.run.move_time_limit)
 
 
-def _row(config: Config, scheduled, played: referee.Played, duration: float) -> tuple:
+def _row(scheduled, played: referee.Played, duration: float) -> tuple:
     """One game's result row, its values in the order of the results schema (`columns` makes columns of rows)."""
-    block, outcome, entries = scheduled.block, played.outcome, config.bots
+    block, outcome = scheduled.block, played.outcome
     return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
-            scheduled.deal_seed, [entries[b].name for b in scheduled.seat_bots], list(outcome.scores),
-            list(outcome.ranks), outcome.termination, played.fault_seat, played.fault, played.decisions, duration)
+            scheduled.deal_seed, scheduled.seat_names, outcome.scores, outcome.ranks, outcome.termination,
+            played.fault_seat, played.fault, played.decisions, duration)
 
 
 def columns(rows: list[tuple]) -> dict[str, list]:
@@ -443,7 +445,7 @@ def replay_game(run: RunDir, index: int) -> dict:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)
     played = _play_scheduled(config, makers, scheduled)
-    names = [config.bots[b].name for b in scheduled.seat_bots]
+    names = list(scheduled.seat_names)
     block = scheduled.block
     data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)
     saved = saved_row(run, index)

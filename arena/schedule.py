@@ -8,13 +8,14 @@ is decoded arithmetically, so a schedule of millions of games costs nothing to h
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, NamedTuple
 
 from arena.config import Config
 from arena.games import get_game, make_rules
-from arena.seeds import derive_seed
+from arena.seeds import derive_seed, derive_seeds
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class ScheduledGame(NamedTuple):
     """The bot (index into the config's bots) in each seat."""
     deal_seed: int
     bot_seeds: tuple[int, ...]
+    seat_names: tuple[str, ...]
+    """The name of the bot in each seat."""
 
 
 class Schedule:
@@ -102,16 +105,32 @@ class Schedule:
         """The game at `index` (0 <= index < total)."""
         if not 0 <= index < self.total:
             raise IndexError(f"game index {index} is outside 0..{self.total - 1}")
-        block = self.block_at(index)
-        rest, rotation = divmod(index - block.start, block.rotations)
-        table, deal = divmod(rest, block.deals)
-        bots = block.tables[table]
-        key = (block.entry, table, deal)
-        last_key, deal_seed = self._last_deal
-        if key != last_key:
-            deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
-            self._last_deal = key, deal_seed
-        return ScheduledGame(index, block, table, deal, rotation,
-                             bots[rotation:] + bots[:rotation],  # seat s holds bots[(s + rotation) % players]
-                             deal_seed, tuple([derive_seed(deal_seed, "bot", rotation, seat)
-                                               for seat in range(block.players)]))
+        return next(self.games(index, index + 1))
+
+    def games(self, start: int, end: int) -> Iterator[ScheduledGame]:
+        """Games start..end-1 in order, as `game` gives each: a deal's seed is hashed once for all its
+        rotations, and the position in the block is counted on rather than decoded for every game."""
+        if not 0 <= start <= end <= self.total:
+            raise IndexError(f"games {start}..{end - 1} are not all within 0..{self.total - 1}")
+        index, names, seatings = start, [b.name for b in self.config.bots], None
+        while index < end:
+            block = self.block_at(index)
+            players, rotations, stop = block.players, block.rotations, min(end, block.end)
+            deal_run, first = divmod(index - block.start, rotations)  # deal_run: table * deals + deal
+            while index < stop:
+                table, deal = divmod(deal_run, block.deals)
+                key = (block.entry, table, deal)
+                last_key, deal_seed = self._last_deal
+                if key != last_key:
+                    deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
+                    self._last_deal = key, deal_seed
+                if seatings is None or seatings[0] != key[:2]:  # each rotation's seats, once per table
+                    bots = block.tables[table]
+                    rotated = [bots[r:] + bots[:r] for r in range(rotations)]  # seat s: bots[(s + r) % n]
+                    seatings = key[:2], [(seats, tuple([names[b] for b in seats])) for seats in rotated]
+                for rotation in range(first, min(rotations, first + stop - index)):
+                    seats, seat_names = seatings[1][rotation]
+                    yield ScheduledGame(index, block, table, deal, rotation, seats, deal_seed,
+                                        tuple(derive_seeds((deal_seed, "bot", rotation), players)), seat_names)
+                    index += 1
+                deal_run, first = deal_run + 1, 0

@@ -165,7 +165,7 @@ def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path,
     assert by_game(honest(rows)) == by_game(baseline("all"))
     expected = play_batch(parse_config(text.replace("system_exit", "raise"), base=ROOT), 0, len(rows))
     for row, scores, decisions in zip(rows, expected["scores"], expected["decisions"], strict=True):
-        assert (row["scores"], row["decisions"]) == (scores, decisions), "scored as if it had raised at that move"
+        assert (tuple(row["scores"]), row["decisions"]) == (scores, decisions), "scored as if it had raised at that move"
 
 
 CLOCK_LIMIT = 0.1
@@ -350,7 +350,8 @@ def test_a_bot_that_kills_its_ray_worker_is_quarantined(tmp_path, baseline):
     raised = parse_config(config_text(games, "exits.py:ExitsBot", {"how": "raise"}, honest_only=("give_or_take",)),
                           base=ROOT)
     expected = play_batch(raised, 0, len(rows))
-    assert [r["scores"] for r in rows] == expected["scores"] and [r["ranks"] for r in rows] == expected["ranks"]
+    assert [tuple(r["scores"]) for r in rows] == expected["scores"]
+    assert [tuple(r["ranks"]) for r in rows] == expected["ranks"]
     assert by_game(honest(rows)) == by_game(baseline(games))
 
 

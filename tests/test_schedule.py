@@ -5,6 +5,7 @@ from itertools import combinations
 from arena.config import parse_config
 from arena.runner import missing_batches
 from arena.schedule import Schedule
+from arena.seeds import derive_seed, derive_seeds
 
 TEXT = """
 name = "s"
@@ -52,6 +53,29 @@ def test_seeds_depend_on_the_table_not_on_its_position():
     more = Schedule(parse_config(TEXT))
     assert fewer.game(0).deal_seed == more.game(0).deal_seed
     assert Schedule(parse_config(TEXT.replace("seed = 3", "seed = 4"))).game(0).deal_seed != more.game(0).deal_seed
+
+
+def test_seeds_are_hashes_of_the_config_seed_table_deal_rotation_and_seat():
+    game = Schedule(parse_config(TEXT)).game(13)  # 13 = (table 1 * 4 deals + deal 2) * 2 rotations + rotation 1
+    assert (game.table, game.deal, game.rotation, game.seat_bots) == (1, 2, 1, (2, 0))
+    assert game.seat_names == ("r2", "random")
+    assert game.deal_seed == derive_seed(3, "caterpillar", "random,r2", 2)
+    assert game.bot_seeds == tuple(derive_seed(game.deal_seed, "bot", 1, seat) for seat in range(2))
+
+
+def test_derive_seeds_hashes_as_derive_seed():
+    for parts, count in [((1, "bot"), 2), ((2**62 + 5, "bot", 3), 6), (("x",), 1), ((), 3)]:
+        assert derive_seeds(parts, count) == [derive_seed(*parts, i) for i in range(count)]
+
+
+def test_games_in_a_range_are_the_games_at_their_indices():
+    """Played in order (a batch), each game is exactly the one random access gives (a replay, quarantine)."""
+    config = parse_config(TEXT)
+    one_by_one = [Schedule(config).game(i) for i in range(56)]
+    for start, end in [(0, 56), (3, 17), (47, 50), (48, 49), (49, 56), (5, 5)]:
+        assert list(Schedule(config).games(start, end)) == one_by_one[start:end]
+    schedule = Schedule(config)
+    assert list(schedule.games(40, 56)) + list(schedule.games(2, 9)) == one_by_one[40:56] + one_by_one[2:9]
 
 
 def test_missing_batches_fill_the_gaps():
