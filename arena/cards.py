@@ -10,6 +10,8 @@ import random
 from collections.abc import Iterable
 from typing import TypeAlias
 
+from arena.seeds import seeded_rng
+
 Card: TypeAlias = int
 
 RANKS = "A23456789TJQK"
@@ -62,7 +64,7 @@ def parse_cards(texts: Iterable[str]) -> list[Card]:
 def shuffled_deck(seed: int | str, jokers: int = 0) -> list[Card]:
     """A full pack (plus `jokers` jokers) shuffled by a private rng seeded with `seed`."""
     deck = list(DECK) + [JOKER] * jokers
-    random.Random(seed).shuffle(deck)
+    shuffle(deck, seeded_rng(seed) if type(seed) is int else random.Random(seed))
     return deck
 
 

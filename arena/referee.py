@@ -4,7 +4,6 @@ and writes the transcript JSON of DESIGN.md."""
 from __future__ import annotations
 
 import copy
-import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -12,7 +11,7 @@ from typing import Any
 
 from arena.clock import MoveTimeout, clock_for
 from arena.games import Game, Outcome
-from arena.seeds import derive_seeds
+from arena.seeds import derive_seeds, seeded_rng
 
 
 @dataclass(slots=True)
@@ -39,7 +38,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     seeds = seeds or bot_seeds(seed, len(bots))
     for seat, bot in enumerate(bots):
         try:
-            bot.reset(game.id, seat, rules, random.Random(seeds[seat]))
+            bot.reset(game.id, seat, rules, seeded_rng(seeds[seat]))
         except Exception as error:
             return _forfeit(game, state, seat, "crash", _describe(error), 0)
     decisions, observe, apply, to_move = 0, game.observe, game.apply, game.to_move

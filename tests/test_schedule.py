@@ -1,11 +1,15 @@
 """The round robin schedule: tables, rotations, stable indices and seeds (DESIGN.md, Tournaments)."""
 
+import random
 from itertools import combinations
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.config import parse_config
 from arena.runner import missing_batches
 from arena.schedule import Schedule
-from arena.seeds import derive_seed, derive_seeds
+from arena.seeds import derive_seed, derive_seeds, seeded_rng
 
 TEXT = """
 name = "s"
@@ -66,6 +70,14 @@ def test_seeds_are_hashes_of_the_config_seed_table_deal_rotation_and_seat():
 def test_derive_seeds_hashes_as_derive_seed():
     for parts, count in [((1, "bot"), 2), ((2**62 + 5, "bot", 3), 6), (("x",), 1), ((), 3)]:
         assert derive_seeds(parts, count) == [derive_seed(*parts, i) for i in range(count)]
+
+
+@given(st.integers(min_value=0, max_value=2**64))
+def test_seeded_rng_is_random_random_of_the_seed(seed):
+    ours, theirs = seeded_rng(seed), random.Random(seed)
+    assert ours.getstate() == theirs.getstate() and type(ours) is random.Random
+    assert [ours.random(), ours.gauss(0, 1), ours.getrandbits(70)] == [theirs.random(), theirs.gauss(0, 1),
+                                                                      theirs.getrandbits(70)]
 
 
 def test_games_in_a_range_are_the_games_at_their_indices():

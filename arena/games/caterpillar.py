@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card, shuffle
 from arena.games.base import MoveError, Outcome
+from arena.seeds import seeded_rng
 
 id = "caterpillar"
 min_players = max_players = 2
@@ -127,7 +128,7 @@ def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], cat
 def new_state(rules: Rules, seed: int) -> State:
     """Deals 13 cards to each seat from a pack shuffled by `seed`; the other 26 are the stock."""
     deck = list(DECK)  # = arena.cards.shuffled_deck(seed)
-    shuffle(deck, random.Random(seed))
+    shuffle(deck, seeded_rng(seed))
     return _start(rules, [deck[:13], deck[13:26]], deck[26:], (), (0, 0), 0)
 
 
