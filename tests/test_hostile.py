@@ -165,7 +165,7 @@ def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path,
     assert by_game(honest(rows)) == by_game(baseline("all"))
     expected = play_batch(parse_config(text.replace("system_exit", "raise"), base=ROOT), 0, len(rows))
     for row, scores, decisions in zip(rows, expected["scores"], expected["decisions"], strict=True):
-        assert (tuple(row["scores"]), row["decisions"]) == (scores, decisions), "scored as if it had raised at that move"
+        assert (tuple(row["scores"]), row["decisions"]) == (scores, decisions), "scored as if it raised at that move"
 
 
 CLOCK_LIMIT = 0.1
