@@ -23,6 +23,8 @@ deal_name = "round"
 ROUNDS = 5
 HAND = 5
 TOP = 31
+MOST = 13
+"""No card is worth more (under any `values` option)."""
 
 VALUE_CHOICES = ("queen_zero", "face_value", "queen_eleven")
 # RULES.md, Duke of York: the card values of each `values` option, by rank A 2 .. 10 J Q K.
@@ -202,6 +204,11 @@ def _discards(hand: list[Card]) -> tuple[tuple[str, Card], ...]:
     return itemgetter(*hand)(DISCARD) if len(hand) > 1 else tuple([DISCARD[c] for c in hand])
 
 
+def _all_plays(hand: list[Card]) -> tuple[tuple[str, Card], ...]:
+    """Every card of a non-empty `hand` as a play, in card order (when all of them fit): _plays in one call."""
+    return itemgetter(*hand)(PLAY) if len(hand) > 1 else (PLAY[hand[0]],)
+
+
 def _plays(hand: list[Card], value: tuple[int, ...], limit: int) -> tuple[tuple[str, Card], ...]:
     """The plays of the cards of `hand` worth at most `limit`, in card order (a plain loop is the quickest
     way to build this small tuple)."""
@@ -236,37 +243,48 @@ def apply(state: State, move: tuple) -> None:
     seat = state.turn
     kind, arg = move
     if kind == "play":
-        state.hands[seat].remove(arg)
+        hands = state.hands
+        hands[seat].remove(arg)
         state.played.append(_SEAT_CARD[seat][arg])
-        value = state.value
-        if state.down:
-            count = state.count = state.count - value[arg]
-        else:
-            count = state.count = state.count + value[arg]
-            if count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
-                state.peak, state.peak_seat = count, seat
         state.turn = other = 1 - seat
-        hand = state.hands[other]
-        if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
+        hand = hands[other]
+        if state.down:
+            count = state.count = state.count - state.value[arg]
+            if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
+                _end_round(state, seat)
+            elif count >= MOST:  # every card fits
+                state.legal = _all_plays(hand)
+            else:
+                legal = []
+                value = state.value
+                for c in hand:
+                    if value[c] <= count:
+                        legal.append(PLAY[c])
+                if legal:
+                    state.legal = tuple(legal)
+                else:  # stuck: the round ends at once and this seat played the last card
+                    _end_round(state, seat)
+            return
+        count = state.count = state.count + state.value[arg]
+        if count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
+            state.peak, state.peak_seat = count, seat
+        if not hand:
             _end_round(state, seat)
             return
-        legal = []
-        if not state.down:
-            limit = TOP - count
+        limit = TOP - count
+        if limit < MOST:
+            legal = []
+            value = state.value
             for c in hand:
                 if value[c] <= limit:
                     legal.append(PLAY[c])
             if legal:
                 state.legal = tuple(legal)
                 return
+            # RULES.md: no card fits going up, so the play turns down, and every card fits going down
+            # (the count is above 31 - 13)
             state.down = True
-        for c in hand:
-            if value[c] <= count:
-                legal.append(PLAY[c])
-        if legal:
-            state.legal = tuple(legal)
-        else:
-            _end_round(state, seat)
+        state.legal = _all_plays(hand)
     elif kind == "take":
         state.exchange.append(_SEAT_TAKE[seat][arg])
         table = state.table

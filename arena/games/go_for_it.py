@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import combinations, product
 from typing import NamedTuple
 
 from arena.cards import IS_RED, JOKER, NAME, RANK, SUIT, Card, card_names, shuffle, shuffled_deck
@@ -70,12 +71,16 @@ class State:
     jokers). Cards leave a pile only from the top and join it only at the bottom, so the unseen (dealt)
     part of a pile is its first `len(pile) - added` cards, and playing a card needs no bookkeeping.
 
-    `won` caches the observation's `winnings` (a tuple, so clones may share it): it changes far less
+    A seat's `winnings` list is replaced when it wins cards, never changed in place, so that clones share
+    them. `won` caches the observation's `winnings` (a tuple, so clones may share it): it changes far less
     often than once a decision, so whatever changes the winnings sets it to None.
+
+    `bits` is the OR of _BITS over the row's cards (its ranks, suits and colours), kept as the row
+    grows, so that `apply` checks a combination without reading the row again.
     """
 
     __slots__ = ("rules", "n", "after", "limit", "piles", "added", "set_aside", "row", "last", "passes", "winnings",
-                 "decisions", "turn", "legal", "termination", "layout", "moves", "won")
+                 "decisions", "turn", "legal", "termination", "layout", "moves", "won", "bits")
 
     @property
     def unseen(self) -> list[int]:
@@ -103,6 +108,7 @@ def _start(rules: Rules, piles: list[list[Card]], set_aside: list[Card] | None =
     state.added = [0] * n if unseen is None else [len(p) - u for p, u in zip(piles, unseen, strict=True)]
     state.set_aside = list(set_aside or ())
     state.row = list(row or ())
+    state.bits = _row_bits(state.row)
     state.last, state.passes, state.decisions = last, passes, decisions
     state.winnings = winnings if winnings is not None else [[] for _ in range(n)]
     state.turn, state.termination, state.legal = turn, termination, ()
@@ -112,7 +118,7 @@ def _start(rules: Rules, piles: list[list[Card]], set_aside: list[Card] | None =
     if termination:
         state.turn = None
     elif state.row:
-        state.legal = _legal_at(state)
+        state.legal = _legal_at(state.row, passes, n)
     else:
         _new_row(state, turn)
     return state
@@ -130,16 +136,16 @@ def new_state(rules: Rules, seed: int) -> State:
 
 def clone(state: State) -> State:
     """An independent copy. What never changes in place is shared: the rules, the layout, the set-aside
-    cards (nothing plays them) and the cached observation tuple."""
+    cards (nothing plays them), each seat's winnings and the cached observation tuple."""
     copy = State()
     copy.rules, copy.n, copy.after, copy.limit = state.rules, state.n, state.after, state.limit
     copy.last, copy.passes = state.last, state.passes
     copy.piles = list(map(list.copy, state.piles))
     copy.added, copy.set_aside, copy.row = state.added[:], state.set_aside, state.row[:]
-    copy.winnings = list(map(list.copy, state.winnings))
+    copy.winnings = state.winnings[:]
     copy.decisions, copy.turn, copy.legal = state.decisions, state.turn, state.legal
     copy.termination, copy.layout, copy.moves = state.termination, state.layout, state.moves[:]
-    copy.won = state.won
+    copy.won, copy.bits = state.won, state.bits
     return copy
 
 
@@ -149,6 +155,26 @@ _RANK_BIT = tuple(1 << r for r in RANK[:52])
 _RUNS = frozenset(0b111 << low for low in range(11))
 """The rank bits of three consecutive ranks (A23 .. JQK, no wrap-round)."""
 _NUMERALS = (1 << 10) - 1
+
+# A card's bits for `State.bits`: its rank (bits 0-12), its suit (13-16) and its colour (17 black, 18 red).
+_RANKS, _SUITS, _COLOURS = (1 << 13) - 1, 0b1111 << 13, 0b11 << 17
+_BITS = tuple(1 << RANK[c] | 1 << 13 + SUIT[c] | 1 << (18 if IS_RED[c] else 17) for c in range(52)) + (0,)  # joker: 0
+_SUIT_COLOUR = tuple(_BITS[13 * s] & ~_RANKS for s in range(4))
+_FLUSH_OR_RUN = frozenset(
+    [1 << a | 1 << b | 1 << c | _SUIT_COLOUR[s] for a, b, c in combinations(range(13), 3) for s in range(4)]
+    + [run | _SUIT_COLOUR[s] | _SUIT_COLOUR[t] | _SUIT_COLOUR[u]
+       for run in _RUNS for s, t, u in product(range(4), repeat=3)])
+"""The bits of every three cards of three different ranks that make a flush or a run."""
+_NUMBERS = frozenset(sum(1 << r for r in ranks) for ranks in combinations(range(10), 6))
+"""The rank bits of six numerals A-10 of different ranks."""
+
+
+def _row_bits(row: list[Card]) -> int:
+    """`State.bits` of a row."""
+    bits = 0
+    for c in row:
+        bits |= _BITS[c]
+    return bits
 
 
 def _wins(row: list[Card]) -> bool:
@@ -173,17 +199,19 @@ def _wins(row: list[Card]) -> bool:
     return False
 
 
-def _legal_at(state: State) -> tuple[str, ...]:
+def _legal_at(row: list[Card], passes: int, n: int) -> tuple[str, ...]:
     """The moves open at a decision on a standing row (used when rebuilding a position)."""
-    if state.passes:
-        return PLAY_TAKE if state.passes == state.n else PLAY_PASS
-    return PLAY_CLAIM if _wins(state.row) else PLAY_PASS
+    if passes:
+        return PLAY_TAKE if passes == n else PLAY_PASS
+    return PLAY_CLAIM if _wins(row) else PLAY_PASS
 
 
 def _end(state: State, seat: int) -> None:
     """1. Last card: `seat` played the last card of its pile; the row (jokers included) is its own."""
-    state.winnings[seat].extend(state.row)
+    winnings = state.winnings
+    winnings[seat] = winnings[seat] + state.row
     state.row.clear()
+    state.bits = 0
     state.termination, state.turn, state.legal, state.won = "normal", None, (), None
 
 
@@ -223,6 +251,7 @@ def _new_row(state: State, seat: int) -> None:
             added[nxt] += 1
             seat = nxt
             continue
+        state.bits = _BITS[first] | _BITS[second]
         if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
             state.termination, state.turn, state.legal = "move_limit", None, ()
         else:
@@ -247,7 +276,7 @@ def apply(state: State, move: str) -> None:
     is written out here rather than split into helpers: a function call costs as much as the checks."""
     seat = state.turn
     state.moves.append(_SEAT_MOVE[seat][move])
-    state.decisions += 1
+    decisions = state.decisions = state.decisions + 1
     if move == PLAY:
         pile = state.piles[seat]
         c = pile.pop(0)
@@ -270,37 +299,28 @@ def apply(state: State, move: str) -> None:
             return
         size = len(row)
         if size == SEVEN:  # 3. seven: the player wins the row and starts a new one
-            state.winnings[seat] += row
+            winnings = state.winnings
+            winnings[seat] = winnings[seat] + row
             row.clear()
             state.won = None
             _new_row(state, seat)
             return
-        # 4. winning combination (as in _wins): claim it or play on
+        # 4. winning combination (as _wins checks it, here from the row's bits): claim it or play on.
+        # The new card's rank among the earlier cards but neither the first nor the one just before is
+        # an intermediate pair: legal None, for step 5 below (unless a prime or a colour wins first).
+        before = state.bits
+        bits = state.bits = before | _BITS[c]
         rank = RANK[c]
         if rank == RANK[row[0]] or rank == RANK[row[-2]]:
             legal = PLAY_CLAIM
-        elif size == 3:
-            a, b = row[0], row[1]
-            if SUIT[a] == SUIT[b] == SUIT[c] or _RANK_BIT[a] | _RANK_BIT[b] | _RANK_BIT[c] in _RUNS:
-                legal = PLAY_CLAIM
-            else:
-                legal = PLAY_PASS
-        elif size == 4:
-            prime = _SUIT_BIT[row[0]] | _SUIT_BIT[row[1]] | _SUIT_BIT[row[2]] | _SUIT_BIT[c] == _ALL_SUITS
-            legal = PLAY_CLAIM if prime else None if RANK[row[1]] == rank else PLAY_PASS  # None: step 5 below
-        elif size == 5:
-            red = IS_RED[c]
-            if IS_RED[row[0]] == red and IS_RED[row[1]] == red and IS_RED[row[2]] == red and IS_RED[row[3]] == red:
-                legal = PLAY_CLAIM
-            else:
-                legal = None if RANK[row[1]] == rank or RANK[row[2]] == rank else PLAY_PASS
-        elif size == 6:
-            if RANK[row[1]] == rank or RANK[row[2]] == rank or RANK[row[3]] == rank:
-                legal = None
-            else:
-                ranks = _RANK_BIT[row[0]] | _RANK_BIT[row[1]] | _RANK_BIT[row[2]] | _RANK_BIT[row[3]]
-                ranks |= _RANK_BIT[row[4]] | _RANK_BIT[c]
-                legal = PLAY_CLAIM if ranks.bit_count() == 6 and ranks <= _NUMERALS else PLAY_PASS
+        elif size == 3:  # flush or run
+            legal = PLAY_CLAIM if bits in _FLUSH_OR_RUN else PLAY_PASS
+        elif size == 4:  # prime: all four suits
+            legal = PLAY_CLAIM if bits & _SUITS == _SUITS else None if before & _RANK_BIT[c] else PLAY_PASS
+        elif size == 5:  # colour: one colour only
+            legal = PLAY_CLAIM if bits & _COLOURS != _COLOURS else None if before & _RANK_BIT[c] else PLAY_PASS
+        elif size == 6:  # number (six different ranks, so never with an intermediate pair)
+            legal = None if before & _RANK_BIT[c] else PLAY_CLAIM if bits & _RANKS in _NUMBERS else PLAY_PASS
         else:  # a row of 2 (only in a rebuilt position) wins by the pair alone
             legal = PLAY_PASS
         if legal is None:  # 5. intermediate pair: the player takes up the row, the next player starts
@@ -309,19 +329,20 @@ def apply(state: State, move: str) -> None:
             row.clear()
             _new_row(state, state.after[seat])
             return
-        if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
+        if decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
             state.termination, state.turn, state.legal = "move_limit", None, ()
         else:  # the same player decides again
             state.legal = legal
     elif move == PASS:
         # Passes always start with the last card's player, so after n passes the turn is theirs again.
         passes = state.passes = state.passes + 1
-        if state.decisions >= state.limit:
+        if decisions >= state.limit:
             state.termination, state.turn, state.legal = "move_limit", None, ()
         else:
             state.turn, state.legal = state.after[seat], PLAY_TAKE if passes == state.n else PLAY_PASS
     elif move == CLAIM:  # winning a row: the winner starts the new one
-        state.winnings[seat] += state.row
+        winnings = state.winnings
+        winnings[seat] = winnings[seat] + state.row
         state.row.clear()
         state.won = None
         _new_row(state, seat)
@@ -364,15 +385,27 @@ _CARDS = frozenset(range(52))
 
 
 class _Plan(NamedTuple):
-    """What sample_world works out from an observation alone."""
+    """What sample_world works out from an observation alone, and the observation's parts it reads."""
 
     observation: Observation
     hidden: list[Card]
     """Every card nobody has seen, in card order (jokers last)."""
-    piles: tuple[tuple[int, tuple[Card, ...]], ...]
-    """Per seat: how many unseen cards lie on top of the pile, and the known part under them."""
+    piles: tuple[tuple[int, int, list[Card]], ...]
+    """Per seat: where its unseen cards lie in the shuffled `hidden` (start, end), and the known part of
+    the pile under them."""
     added: list[int]
     termination: str | None
+    legal: tuple[str, ...]
+    """The legal moves of the seat to move."""
+    rules: Rules
+    row: tuple[Card, ...]
+    bits: int
+    last: int | None
+    passes: int
+    decisions: int
+    winnings: list[list[Card]]
+    """Per seat, the cards won (lists shared by the sampled worlds: see State)."""
+    turn: int | None
 
 
 def _make_plan(obs: Observation) -> _Plan:
@@ -384,12 +417,19 @@ def _make_plan(obs: Observation) -> _Plan:
     if rules.jokers and n in JOKERS_ADDED:  # the jokers not seen: every card not seen that is not in `hidden`
         seen = len(obs.row) + sum(map(len, obs.pile_known)) + sum(map(len, obs.winnings))
         hidden += [JOKER] * (52 + JOKERS_ADDED[n] - seen - len(hidden))
-    piles = tuple((size - len(known), known) for size, known in zip(obs.pile_sizes, obs.pile_known, strict=True))
-    termination = None
+    piles, at = [], 0
+    for size, known in zip(obs.pile_sizes, obs.pile_known, strict=True):
+        top = size - len(known)
+        piles.append((at, at + top, list(known)))
+        at += top
+    termination, legal = None, obs.legal_moves
     if obs.turn is None:  # over: a normal end empties the last player's pile; move_limit leaves all piles
         termination = "normal" if 0 in obs.pile_sizes else "move_limit"
-    plan = _Plan(obs, hidden, piles, list(map(len, obs.pile_known)), termination)
-    return plan
+    elif obs.seat != obs.turn:
+        legal = _legal_at(obs.row, obs.passes, n)
+    return _Plan(obs, hidden, tuple(piles), list(map(len, obs.pile_known)), termination, legal, rules, obs.row,
+                 _row_bits(obs.row), obs.last_player, obs.passes, obs.decisions, list(map(list, obs.winnings)),
+                 obs.turn)
 
 
 _plan = ObservationCache(_make_plan)
@@ -397,32 +437,24 @@ _plan = ObservationCache(_make_plan)
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
     """A state in which every unseen card (each pile's dealt part and the set-aside) is dealt at random."""
-    obs = observation
-    plan = _plan(obs)
-    hidden = plan.hidden[:]
+    _, hidden, cuts, added, termination, legal, rules, row, bits, last, passes, decisions, winnings, turn = (
+        _plan(observation))
+    hidden = hidden[:]
     shuffle(hidden, rng)
-    piles, at = [], 0
-    for top, known in plan.piles:
-        pile = hidden[at:at + top]
+    piles = []
+    for start, end, known in cuts:
+        pile = hidden[start:end]
         pile += known
         piles.append(pile)
-        at += top
-    # As _start would build it, without what it must work out: the legal moves are the observation's
-    # when the observer is to move.
-    rules = obs.rules
+    # As _start would build it, without what it must work out.
     n = rules.players
     state = State()
     state.rules, state.n, state.after, state.limit = rules, n, _AFTER[n], rules.max_decisions
-    state.piles, state.added, state.set_aside = piles, plan.added[:], hidden[at:]
-    state.row, state.last, state.passes, state.decisions = list(obs.row), obs.last_player, obs.passes, obs.decisions
-    state.winnings, state.won = list(map(list, obs.winnings)), obs.winnings
+    state.piles, state.added, state.set_aside = piles, added[:], hidden[end:]  # after the last pile's cards
+    state.row, state.bits, state.last, state.passes, state.decisions = list(row), bits, last, passes, decisions
+    state.winnings, state.won = winnings[:], observation.winnings
     state.layout, state.moves = (tuple(map(tuple, piles)), tuple(state.set_aside)), []
-    state.turn = turn = obs.turn
-    state.termination = plan.termination
-    if turn is None:
-        state.legal = ()
-    else:
-        state.legal = obs.legal_moves if obs.seat == turn else _legal_at(state)
+    state.turn, state.legal, state.termination = turn, legal, termination
     return state
 
 
