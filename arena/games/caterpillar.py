@@ -65,11 +65,10 @@ class State:
 
     `held[seat]` is a hand (a bytearray of cards) in the order its cards arrived (the deal, then
     the draws): legal moves are offered in that order. `pile` is the stock bottom first, so that a
-    draw pops its end. `caterpillar` is a tuple, grown by one card a play, so that observations and
-    clones share it rather than copy it. `start` is how many cards the caterpillar held when this
-    state was set up: the moves are the cards after those (card i was played by seat i % 2). `mover`
-    is the seat to move, None once the game is over; `stopped` is then the seat that was to move when
-    it ended.
+    draw pops its end. `caterpillar` is a tuple, grown by one card a play, so that an observation and a
+    clone share it rather than copy it. `start` is how many cards the caterpillar held when this state was set up:
+    the moves are the cards after those (card i was played by seat i % 2). `mover` is the seat to
+    move, None once the game is over; `stopped` is then the seat that was to move when it ended.
     """
 
     __slots__ = ("rules", "held", "pile", "caterpillar", "start", "total", "scores", "mover", "stopped", "legal",
