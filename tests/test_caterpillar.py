@@ -122,7 +122,7 @@ def test_random_games_keep_the_rules(seed, rng_seed):
     rng = random.Random(rng_seed)
     expected = [0, 0]
     while (seat := cat.to_move(state)) is not None:
-        assert sorted(state.hands[0] + state.hands[1] + state.stock + list(state.caterpillar)) == list(DECK)
+        assert sorted(state.hands[0] + state.hands[1] + state.stock + state.caterpillar) == list(DECK)
         card = rng.choice(cat.legal_moves(state))
         total = state.total + cat.PIP[card]
         same_suit = state.caterpillar and card // 13 == state.caterpillar[-1] // 13

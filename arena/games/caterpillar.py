@@ -65,8 +65,7 @@ class State:
 
     `held[seat]` is a hand (a bytearray of cards) in the order its cards arrived (the deal, then
     the draws): legal moves are offered in that order. `pile` is the stock bottom first, so that a
-    draw pops its end. `caterpillar` is a tuple, grown by one card a play, so that an observation and a
-    clone share it rather than copy it. `start` is how many cards the caterpillar held when this state was set up:
+    draw pops its end. `start` is how many cards the caterpillar held when this state was set up:
     the moves are the cards after those (card i was played by seat i % 2). `mover` is the seat to
     move, None once the game is over; `stopped` is then the seat that was to move when it ended.
     """
@@ -103,13 +102,13 @@ def players(rules: Rules) -> int:
     return 2
 
 
-def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], caterpillar: Sequence[Card],
+def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], caterpillar: list[Card],
            scores: Sequence[int], total: int | None = None) -> State:
     """A state with `hands` and `stock` (top first) as they are now, after `caterpillar` was played."""
     if len(stock) > PLAYS - len(caterpillar):  # apply relies on it: the 26th play's draw takes the last card
         raise ValueError(f"a stock of {len(stock)} cards after {len(caterpillar)} plays")
     state = State()
-    state.rules, state.caterpillar, state.scores = rules, tuple(caterpillar), tuple(scores)
+    state.rules, state.caterpillar, state.scores = rules, caterpillar, tuple(scores)
     state.held = held = [bytearray(hands[0]), bytearray(hands[1])]
     state.layout = ((tuple(hands[0]), tuple(hands[1])), tuple(stock))
     state.pile = pile = list(stock)
@@ -129,11 +128,11 @@ def new_state(rules: Rules, seed: int) -> State:
     """Deals 13 cards to each seat from a pack shuffled by `seed`; the other 26 are the stock."""
     deck = list(DECK)  # = arena.cards.shuffled_deck(seed)
     shuffle(deck, seeded_rng(seed))
-    return _start(rules, [deck[:13], deck[13:26]], deck[26:], (), (0, 0), 0)
+    return _start(rules, [deck[:13], deck[13:26]], deck[26:], [], (0, 0), 0)
 
 
 def clone(state: State) -> State:
-    """An independent copy (the layout, the caterpillar, the legal moves and the scores are immutable, so shared)."""
+    """An independent copy (the layout, the legal moves and the scores are immutable, so shared)."""
     copy = State()  # one attribute at a time: a tuple assignment would build and unpack a tuple
     copy.rules = state.rules
     copy.start = state.start
@@ -147,7 +146,7 @@ def clone(state: State) -> State:
     held = state.held
     copy.held = [held[0].copy(), held[1].copy()]
     copy.pile = state.pile.copy()
-    copy.caterpillar = state.caterpillar
+    copy.caterpillar = state.caterpillar.copy()
     return copy
 
 
@@ -177,7 +176,7 @@ def apply(state: State, card: Card) -> None:
             state.scores = (a, b + total) if seat else (a + total, b)
     elif caterpillar and SUIT[card] == SUIT[caterpillar[-1]] and state.total % 5 == 0:
         state.scores = _scored(state.scores, seat, state.total)
-    state.caterpillar = caterpillar = caterpillar + (card,)
+    caterpillar.append(card)
     pile = state.pile
     if pile:
         hand.append(pile.pop())
@@ -220,7 +219,7 @@ def result(state: State) -> Outcome:
 def observe(state: State, seat: int) -> Observation:
     """What `seat` may know."""
     held = state.held
-    return _new(Observation, (seat, state.rules, tuple(held[seat]), state.caterpillar, state.total,
+    return _new(Observation, (seat, state.rules, tuple(held[seat]), tuple(state.caterpillar), state.total,
                               state.scores, len(state.pile), len(held[1 - seat]),
                               state.legal if seat == state.mover else ()))
 
@@ -234,7 +233,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     hands = [hand, unseen[:size]]
     if observation.seat == 1:
         hands.reverse()
-    return _start(observation.rules, hands, unseen[size:], caterpillar, observation.scores,
+    return _start(observation.rules, hands, unseen[size:], list(caterpillar), observation.scores,
                   observation.total)
 
 
