@@ -1,6 +1,6 @@
 """Engine speed on one core, as ratios measured in one run (absolute figures move with the machine).
 
-    .venv/bin/python benchmarks/engine.py [--seconds 3] [--baseline DIR]
+    .venv/bin/python benchmarks/engine.py [--seconds 2] [--rounds 3] [--baseline DIR]
 
 For each game and variant it prints:
 - decisions/s of random bots through the full referee (observations built, legality checked), with and
@@ -11,7 +11,9 @@ For each game and variant it prints:
   with random moves to the end of the game, in moves/s (what ismcts spends its time on).
 
 `--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
-measurement of the two alternating in one run, and prints the speed-up of this one over it.
+measurement of the two alternating in one run, and prints the speed-up of this one over it. Every figure
+is the best of `--rounds` measurements taken in turn with the others, so that a burst of load on a shared
+machine spoils one measurement rather than a ratio.
 """
 
 from __future__ import annotations
@@ -122,28 +124,34 @@ def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds
 
 
 def main() -> None:
-    """Prints one line per game and variant."""
+    """Prints one line per game and variant: the best of `--rounds` alternating measurements of each figure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements of each figure, in turn (the best counts)")
     parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    lean = lean_rate(args.seconds)
-    print(f"lean Caterpillar loop: {lean:,.0f} decisions/s")
-    head = f"{'game':<14}{'rules':<32}{'decisions/s':>12}{'x lean':>8}{'1s clock':>10}{'search moves/s':>16}"
+    kinds = ["lean", "referee", "clocked", "search"] + (["base referee", "base search"] if args.baseline else [])
+    print(f"best of {args.rounds} alternating rounds of {args.seconds:g} s per figure; the lean Caterpillar loop is "
+          "measured in every round, beside each game")
+    head = f"{'game':<14}{'rules':<32}{'lean':>9}{'decisions/s':>12}{'x lean':>8}{'1s clock':>10}{'search moves/s':>16}"
     print(head + ("   baseline: decisions/s  search   speed-up" if args.baseline else ""))
-    figures = {"lean": lean, "rows": []}
+    figures = {"rows": []}
     for game_id, variants in VARIANTS.items():
         for overrides in variants:
-            row = {kind: measure(kind, game_id, overrides, args.seconds) for kind in ("referee", "clocked", "search")}
-            line = (f"{game_id:<14}{json.dumps(overrides):<32}{row['referee']:>12,.0f}{row['referee'] / lean:>8.2f}"
-                    f"{row['clocked']:>10,.0f}{row['search']:>16,.0f}")
+            row = dict.fromkeys(kinds, 0.0)
+            for _ in range(args.rounds):
+                for kind in kinds:
+                    if kind.startswith("base "):
+                        rate = measure_in(args.baseline, kind[5:], game_id, overrides, args.seconds)
+                    else:
+                        rate = measure(kind, game_id, overrides, args.seconds)
+                    row[kind] = max(row[kind], rate)
+            line = (f"{game_id:<14}{json.dumps(overrides):<32}{row['lean']:>9,.0f}{row['referee']:>12,.0f}"
+                    f"{row['referee'] / row['lean']:>8.2f}{row['clocked']:>10,.0f}{row['search']:>16,.0f}")
             if args.baseline:
-                base = {kind: measure_in(args.baseline, kind, game_id, overrides, args.seconds)
-                        for kind in ("referee", "search")}
-                row["baseline"] = base
-                line += (f"   {base['referee']:>12,.0f} {base['search']:>9,.0f}   "
-                         f"{row['referee'] / base['referee']:.2f}x {row['search'] / base['search']:.2f}x")
+                line += (f"   {row['base referee']:>12,.0f} {row['base search']:>9,.0f}   "
+                         f"{row['referee'] / row['base referee']:.2f}x {row['search'] / row['base search']:.2f}x")
             figures["rows"].append({"game": game_id, "rules": overrides, **row})
             print(line, flush=True)
     if args.json:
