@@ -66,6 +66,10 @@ class ScheduledGame(NamedTuple):
     """The name of the bot in each seat."""
 
 
+_new = tuple.__new__
+"""Makes a ScheduledGame from a tuple of its fields, without the Python-level __new__ of NamedTuple."""
+
+
 class Schedule:
     """Every game of a tournament, addressed by game index."""
 
@@ -130,7 +134,7 @@ class Schedule:
                     seatings = key[:2], [(seats, tuple([names[b] for b in seats])) for seats in rotated]
                 for rotation in range(first, min(rotations, first + stop - index)):
                     seats, seat_names = seatings[1][rotation]
-                    yield ScheduledGame(index, block, table, deal, rotation, seats, deal_seed,
-                                        tuple(derive_seeds((deal_seed, "bot", rotation), players)), seat_names)
+                    yield _new(ScheduledGame, (index, block, table, deal, rotation, seats, deal_seed,
+                                               tuple(derive_seeds((deal_seed, "bot", rotation), players)), seat_names))
                     index += 1
                 deal_run, first = deal_run + 1, 0
