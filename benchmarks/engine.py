@@ -1,6 +1,6 @@
 """Engine speed on one core, as ratios measured in one run (absolute figures move with the machine).
 
-    .venv/bin/python benchmarks/engine.py [--seconds 2] [--rounds 3] [--baseline DIR]
+    .venv/bin/python benchmarks/engine.py [--seconds 1] [--rounds 3] [--baseline DIR]
 
 For each game and variant it prints:
 - decisions/s of random bots through the full referee (observations built, legality checked), with and
@@ -126,7 +126,7 @@ def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds
 def main() -> None:
     """Prints one line per game and variant: the best of `--rounds` alternating measurements of each figure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements of each figure, in turn (the best counts)")
     parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
