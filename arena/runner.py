@@ -59,13 +59,10 @@ def _bot_class(entry, config: Config) -> type:
 def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
     schedule, makers = _prepare(config)
-    rows, now, play, limit = [], time.perf_counter, referee.play, config.run.move_time_limit
-    games = {block.game_id: get_game(block.game_id) for block in schedule.blocks}
-    for scheduled in schedule.games(start, end):  # _play_scheduled, inline: this loop is the tournament layer
-        block = scheduled.block
+    rows, now = [], time.perf_counter
+    for scheduled in schedule.games(start, end):
         started = now()
-        played = play(games[block.game_id], block.rules, [makers[b]() for b in scheduled.seat_bots],
-                      scheduled.deal_seed, seeds=scheduled.bot_seeds, move_time_limit=limit)
+        played = _play_scheduled(config, makers, scheduled)
         rows.append(_row(scheduled, played, now() - started))
     return columns(rows)
 
