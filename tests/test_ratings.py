@@ -163,6 +163,48 @@ def test_random_sequences_match_the_package(case):
     assert_matches(rate_games(players, ranks, rating_settings), reference)
 
 
+# draw_probability 0 leaves the package a draw margin of 5.3e-8 beta (its ppf(0.5) is 3.8e-8), so its draws are
+# rounding noise, and a tie of three or more seats turns any last-bit difference in the ratings before it into a
+# large one: only the package's operations, bit for bit, give its result (found by the random test above).
+@pytest.mark.parametrize(("rating_settings", "games"), [
+    pytest.param(  # was bot-0 sigma 0.4100 against 0.2795: a 1e-8 difference left by the closed-form ties
+        RatingSettings(mu=1.0, sigma=1.0, beta=0.125, tau=0.0, draw_probability=0.0),
+        [(["bot-0", "bot-1"], [1, 0]), (["bot-0", "bot-1"], [0, 0]), (["bot-0", "bot-3"], [0, 0]),
+         (["bot-1", "bot-2"], [0, 0]), (["bot-0", "bot-1", "bot-2", "bot-3"], [0, 0, 0, 0])],
+        id="four-way-tie-after-two-player-ties"),
+    pytest.param(  # was bot-1 mu 1.19e-6 off (1e-7 sigma): one ulp left by the closed-form win, amplified by the tie
+        RatingSettings(mu=0.0, sigma=12.0, beta=1.5, tau=0.0, draw_probability=0.0),
+        [(["bot-0", "bot-1"], [0, 0]), (["bot-0", "bot-2"], [0, 0]), (["bot-0", "bot-1"], [1, 0]),
+         (["bot-0", "bot-1", "bot-2", "bot-4"], [1, 0, 1, 1]), (["bot-4", "bot-1"], [0, 0])],
+        id="three-way-tie-after-a-two-player-win"),
+    pytest.param(  # the closed form alone was 1.2e-8 off here: harmless, but the start of the cases above
+        RatingSettings(mu=1.0, sigma=1.0, beta=0.125, tau=0.0, draw_probability=0.0),
+        [(["bot-0", "bot-1"], [1, 0]), (["bot-0", "bot-1"], [0, 0])],
+        id="two-player-tie"),
+    pytest.param(  # a draw probability just above 0 is as degenerate
+        RatingSettings(mu=1.0, sigma=1.0, beta=0.125, tau=0.0, draw_probability=1e-12),
+        [(["bot-0", "bot-1"], [1, 0]), (["bot-0", "bot-1"], [0, 0]), (["bot-0", "bot-3"], [0, 0]),
+         (["bot-1", "bot-2"], [0, 0]), (["bot-0", "bot-1", "bot-2", "bot-3"], [0, 0, 0, 0])],
+        id="four-way-tie-at-draw-probability-1e-12"),
+])
+def test_ties_at_zero_draw_probability_match_the_package_bit_for_bit(rating_settings, games):
+    players, ranks = [g for g, _ in games], [r for _, r in games]
+    assert_matches(rate_games(players, ranks, rating_settings), package_ratings(players, ranks, rating_settings),
+                   exact=True)
+
+
+@pytest.mark.parametrize("ranks", [[0, 0], [0, 1, 1], [0, 0, 0, 0]])
+def test_a_tie_with_an_exactly_zero_draw_margin_raises_as_the_package_does(ranks):
+    # scipy's ppf(0.5) is exactly 0: a tie's interval is empty, and the package's w_draw raises on cdf(a) - cdf(b) == 0
+    rating_settings = RatingSettings(draw_probability=0.0, backend="scipy")
+    assert trueskill.calc_draw_margin(0.0, 2, rating_settings.env()) == 0
+    players = [BOTS[:len(ranks)]]
+    with pytest.raises(FloatingPointError):
+        package_ratings(players, [ranks], rating_settings)
+    with pytest.raises(FloatingPointError):
+        rate_games(players, [ranks], rating_settings)
+
+
 def results_frame(rng: random.Random, variants: dict[str, int], deals: int, strength: dict | None = None,
                   bots: list[str] = BOTS[:5]) -> pd.DataFrame:
     """A results frame as a run's parts read back: round-robin tables, every deal in every rotation.

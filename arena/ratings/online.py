@@ -3,9 +3,11 @@
 The engine re-implements trueskill 0.4.5 (`TrueSkill.rate` with one player per team, ranks
 as given, ties as draws) on plain floats, with the package's own cdf/pdf/ppf. Two-player games use
 the closed form of the truncated-Gaussian update (within about 1e-13 of the package, some 80 times
-faster). Games of three or more seats replay the package's message passing operation by operation
-(bit for bit, about 10 times faster), because its loop stops early (min_delta, at most 10 rounds)
-and the result depends on exactly where it stops.
+faster) unless the draw probability is under 1e-3: towards a zero draw margin the package's draws
+turn into rounding noise, which only its own operations reproduce.
+Games of three or more seats (and all games in that case) replay the package's message passing
+operation by operation (bit for bit, about 10 times faster), because its loop stops early
+(min_delta, at most 10 rounds) and the result depends on exactly where it stops.
 
 Order matters here, and dynamics (tau) let old games fade: this is `[ratings] method = "online"`,
 the leaderboard that moves. See `benchmarks/ratings.py` for the speed.
@@ -28,6 +30,9 @@ MIN_DELTA = trueskill.DELTA
 """The package's default convergence threshold of `TrueSkill.rate` (0.0001)."""
 MAX_ITERATIONS = 10
 """The package stops passing messages after this many rounds even when not converged."""
+CLOSED_FORM_MIN_DRAW_PROBABILITY = 1e-3
+"""Below this draw probability the two-player closed form is not used: towards a zero draw margin the package's
+draws turn into rounding noise (see `_rate_codes`), which only its own operations, bit for bit, reproduce."""
 Z95 = 1.96
 """Normal quantile of the 95% confidence intervals."""
 
@@ -275,8 +280,16 @@ def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray
     tau, beta2 = env.tau, env.beta ** 2
     tau2, two_beta2 = tau * tau, 2 * beta2
     vw = None if settings.backend is None else _make_vw(env.cdf, env.pdf)
-    # Only the default backend's math is inlined; others take the op-by-op path for every game.
-    two = 2 if settings.backend is None else -1
+    # Only the default backend's math is inlined; others take the op-by-op path for every game. So does a
+    # table with a (near-)zero draw margin. draw_probability 0 gives margin 5.3e-8 beta (the package's
+    # ppf(0.5) is 3.8e-8, not 0), and a draw's v and w then come from cdf(a) - cdf(b) of two cdfs about
+    # 1e-8 apart near 0.5: rounding noise (w lands anywhere in about [-0.5, 1], not near 1 as it should). A
+    # game of three or more seats with such a draw loops on that noise for all its 10 rounds, so a last-bit
+    # difference in its input ratings -- which the closed form leaves, 1e-16 after a win, 1e-8 after such a
+    # draw -- comes out 1e-7 to 0.1 sigma away. Only the package's operations, bit for bit, reproduce it.
+    # (From 1e-3 on the closed form stays within 1e-11 sigma of the package, even with beta = sigma / 50.)
+    closed_form = settings.backend is None and settings.draw_probability >= CLOSED_FORM_MIN_DRAW_PROBABILITY
+    two = 2 if closed_form else -1
     offsets = np.cumsum(sizes) - sizes
     # Two-seat games: sign +1 when seat 0 ranks better, -1 when seat 1 does, 0 for a draw.
     # (Lists of small ints only: CPython shares those objects, so a million games cost 8 bytes an entry.)
