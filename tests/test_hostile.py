@@ -395,8 +395,8 @@ def test_ctrl_c_stops_a_serial_run_and_resume_finishes_it(tmp_path):
     """The user's Ctrl-C reaches the driver only (the worker has its own session): one line, every finished
     batch kept, no worker left behind, and --resume gives the uninterrupted results."""
     config = tmp_path / "long.toml"
-    # long enough (a few seconds) that the Ctrl-C lands while it plays, however fast the engine
-    config.write_text(SMALL.read_text().replace("deals = 30", "deals = 2000"))
+    # long enough (about two seconds after the first part) that the Ctrl-C lands while it plays
+    config.write_text(SMALL.read_text().replace("deals = 30", "deals = 400"))
     uninterrupted = RunDir(tmp_path / "uninterrupted" / "small")
     play_missing(load_config(config), uninterrupted, workers=1)
     out = tmp_path / "interrupted"
