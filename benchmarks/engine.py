@@ -11,7 +11,9 @@ For each game and variant it prints:
   with random moves to the end of the game, in moves/s (what ismcts spends its time on).
 
 `--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
-measurement of the two alternating in one run, and prints the speed-up of this one over it. Every figure
+measurement of the two alternating in one run, and prints the speed-up of this one over it. For the search
+loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
+cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing. Every figure
 is the best of `--rounds` measurements taken in turn with the others, so that a burst of load on a shared
 machine spoils one measurement rather than a ratio.
 """
@@ -72,8 +74,14 @@ def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
             steps += 1
         if seat is not None:
             observations.append(game.observe(state, seat))
-    sample_world, clone, to_move, legal_moves, apply = (game.sample_world, game.clone, game.to_move,
-                                                        game.legal_moves, game.apply)
+    return playouts(observations, (game.sample_world, game.clone, game.to_move, game.legal_moves, game.apply), rng,
+                    seconds)
+
+
+def playouts(observations: list, functions: tuple, rng: random.Random, seconds: float) -> float:
+    """Moves/s of the search loop over `observations` with a game's (sample_world, clone, to_move, legal_moves,
+    apply)."""
+    sample_world, clone, to_move, legal_moves, apply = functions
     pick = rng.random  # cheaper than rng.choice, so the engine's share of the loop shows
     moves = 0
     started = time.perf_counter()
@@ -87,6 +95,41 @@ def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
                     apply(state, legal[int(pick() * len(legal))])
                     moves += 1
     return moves / elapsed
+
+
+class _Idle:
+    """The state of a game that does nothing but count down its moves."""
+
+    __slots__ = ("turn", "left")
+
+
+def loop_rate(seconds: float) -> float:
+    """Moves/s of the search loop itself: the same loop over a game whose functions do nothing (playouts of 40
+    moves), so what it costs to pick a move and call the five functions, which no engine can save."""
+    legal = (("play", 0), ("play", 1), ("play", 2))
+
+    def sample_world(observation, rng):
+        world = _Idle()
+        world.turn, world.left = 0, 40
+        return world
+
+    def clone(state):
+        copy = _Idle()
+        copy.turn, copy.left = state.turn, state.left
+        return copy
+
+    def to_move(state):
+        return state.turn
+
+    def legal_moves(state):
+        return legal
+
+    def apply(state, move):
+        state.left -= 1
+        if not state.left:
+            state.turn = None
+
+    return playouts([None] * 40, (sample_world, clone, to_move, legal_moves, apply), random.Random(7), seconds)
 
 
 def lean_rate(seconds: float) -> float:
@@ -107,6 +150,8 @@ def measure(kind: str, game_id: str, overrides: dict, seconds: float) -> float:
     """One measurement by name."""
     if kind == "lean":
         return lean_rate(seconds)
+    if kind == "loop":
+        return loop_rate(seconds)
     if kind == "referee":
         return referee_rate(game_id, overrides, seconds)
     if kind == "clocked":
@@ -131,11 +176,14 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    kinds = ["lean", "referee", "clocked", "search"] + (["base referee", "base search"] if args.baseline else [])
+    kinds = ["lean", "referee", "clocked", "search"]
+    if args.baseline:
+        kinds += ["loop", "base referee", "base search"]
     print(f"best of {args.rounds} alternating rounds of {args.seconds:g} s per figure; the lean Caterpillar loop is "
           "measured in every round, beside each game")
     head = f"{'game':<14}{'rules':<32}{'lean':>9}{'decisions/s':>12}{'x lean':>8}{'1s clock':>10}{'search moves/s':>16}"
-    print(head + ("   baseline: decisions/s  search   speed-up" if args.baseline else ""))
+    print(head + ("   baseline: decisions/s  search   speed-up: decisions, search, inside the engine" if args.baseline
+                  else ""))
     figures = {"rows": []}
     for game_id, variants in VARIANTS.items():
         for overrides in variants:
@@ -150,8 +198,10 @@ def main() -> None:
             line = (f"{game_id:<14}{json.dumps(overrides):<32}{row['lean']:>9,.0f}{row['referee']:>12,.0f}"
                     f"{row['referee'] / row['lean']:>8.2f}{row['clocked']:>10,.0f}{row['search']:>16,.0f}")
             if args.baseline:
+                inside = (1 / row["base search"] - 1 / row["loop"]) / (1 / row["search"] - 1 / row["loop"])
                 line += (f"   {row['base referee']:>12,.0f} {row['base search']:>9,.0f}   "
-                         f"{row['referee'] / row['base referee']:.2f}x {row['search'] / row['base search']:.2f}x")
+                         f"{row['referee'] / row['base referee']:.2f}x {row['search'] / row['base search']:.2f}x "
+                         f"{inside:.2f}x")
             figures["rows"].append({"game": game_id, "rules": overrides, **row})
             print(line, flush=True)
     if args.json:
