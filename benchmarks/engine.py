@@ -13,9 +13,10 @@ For each game and variant it prints:
 `--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
 measurement of the two alternating in one run, and prints the speed-up of this one over it. For the search
 loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
-cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing. Every figure
-is the best of `--rounds` measurements taken in turn with the others, so that a burst of load on a shared
-machine spoils one measurement rather than a ratio.
+cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
+
+Every figure is the best of `--rounds` measurements taken in turn with the others, so that a burst of load
+on a shared machine spoils one measurement rather than a ratio.
 """
 
 from __future__ import annotations

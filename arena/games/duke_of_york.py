@@ -239,7 +239,7 @@ def apply(state: State, move: tuple) -> None:
     """Plays a legal move for the seat to move; turns the play down, ends rounds and the game when due.
 
     Plays are the inner loop of search bots, so after a play the next player's legal plays are worked
-    out here, as _play_turn and _plays do, rather than in two calls."""
+    out here, as _play_turn and _plays do, rather than in two calls (one loop for either direction)."""
     seat = state.turn
     kind, arg = move
     if kind == "play":
@@ -249,30 +249,17 @@ def apply(state: State, move: tuple) -> None:
         state.turn = other = 1 - seat
         hand = hands[other]
         if state.down:
-            count = state.count = state.count - state.value[arg]
-            if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
-                _end_round(state, seat)
-            elif count >= MOST:  # every card fits
-                state.legal = _all_plays(hand)
-            else:
-                legal = []
-                value = state.value
-                for c in hand:
-                    if value[c] <= count:
-                        legal.append(PLAY[c])
-                if legal:
-                    state.legal = tuple(legal)
-                else:  # stuck: the round ends at once and this seat played the last card
-                    _end_round(state, seat)
-            return
-        count = state.count = state.count + state.value[arg]
-        if count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
-            state.peak, state.peak_seat = count, seat
-        if not hand:
+            limit = state.count = state.count - state.value[arg]  # going down: count - value >= 0
+        else:
+            count = state.count = state.count + state.value[arg]
+            if count > state.peak:  # strictly: the top goes to whoever *first* reached the peak
+                state.peak, state.peak_seat = count, seat
+            limit = TOP - count  # going up: count + value <= 31
+        if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
             _end_round(state, seat)
-            return
-        limit = TOP - count
-        if limit < MOST:
+        elif limit >= MOST:  # every card fits
+            state.legal = _all_plays(hand)
+        else:
             legal = []
             value = state.value
             for c in hand:
@@ -280,11 +267,13 @@ def apply(state: State, move: tuple) -> None:
                     legal.append(PLAY[c])
             if legal:
                 state.legal = tuple(legal)
-                return
-            # RULES.md: no card fits going up, so the play turns down, and every card fits going down
-            # (the count is above 31 - 13)
-            state.down = True
-        state.legal = _all_plays(hand)
+            elif state.down:  # stuck: the round ends at once and this seat played the last card
+                _end_round(state, seat)
+            else:
+                # RULES.md: no card fits going up, so the play turns down, and every card fits going down
+                # (the count is above 31 - 13)
+                state.down = True
+                state.legal = _all_plays(hand)
     elif kind == "take":
         state.exchange.append(_SEAT_TAKE[seat][arg])
         table = state.table
