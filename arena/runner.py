@@ -11,6 +11,7 @@ falls back to it.
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
@@ -60,10 +61,14 @@ def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule; returns the result columns."""
     schedule, makers = _prepare(config)
     rows, now = [], time.perf_counter
-    for scheduled in schedule.games(start, end):
-        started = now()
-        played = _play_scheduled(config, makers, scheduled)
-        rows.append(_row(scheduled, played, now() - started))
+    gc.freeze()  # the batch's rows pile up and set off full collections: not of every module's objects too
+    try:
+        for scheduled in schedule.games(start, end):
+            started = now()
+            played = _play_scheduled(config, makers, scheduled)
+            rows.append(_row(scheduled, played, now() - started))
+    finally:
+        gc.unfreeze()
     return columns(rows)
 
 
