@@ -29,10 +29,11 @@ class Bot:
     """The parameters the bot takes (config `params`), with their default values."""
 
     def __init__(self, **params: Any) -> None:
-        unknown = sorted(set(params) - set(self.defaults))
-        if unknown:
-            allowed = ", ".join(self.defaults) or "none"
-            raise TypeError(f"unknown parameter {unknown[0]!r} (parameters: {allowed})")
+        if params:  # a tournament makes a bot for every game: without parameters, nothing to check
+            unknown = sorted(set(params) - set(self.defaults))
+            if unknown:
+                allowed = ", ".join(self.defaults) or "none"
+                raise TypeError(f"unknown parameter {unknown[0]!r} (parameters: {allowed})")
         self.params = {**self.defaults, **params}
 
     def reset(self, game_id: str, seat: int, rules: Any, rng: random.Random) -> None:

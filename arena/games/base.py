@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 Move: TypeAlias = Hashable
 """A move: a hashable value each game defines (a card int, a `(card, op)` pair, a word)."""
@@ -19,9 +18,8 @@ Move: TypeAlias = Hashable
 TERMINATIONS = ("normal", "court_short", "deal_limit", "move_limit", "crash", "illegal_move", "timeout")
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The end of a game as data."""
+class Outcome(NamedTuple):
+    """The end of a game as data (a named tuple: made once a game, at half the cost of a frozen dataclass)."""
 
     scores: tuple[int, ...]
     """Final score of each seat."""
