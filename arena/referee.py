@@ -41,43 +41,45 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             bot.reset(game.id, seat, rules, seeded_rng(seeds[seat]))
         except Exception as error:
             return _forfeit(game, state, seat, "crash", _describe(error), 0)
-    decisions, observe, apply, to_move = 0, game.observe, game.apply, game.to_move
+    observe, apply, to_move = game.observe, game.apply, game.to_move
     acts = [bot.act for bot in bots]
     clock = clock_for(move_time_limit) if move_time_limit is not None else None
+    # Moves are numbered on across the clock's games, so that its watchdog tells each from the one before;
+    # this game's decisions so far are the moves numbered after `first`. One count serves both.
+    first = number = clock.ticket if clock is not None else 0
     if clock is not None:
-        stamp, fired, ticket = clock.stamp, clock.fired, clock.ticket
+        stamp, fired = clock.stamp, clock.fired
     try:
         while (seat := to_move(state)) is not None:
             observation = observe(state, seat)
+            number += 1
             try:
                 if clock is None:
                     move = acts[seat](observation)
                 else:
-                    ticket += 1
-                    stamp[0] = ticket  # the move now running, timed by the watchdog and the backstop
+                    stamp[0] = number  # the move now running, timed by the watchdog and the backstop
                     try:
                         move = acts[seat](observation)
                     finally:
                         stamp[0] = 0  # whatever happened, no alarm for this move any more
-                    if fired[0] == ticket:  # a bot that swallowed MoveTimeout, or no signals here
+                    if fired[0] == number:  # a bot that swallowed MoveTimeout, or no signals here
                         raise MoveTimeout
             except MoveTimeout:
-                return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", decisions)
+                return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", number - first - 1)
             except Exception as error:
-                return _forfeit(game, state, seat, "crash", _describe(error), decisions)
+                return _forfeit(game, state, seat, "crash", _describe(error), number - first - 1)
             legal = observation.legal_moves
             try:  # apply the game's own move object, so a bot's look-alike never reaches the state
                 own = legal[legal.index(move)]
                 if type(own) is not type(move):
                     raise ValueError
             except Exception:
-                return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", decisions)
+                return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", number - first - 1)
             apply(state, own)
-            decisions += 1
     finally:
         if clock is not None:
-            clock.ticket = ticket  # however the game ended: a later move never takes an earlier one's number
-    return Played(game.result(state), None, None, decisions, state)
+            clock.ticket = number  # however the game ended: a later move never takes an earlier one's number
+    return Played(game.result(state), None, None, number - first, state)
 
 
 def _own_copy(rules: Any) -> Any:
