@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from arena.config import Config
 from arena.games import get_game, make_rules
-from arena.seeds import derive_seed, derive_seeds
+from arena.seeds import seed_after, seed_start, seeds_after
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,6 @@ class Schedule:
         self.total = start
         self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
                              for b in self.blocks for t, bots in enumerate(b.tables)}
-        self._last_deal: tuple[tuple[int, int, int] | None, int] = None, 0
-        """The last deal's (entry, table, deal) and seed: its rotations follow one another, and hashing costs."""
         self._last_block = self.blocks[0] if self.blocks else None
 
     def block_at(self, index: int) -> Block:
@@ -112,29 +110,32 @@ class Schedule:
         return next(self.games(index, index + 1))
 
     def games(self, start: int, end: int) -> Iterator[ScheduledGame]:
-        """Games start..end-1 in order, as `game` gives each: a deal's seed is hashed once for all its
-        rotations, and the position in the block is counted on rather than decoded for every game."""
+        """Games start..end-1 in order, as `game` gives each: what the seeds of a table's games and of a deal's
+        rotations share is hashed once, and the position in the block is counted on rather than decoded for every
+        game."""
         if not 0 <= start <= end <= self.total:
             raise IndexError(f"games {start}..{end - 1} are not all within 0..{self.total - 1}")
-        index, names, seatings = start, [b.name for b in self.config.bots], None
+        index, names, seatings, dealt = start, [b.name for b in self.config.bots], None, None
         while index < end:
             block = self.block_at(index)
             players, rotations, stop = block.players, block.rotations, min(end, block.end)
             deal_run, first = divmod(index - block.start, rotations)  # deal_run: table * deals + deal
             while index < stop:
                 table, deal = divmod(deal_run, block.deals)
-                key = (block.entry, table, deal)
-                last_key, deal_seed = self._last_deal
-                if key != last_key:
-                    deal_seed = derive_seed(self.config.seed, block.label, self._table_names[block.entry, table], deal)
-                    self._last_deal = key, deal_seed
-                if seatings is None or seatings[0] != key[:2]:  # each rotation's seats, once per table
+                if seatings is None or seatings[0] != (block.entry, table):  # once per table: each rotation's seats,
+                    # and the hash of what its deals' seeds share
                     bots = block.tables[table]
                     rotated = [bots[r:] + bots[:r] for r in range(rotations)]  # seat s: bots[(s + r) % n]
-                    seatings = key[:2], [(seats, tuple([names[b] for b in seats])) for seats in rotated]
+                    seatings = ((block.entry, table), [(seats, tuple([names[b] for b in seats])) for seats in rotated],
+                                seed_start(self.config.seed, block.label, self._table_names[block.entry, table]))
+                if dealt is None or dealt[0] != (block.entry, table, deal):  # once per deal, for all its rotations
+                    deal_seed = seed_after(seatings[2], deal)  # derive_seed(config seed, label, table names, deal)
+                    dealt = (block.entry, table, deal), deal_seed, seed_start(deal_seed, "bot")
                 for rotation in range(first, min(rotations, first + stop - index)):
                     seats, seat_names = seatings[1][rotation]
-                    yield _new(ScheduledGame, (index, block, table, deal, rotation, seats, deal_seed,
-                                               tuple(derive_seeds((deal_seed, "bot", rotation), players)), seat_names))
+                    bot_seeds = seeds_after(seed_start(rotation, after=dealt[2]), players)  # derive_seed(deal seed,
+                    # "bot", rotation, seat) for each seat
+                    yield _new(ScheduledGame, (index, block, table, deal, rotation, seats, dealt[1], tuple(bot_seeds),
+                                               seat_names))
                     index += 1
                 deal_run, first = deal_run + 1, 0

@@ -13,15 +13,37 @@ def derive_seed(*parts: object, _blake2b=hashlib.blake2b) -> int:
     return int.from_bytes(_blake2b(text, digest_size=8).digest(), "big") >> 1
 
 
-def derive_seeds(parts: tuple, count: int, _blake2b=hashlib.blake2b) -> list[int]:
+def derive_seeds(parts: tuple, count: int) -> list[int]:
     """[derive_seed(*parts, i) for i in range(count)], hashing the common start once (a seat's seed costs
     half as much)."""
-    start = _blake2b("".join([f"{part}\x1f" for part in parts]).encode(), digest_size=8)
+    return seeds_after(seed_start(*parts), count)
+
+
+def seed_start(*parts: object, after=None, _blake2b=hashlib.blake2b):
+    """The hash of the start of a seed's text, `parts` (after the start `after`) followed by what seed_after
+    or seeds_after add: a schedule hashes what its games share once (a table's name, a deal's seed)."""
+    text = "".join([f"{part}\x1f" for part in parts]).encode()
+    if after is None:
+        return _blake2b(text, digest_size=8)
+    hasher = after.copy()
+    hasher.update(text)
+    return hasher
+
+
+def seed_after(start, last: int, _from_bytes=int.from_bytes) -> int:
+    """derive_seed(*parts, last) from seed_start(*parts)."""
+    hasher = start.copy()
+    hasher.update(b"%d" % last)
+    return _from_bytes(hasher.digest(), "big") >> 1
+
+
+def seeds_after(start, count: int, _from_bytes=int.from_bytes) -> list[int]:
+    """[seed_after(start, i) for i in range(count)], without a call per seed."""
     seeds = []
     for i in range(count):
         hasher = start.copy()
         hasher.update(b"%d" % i)
-        seeds.append(int.from_bytes(hasher.digest(), "big") >> 1)
+        seeds.append(_from_bytes(hasher.digest(), "big") >> 1)
     return seeds
 
 
