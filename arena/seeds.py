@@ -37,14 +37,9 @@ def seed_after(start, last: int, _from_bytes=int.from_bytes) -> int:
     return _from_bytes(hasher.digest(), "big") >> 1
 
 
-def seeds_after(start, count: int, _from_bytes=int.from_bytes) -> list[int]:
-    """[seed_after(start, i) for i in range(count)], without a call per seed."""
-    seeds = []
-    for i in range(count):
-        hasher = start.copy()
-        hasher.update(b"%d" % i)
-        seeds.append(_from_bytes(hasher.digest(), "big") >> 1)
-    return seeds
+def seeds_after(start, count: int) -> list[int]:
+    """[derive_seed(*parts, i) for i in range(count)] from seed_start(*parts)."""
+    return [seed_after(start, i) for i in range(count)]
 
 
 def seeded_rng(seed: int, _new=random.Random.__new__, _seed=_CRandom.seed) -> random.Random:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from arena.config import parse_config
 from arena.runner import missing_batches
 from arena.schedule import Schedule
-from arena.seeds import derive_seed, derive_seeds, seeded_rng
+from arena.seeds import derive_seed, derive_seeds, seed_after, seed_start, seeded_rng, seeds_after
 
 TEXT = """
 name = "s"
@@ -70,6 +70,15 @@ def test_seeds_are_hashes_of_the_config_seed_table_deal_rotation_and_seat():
 def test_derive_seeds_hashes_as_derive_seed():
     for parts, count in [((1, "bot"), 2), ((2**62 + 5, "bot", 3), 6), (("x",), 1), ((), 3)]:
         assert derive_seeds(parts, count) == [derive_seed(*parts, i) for i in range(count)]
+
+
+def test_seed_starts_extend_as_derive_seed():
+    """A schedule hashes a table's start once, then a deal's, then a rotation's: the seeds must not change."""
+    table = seed_start(3, "caterpillar", "random,r2")
+    deal = seed_start(seed_after(table, 4), "bot")
+    assert seed_after(table, 4) == derive_seed(3, "caterpillar", "random,r2", 4)
+    assert seeds_after(seed_start(1, after=deal), 3) == [derive_seed(seed_after(table, 4), "bot", 1, seat)
+                                                         for seat in range(3)]
 
 
 @given(st.integers(min_value=0, max_value=2**64))
