@@ -71,7 +71,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             legal = observation.legal_moves
             try:  # apply the game's own move object, so a bot's look-alike never reaches the state
                 own = legal[legal.index(move)]
-                if type(own) is not type(move):
+                if own is not move and type(own) is not type(move):
                     raise ValueError
             except Exception:
                 return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", number - first - 1)
