@@ -257,8 +257,8 @@ def apply(state: State, move: tuple) -> None:
             limit = TOP - count  # going up: count + value <= 31
         if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
             _end_round(state, seat)
-        elif limit >= MOST:  # every card fits
-            state.legal = _all_plays(hand)
+        elif limit >= MOST:  # every card fits: _all_plays, written out as it is the commonest case
+            state.legal = itemgetter(*hand)(PLAY) if len(hand) > 1 else (PLAY[hand[0]],)
         else:
             legal = []
             value = state.value
@@ -282,7 +282,8 @@ def apply(state: State, move: tuple) -> None:
         insort(hand, card)
         state.taken[seat] = card
         table[arg], state.owner[arg] = None, -1
-        state.legal = _discards(hand)
+        # _discards, written out: a hand of one is the card just taken
+        state.legal = itemgetter(*hand)(DISCARD) if len(hand) > 1 else (DISCARD[card],)
     else:  # discard, face down into the slot just taken from; only this seat knows what lies there
         exchange = state.exchange
         exchange.append(_SEAT_DISCARD[seat][arg])
@@ -300,11 +301,17 @@ def apply(state: State, move: tuple) -> None:
                 _play_turn(state, leader, 0)
 
 
+# RULES.md, Duke of York, scoring a round, by count 0..31: the top of the hill scores 1, or 2 if the peak is 30,
+# or 3 if it is 31; the bottom of the hill scores 1, or 2 if the final count is 1, or 3 if it is 0.
+_TOP_POINTS = (1,) * 30 + (2, 3)
+_BOTTOM_POINTS = (3, 2) + (1,) * 30
+
+
 def _end_round(state: State, last: int) -> None:
     """Scores the top and the bottom of the hill, then deals the next round or ends the game."""
     peak, count, scores, round_ = state.peak, state.count, state.scores, state.round
-    scores[state.peak_seat] += 3 if peak == 31 else 2 if peak == 30 else 1
-    scores[last] += 3 if count == 0 else 2 if count == 1 else 1
+    scores[state.peak_seat] += _TOP_POINTS[peak]
+    scores[last] += _BOTTOM_POINTS[count]
     played = tuple(state.played)
     state.history = [*state.history, played]
     state.ended = (round_, peak, state.peak_seat, count, last)
@@ -354,8 +361,6 @@ def observe(state: State, seat: int) -> Observation:
         state.taken[seat], state.count, "down" if state.down else "up", state.peak, state.peak_seat,
         tuple(state.played), tuple(state.history[:state.round]), moves, tuple(state.scores),
         len(state.hands[1 - seat]), len(state.stock), state.legal if seat == turn else ()))
-
-
 
 
 class _Plan(NamedTuple):
