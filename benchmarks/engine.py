@@ -15,8 +15,10 @@ measurement of the two alternating in one run, and prints the speed-up of this o
 loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
 cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
 
-Every figure is the best of `--rounds` measurements taken in turn with the others, so that a burst of load
-on a shared machine spoils one measurement rather than a ratio.
+Each figure is measured `--rounds` times, in turn with the others. Rates are the best round's, since load
+on a shared machine only ever slows a measurement, and ratios are those of the best rates; each is printed
+with the range of the ratios of the figures measured in the same round, which shows how much the machine
+moved it.
 """
 
 from __future__ import annotations
@@ -169,41 +171,62 @@ def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def paired(numerators: list[float], denominators: list[float]) -> tuple[float, float, float]:
+    """The ratio of the best of each (load on a shared machine only ever slows a measurement) and the lowest
+    and highest ratio of two figures measured in the same round (how much the machine moved it)."""
+    ratios = sorted(a / b for a, b in zip(numerators, denominators, strict=True))
+    return max(numerators) / max(denominators), ratios[0], ratios[-1]
+
+
+def shown(ratio: tuple[float, float, float], unit: str = "") -> str:
+    """A ratio and its range, e.g. 0.62 (0.58-0.66)."""
+    best, low, high = ratio
+    return f"{best:.2f}{unit} ({low:.2f}-{high:.2f})"
+
+
 def main() -> None:
-    """Prints one line per game and variant: the best of `--rounds` alternating measurements of each figure."""
+    """Prints one line per game and variant from `--rounds` alternating measurements of each figure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="measurements of each figure, in turn (the best counts)")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements of each figure, in turn")
     parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     kinds = ["lean", "referee", "clocked", "search"]
     if args.baseline:
         kinds += ["loop", "base referee", "base search"]
-    print(f"best of {args.rounds} alternating rounds of {args.seconds:g} s per figure; the lean Caterpillar loop is "
-          "measured in every round, beside each game")
-    head = f"{'game':<14}{'rules':<32}{'lean':>9}{'decisions/s':>12}{'x lean':>8}{'1s clock':>10}{'search moves/s':>16}"
-    print(head + ("   baseline: decisions/s  search   speed-up: decisions, search, inside the engine" if args.baseline
-                  else ""))
+    print(f"{args.rounds} alternating rounds of {args.seconds:g} s per figure: rates are the best round's, ratios "
+          "those of the best rates (in brackets the range of each round's ratio); the lean Caterpillar loop is "
+          "measured in every round")
+    head = (f"{'game':<14}{'rules':<32}{'lean':>9}{'decisions/s':>12}{'x lean':>19}{'1s clock':>10}"
+            f"{'search moves/s':>16}")
+    print(head + ("   baseline: decisions/s  search   speed-up: decisions, search loop, inside the engine"
+                  if args.baseline else ""))
     figures = {"rows": []}
     for game_id, variants in VARIANTS.items():
         for overrides in variants:
-            row = dict.fromkeys(kinds, 0.0)
+            runs = {kind: [] for kind in kinds}
             for _ in range(args.rounds):
                 for kind in kinds:
                     if kind.startswith("base "):
                         rate = measure_in(args.baseline, kind[5:], game_id, overrides, args.seconds)
                     else:
                         rate = measure(kind, game_id, overrides, args.seconds)
-                    row[kind] = max(row[kind], rate)
-            line = (f"{game_id:<14}{json.dumps(overrides):<32}{row['lean']:>9,.0f}{row['referee']:>12,.0f}"
-                    f"{row['referee'] / row['lean']:>8.2f}{row['clocked']:>10,.0f}{row['search']:>16,.0f}")
+                    runs[kind].append(rate)
+            best = {kind: max(rates) for kind, rates in runs.items()}
+            ratios = {"x lean": paired(runs["referee"], runs["lean"])}
+            line = (f"{game_id:<14}{json.dumps(overrides):<32}{best['lean']:>9,.0f}{best['referee']:>12,.0f}"
+                    f"{shown(ratios['x lean']):>19}{best['clocked']:>10,.0f}{best['search']:>16,.0f}")
             if args.baseline:
-                inside = (1 / row["base search"] - 1 / row["loop"]) / (1 / row["search"] - 1 / row["loop"])
-                line += (f"   {row['base referee']:>12,.0f} {row['base search']:>9,.0f}   "
-                         f"{row['referee'] / row['base referee']:.2f}x {row['search'] / row['base search']:.2f}x "
-                         f"{inside:.2f}x")
-            figures["rows"].append({"game": game_id, "rules": overrides, **row})
+                ratios["decisions"] = paired(runs["referee"], runs["base referee"])
+                ratios["search loop"] = paired(runs["search"], runs["base search"])
+                # moves/s inside the engine: per move, the loop's time less that of the do-nothing loop
+                engine = {kind: [1 / (1 / rate - 1 / loop) for rate, loop in zip(runs[kind], runs["loop"], strict=True)]
+                          for kind in ("search", "base search")}
+                ratios["inside the engine"] = paired(engine["search"], engine["base search"])
+                speedups = (shown(ratios[name], "x") for name in ("decisions", "search loop", "inside the engine"))
+                line += f"   {best['base referee']:>12,.0f} {best['base search']:>9,.0f}   " + ", ".join(speedups)
+            figures["rows"].append({"game": game_id, "rules": overrides, "runs": runs, "ratios": ratios})
             print(line, flush=True)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))

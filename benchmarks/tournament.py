@@ -12,7 +12,8 @@ referee (fresh bots, no clock, nothing kept), by the bare referee with the move 
 batches of a run played in this process (play_batch: schedule, seeds, clock, result rows), and by a
 tournament of as many games with one local worker (schedule, seeds, the move clock and its backstop,
 result rows, Parquet parts), alternating, the best of five rounds each; as games/s (wall) and as
-CPU time per game (the worker's), the steadier measure on a shared machine. Target: at most 10%.
+CPU time per game (the worker's), the steadier measure on a shared machine, each cost with the range of
+the costs measured round by round. Target: at most 10%.
 
 `speedup` plays the same Caterpillar random-vs-random run in process and on a local Ray instance
 (one worker per core) and prints games/s for both; Ray's start-up is timed apart. `million` plays
@@ -102,15 +103,24 @@ def layer(games: int, rounds: int = 5) -> None:
             report = play_missing(config, RunDir(Path(scratch) / f"run-{round_}"), workers=1)
             results["tournament, 1 worker"].append((report.total / report.play_seconds,
                                                     (worker_cpu() - cpu) / report.total))
-    best = {name: (max(rate for rate, _ in runs), min(cpu for _, cpu in runs)) for name, runs in results.items()}
-    print(f"{games:,} Caterpillar games, random vs random, best of {rounds} alternating rounds "
-          f"(move clock {limit:g} s, batches of {config.run.batch_size:,})")
-    print(f"{'':22} {'games/s':>9} {'CPU us/game':>12} {'layer, wall':>12} {'layer, CPU':>11}")
-    base_rate, base_cpu = best["bare referee"]
-    for name, (rate, cpu) in best.items():
-        print(f"{name:22} {rate:9,.0f} {cpu * 1e6:12.1f} {base_rate / rate - 1:+12.1%} {cpu / base_cpu - 1:+11.1%}")
+    print(f"{games:,} Caterpillar games, random vs random, best of {rounds} alternating rounds (move clock {limit:g} "
+          f"s, batches of {config.run.batch_size:,}); in brackets the range of each round's cost against that round's "
+          "bare referee")
+    print(f"{'':22} {'games/s':>9} {'CPU us/game':>12} {'layer, wall':>22} {'layer, CPU':>22}")
+    bare_runs = results["bare referee"]
+    base_rate, base_cpu = max(rate for rate, _ in bare_runs), min(cpu for _, cpu in bare_runs)
+    for name, runs in results.items():
+        rate, cpu = max(rate for rate, _ in runs), min(cpu for _, cpu in runs)
+        wall = _with_range(base_rate / rate - 1, [b / r - 1 for (b, _), (r, _) in zip(bare_runs, runs, strict=True)])
+        cpu_cost = _with_range(cpu / base_cpu - 1, [c / b - 1 for (_, b), (_, c) in zip(bare_runs, runs, strict=True)])
+        print(f"{name:22} {rate:9,.0f} {cpu * 1e6:12.1f} {wall:>22} {cpu_cost:>22}")
     print("(batches in process: play_batch alone, no worker, no parts; the tournament's CPU time is its worker "
           "process's, while the run's own process saves the parts on the other core)")
+
+
+def _with_range(cost: float, per_round: list[float]) -> str:
+    """A cost and the range of the costs measured round by round, e.g. +6.5% (+4.1% to +9.0%)."""
+    return f"{cost:+.1%} ({min(per_round):+.1%} to {max(per_round):+.1%})"
 
 
 def speedup(games: int) -> None:
