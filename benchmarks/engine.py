@@ -171,7 +171,7 @@ def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def paired(numerators: list[float], denominators: list[float]) -> tuple[float, float, float]:
+def ratio_and_range(numerators: list[float], denominators: list[float]) -> tuple[float, float, float]:
     """The ratio of the best of each (load on a shared machine only ever slows a measurement) and the lowest
     and highest ratio of two figures measured in the same round (how much the machine moved it)."""
     ratios = sorted(a / b for a, b in zip(numerators, denominators, strict=True))
@@ -214,16 +214,16 @@ def main() -> None:
                         rate = measure(kind, game_id, overrides, args.seconds)
                     runs[kind].append(rate)
             best = {kind: max(rates) for kind, rates in runs.items()}
-            ratios = {"x lean": paired(runs["referee"], runs["lean"])}
+            ratios = {"x lean": ratio_and_range(runs["referee"], runs["lean"])}
             line = (f"{game_id:<14}{json.dumps(overrides):<32}{best['lean']:>9,.0f}{best['referee']:>12,.0f}"
                     f"{shown(ratios['x lean']):>19}{best['clocked']:>10,.0f}{best['search']:>16,.0f}")
             if args.baseline:
-                ratios["decisions"] = paired(runs["referee"], runs["base referee"])
-                ratios["search loop"] = paired(runs["search"], runs["base search"])
+                ratios["decisions"] = ratio_and_range(runs["referee"], runs["base referee"])
+                ratios["search loop"] = ratio_and_range(runs["search"], runs["base search"])
                 # moves/s inside the engine: per move, the loop's time less that of the do-nothing loop
                 engine = {kind: [1 / (1 / rate - 1 / loop) for rate, loop in zip(runs[kind], runs["loop"], strict=True)]
                           for kind in ("search", "base search")}
-                ratios["inside the engine"] = paired(engine["search"], engine["base search"])
+                ratios["inside the engine"] = ratio_and_range(engine["search"], engine["base search"])
                 speedups = (shown(ratios[name], "x") for name in ("decisions", "search loop", "inside the engine"))
                 line += f"   {best['base referee']:>12,.0f} {best['base search']:>9,.0f}   " + ", ".join(speedups)
             figures["rows"].append({"game": game_id, "rules": overrides, "runs": runs, "ratios": ratios})
