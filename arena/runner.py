@@ -290,8 +290,9 @@ class RayBackend:
             options = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
             if self.address:
                 ray.init(address=self.address, **options)
-            else:
-                ray.init(num_cpus=self.workers, **options)
+            else:  # "local": a new instance even when `ray start` left a cluster on this machine, which
+                # ray.init would otherwise join (and refuse, since it was given num_cpus)
+                ray.init(address="local", num_cpus=self.workers, **options)
         self.task = ray.remote(max_retries=RAY_RETRIES)(worker_batch)
         self.config_ref = ray.put(self.config)
         self.slots = 2 * max(1, int(ray.cluster_resources().get("CPU", self.workers)))

@@ -334,7 +334,7 @@ def test_a_bot_that_kills_its_ray_worker_is_quarantined(tmp_path, baseline):
     import ray
 
     games = "ray"
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     try:
         digests = []
         for batch_size in (6, 14):  # three batches, two of them fatal; then one batch, fatal

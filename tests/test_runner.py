@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -70,16 +72,36 @@ def test_sigkill_then_resume_loses_and_doubles_nothing(tmp_path, serial_digest):
     assert digest(load_results(RunDir(out / "small"))) == serial_digest
 
 
+@contextmanager
+def ray_cluster(port: int, env: dict):
+    """A real one-node Ray cluster started with `ray start --head`, in a session of its own: ending that
+    session stops it and its workers, where `ray stop` would stop every Ray instance on the machine
+    (those of tests running beside this one too)."""
+    ray = str(Path(sys.executable).parent / "ray")
+    head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
+                             "--num-cpus=2", "--disable-usage-stats", "--include-dashboard=false"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        printed = []
+        for line in head.stdout:  # `ray start` says so once the cluster takes clients, then blocks
+            printed.append(line)
+            if "Ray runtime started" in line:
+                break
+        else:
+            pytest.fail("ray start --head failed:\n" + "".join(printed))
+        threading.Thread(target=head.stdout.read, daemon=True).start()  # never blocked on a full pipe
+        yield
+    finally:
+        os.killpg(head.pid, signal.SIGKILL)
+        head.wait()
+
+
 @pytest.mark.slow
 def test_a_real_ray_cluster_by_address(tmp_path, serial_digest):
     port = 46379
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    ray = str(Path(sys.executable).parent / "ray")
-    start = subprocess.run([ray, "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
-                            "--disable-usage-stats", "--include-dashboard=false"],
-                           env=env, capture_output=True, text=True)
-    assert start.returncode == 0, start.stderr
-    try:
+    with ray_cluster(port, env):
         command = ARENA + ["tournament", str(SMALL), "--out", str(tmp_path), "--address", f"127.0.0.1:{port}",
                            "--batch-size", "30", "--no-progress"]
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
@@ -100,5 +122,9 @@ def test_a_real_ray_cluster_by_address(tmp_path, serial_digest):
         rows = load_results(RunDir(tmp_path / "hostile")).to_pylist()
         assert len(rows) == 2 and all(r["termination"] == "timeout" for r in rows)
         assert all(r["players"][r["fault_seat"]] == "blocks" for r in rows)
-    finally:
-        subprocess.run([ray, "stop", "--force"], env=env, capture_output=True)
+        # without an address a run starts its own local instance, not joining the cluster `ray start` left
+        command = ARENA + ["tournament", str(SMALL), "--out", str(tmp_path / "local"), "--workers", "2",
+                           "--no-progress"]
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert '"ray-local"' in (tmp_path / "local" / "small" / "manifest.json").read_text()

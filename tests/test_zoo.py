@@ -31,7 +31,7 @@ def ray_workers():
     """One local Ray instance for the module (the runner uses it rather than starting its own)."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     yield 2
     ray.shutdown()
 
