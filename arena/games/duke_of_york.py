@@ -171,15 +171,19 @@ def new_state(rules: Rules, seed: int) -> State:
 
 def clone(state: State) -> State:
     """An independent copy (sharing what is never changed in place)."""
-    copy = State()
-    copy.rules, copy.value, copy.round, copy.dealer = state.rules, state.value, state.round, state.dealer
-    copy.hands = [state.hands[0][:], state.hands[1][:]]
-    copy.table, copy.owner, copy.taken = state.table[:], state.owner[:], state.taken[:]
+    copy = State()  # at most three attributes an assignment: four or more would build and unpack a tuple
+    copy.rules, copy.value = state.rules, state.value
+    copy.round, copy.dealer = state.round, state.dealer
+    hands = state.hands
+    copy.hands = [hands[0].copy(), hands[1].copy()]  # list.copy: a [:] slice also builds a slice object
+    copy.table, copy.owner, copy.taken = state.table.copy(), state.owner.copy(), state.taken.copy()
     copy.stock, copy.set_aside, copy.history = state.stock, state.set_aside, state.history
-    copy.count, copy.down, copy.peak, copy.peak_seat = state.count, state.down, state.peak, state.peak_seat
-    copy.played, copy.scores, copy.turn, copy.legal = state.played[:], state.scores[:], state.turn, state.legal
+    copy.count, copy.down = state.count, state.down
+    copy.peak, copy.peak_seat = state.peak, state.peak_seat
+    copy.played, copy.scores = state.played.copy(), state.scores.copy()
+    copy.turn, copy.legal = state.turn, state.legal
     copy.termination, copy.past, copy.layout = state.termination, state.past, state.layout
-    copy.exchange, copy.ended = state.exchange[:], state.ended
+    copy.exchange, copy.ended = state.exchange.copy(), state.ended
     return copy
 
 
@@ -309,7 +313,8 @@ _BOTTOM_POINTS = (3, 2) + (1,) * 30
 
 def _end_round(state: State, last: int) -> None:
     """Scores the top and the bottom of the hill, then deals the next round or ends the game."""
-    peak, count, scores, round_ = state.peak, state.count, state.scores, state.round
+    peak, count = state.peak, state.count
+    scores, round_ = state.scores, state.round
     scores[state.peak_seat] += _TOP_POINTS[peak]
     scores[last] += _BOTTOM_POINTS[count]
     played = tuple(state.played)

@@ -137,14 +137,15 @@ def new_state(rules: Rules, seed: int) -> State:
 def clone(state: State) -> State:
     """An independent copy. What never changes in place is shared: the rules, the layout, the set-aside
     cards (nothing plays them), each seat's winnings and the cached observation tuple."""
-    copy = State()
-    copy.rules, copy.n, copy.after, copy.limit = state.rules, state.n, state.after, state.limit
+    copy = State()  # at most three attributes an assignment: four or more would build and unpack a tuple
+    copy.rules, copy.n = state.rules, state.n
+    copy.after, copy.limit = state.after, state.limit
     copy.last, copy.passes = state.last, state.passes
     copy.piles = list(map(list.copy, state.piles))
-    copy.added, copy.set_aside, copy.row = state.added[:], state.set_aside, state.row[:]
-    copy.winnings = state.winnings[:]
+    copy.added, copy.set_aside, copy.row = state.added.copy(), state.set_aside, state.row.copy()
+    copy.winnings = state.winnings.copy()  # list.copy: a [:] slice also builds a slice object
     copy.decisions, copy.turn, copy.legal = state.decisions, state.turn, state.legal
-    copy.termination, copy.layout, copy.moves = state.termination, state.layout, state.moves[:]
+    copy.termination, copy.layout, copy.moves = state.termination, state.layout, state.moves.copy()
     copy.won, copy.bits = state.won, state.bits
     return copy
 
