@@ -74,9 +74,9 @@ def test_sigkill_then_resume_loses_and_doubles_nothing(tmp_path, serial_digest):
 
 @contextmanager
 def ray_cluster(port: int, env: dict):
-    """A real one-node Ray cluster started with `ray start --head`, in a session of its own: ending that
-    session stops it and its workers, where `ray stop` would stop every Ray instance on the machine
-    (those of tests running beside this one too)."""
+    """A real one-node Ray cluster started with `ray start --head`, in a session of its own: killing that
+    session's processes stops it and its workers, where `ray stop` would stop every Ray instance on the
+    machine (those of tests running beside this one too)."""
     ray = str(Path(sys.executable).parent / "ray")
     head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
                              "--num-cpus=2", "--disable-usage-stats", "--include-dashboard=false"],
@@ -128,3 +128,4 @@ def test_a_real_ray_cluster_by_address(tmp_path, serial_digest):
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
         assert '"ray-local"' in (tmp_path / "local" / "small" / "manifest.json").read_text()
+        assert digest(load_results(RunDir(tmp_path / "local" / "small"))) == serial_digest
