@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -95,6 +96,10 @@ def ray_cluster(port: int, env: dict):
     finally:
         os.killpg(head.pid, signal.SIGKILL)
         head.wait()
+        # as `ray stop` does: a plain ray.init() would otherwise try to join the dead cluster
+        current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+        if current.exists() and current.read_text().strip().endswith(f":{port}"):
+            current.unlink(missing_ok=True)
 
 
 @pytest.mark.slow
