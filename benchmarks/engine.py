@@ -60,9 +60,9 @@ def referee_rate(game_id: str, overrides: dict, seconds: float, limit: float | N
     return decisions / elapsed
 
 
-def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
-    """Moves/s of determinised random playouts: sample_world from an observation, then clone, legal_moves
-    and apply to the end, from observations taken at random points of random games."""
+def search_inputs(game_id: str, overrides: dict) -> tuple[list, tuple, random.Random]:
+    """What the search loop plays from: observations taken at random points of random games, the game's
+    (sample_world, clone, to_move, legal_moves, apply) and the random generator."""
     from arena.games import get_game, make_rules
 
     game = get_game(game_id)
@@ -77,27 +77,39 @@ def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
             steps += 1
         if seat is not None:
             observations.append(game.observe(state, seat))
-    return playouts(observations, (game.sample_world, game.clone, game.to_move, game.legal_moves, game.apply), rng,
-                    seconds)
+    return observations, (game.sample_world, game.clone, game.to_move, game.legal_moves, game.apply), rng
+
+
+def search_rate(game_id: str, overrides: dict, seconds: float) -> float:
+    """Moves/s of determinised random playouts: sample_world from an observation, then clone, legal_moves
+    and apply to the end."""
+    return playouts(*search_inputs(game_id, overrides), seconds)
 
 
 def playouts(observations: list, functions: tuple, rng: random.Random, seconds: float) -> float:
-    """Moves/s of the search loop over `observations` with a game's (sample_world, clone, to_move, legal_moves,
-    apply)."""
-    sample_world, clone, to_move, legal_moves, apply = functions
-    pick = rng.random  # cheaper than rng.choice, so the engine's share of the loop shows
+    """Moves/s of the search loop over `observations` for about `seconds`."""
     moves = 0
     started = time.perf_counter()
     while (elapsed := time.perf_counter() - started) < seconds:
-        for observation in observations:
-            world = sample_world(observation, rng)
-            for _ in range(4):  # a few playouts per world, as a search revisits one determinisation
-                state = clone(world)
-                while to_move(state) is not None:
-                    legal = legal_moves(state)
-                    apply(state, legal[int(pick() * len(legal))])
-                    moves += 1
+        moves += search_pass(observations, functions, rng)
     return moves / elapsed
+
+
+def search_pass(observations: list, functions: tuple, rng: random.Random) -> int:
+    """One pass of the search loop over `observations` with a game's (sample_world, clone, to_move,
+    legal_moves, apply); returns the moves played."""
+    sample_world, clone, to_move, legal_moves, apply = functions
+    pick = rng.random  # cheaper than rng.choice, so the engine's share of the loop shows
+    moves = 0
+    for observation in observations:
+        world = sample_world(observation, rng)
+        for _ in range(4):  # a few playouts per world, as a search revisits one determinisation
+            state = clone(world)
+            while to_move(state) is not None:
+                legal = legal_moves(state)
+                apply(state, legal[int(pick() * len(legal))])
+                moves += 1
+    return moves
 
 
 class _Idle:
@@ -106,9 +118,9 @@ class _Idle:
     __slots__ = ("turn", "left")
 
 
-def loop_rate(seconds: float) -> float:
-    """Moves/s of the search loop itself: the same loop over a game whose functions do nothing (playouts of 40
-    moves), so what it costs to pick a move and call the five functions, which no engine can save."""
+def idle_inputs() -> tuple[list, tuple, random.Random]:
+    """search_inputs of a game whose functions do nothing (playouts of 40 moves): what it costs to pick a
+    move and call the five functions, which no engine can save."""
     legal = (("play", 0), ("play", 1), ("play", 2))
 
     def sample_world(observation, rng):
@@ -132,7 +144,12 @@ def loop_rate(seconds: float) -> float:
         if not state.left:
             state.turn = None
 
-    return playouts([None] * 40, (sample_world, clone, to_move, legal_moves, apply), random.Random(7), seconds)
+    return [None] * 40, (sample_world, clone, to_move, legal_moves, apply), random.Random(7)
+
+
+def loop_rate(seconds: float) -> float:
+    """Moves/s of the search loop itself, on the do-nothing game of idle_inputs."""
+    return playouts(*idle_inputs(), seconds)
 
 
 def lean_rate(seconds: float) -> float:

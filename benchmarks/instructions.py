@@ -13,13 +13,19 @@ by the decisions or games played, so start-up and imports cancel out. It prints:
   ratio (engine.py's `x lean`, counted);
 - random Caterpillar games by the bare referee (no clock), by play_batch in process and by worker_batch
   (the move clock on the backstop's shared page, as in a tournament's worker), per game, and the
-  tournament layer's share over the bare referee.
-Needs valgrind (Debian's package); takes about five minutes at 3,000 games.
+  tournament layer's share over the bare referee;
+- engine.py's search loop (sample_world, then clone, legal_moves and apply to the end) for every game, per
+  move, after a first pass that fills the caches of the observations: the whole loop, and inside the
+  engine (less the same loop over a game whose functions do nothing). With `--baseline DIR` (another
+  checkout, e.g. `git worktree add /tmp/base REV`) also that checkout's, and the speed-ups.
+`--only engine|layer|search` runs one part. Needs valgrind (Debian's package); takes about five minutes
+at 3,000 games, and as long again for the search loop with a baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -30,11 +36,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def probe(kind: str, games: int) -> int:
-    """Plays `games` games the way `kind` says; returns the decisions (or games) to divide by."""
+def probe(kind: str, games: int, game_id: str = "", rules: str = "{}", root: str = "") -> int:
+    """Plays `games` games (passes of the search loop) the way `kind` says, with the arena package of
+    `root` if given; returns the decisions, games or moves to divide by."""
     import random
 
+    if root:
+        sys.path.insert(0, root)
     sys.path.insert(0, str(HERE))
+    if kind in ("search", "idle"):
+        import engine
+
+        inputs = engine.idle_inputs() if kind == "idle" else engine.search_inputs(game_id, json.loads(rules))
+        engine.search_pass(*inputs)  # the observations' caches filled in both runs of the probe alike
+        return sum(engine.search_pass(*inputs) for _ in range(games))
     import lean_caterpillar
     from tournament import SPEEDUP
 
@@ -61,40 +76,70 @@ def probe(kind: str, games: int) -> int:
     return games
 
 
-def count(kind: str, games: int) -> float:
-    """Instructions per unit of `kind` (decision or game), start-up subtracted."""
+def count(kind: str, games: int, *args: str) -> float:
+    """Instructions per unit of `kind` (decision, game or move), start-up subtracted."""
     totals, units = [], 0
     for n in (0, games):
         done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-                               __file__, "probe", kind, str(n)], capture_output=True, text=True, check=True,
+                               __file__, "probe", kind, str(n), *args], capture_output=True, text=True, check=True,
                               env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})  # no idle BLAS threads spinning
         totals.append(int(re.search(r"Collected : (\d+)", done.stderr)[1]))
         units = int(done.stdout.split()[-1])
     return (totals[1] - totals[0]) / units
 
 
+def search_loop(passes: int, baseline: Path | None) -> None:
+    """Prints the search loop's instructions a move for every game, and the speed-ups over `baseline`."""
+    from engine import VARIANTS
+
+    roots = {"": str(HERE.parent)} | ({"baseline": str(baseline.resolve())} if baseline else {})
+    idle = count("idle", passes)
+    print(f"search loop, instructions a move ({passes} passes; inside the engine: less the {idle:,.0f} of the "
+          "do-nothing loop)")
+    print(f"  {'game':<14}{'rules':<32}{'whole':>8}{'inside':>8}"
+          + (f"{'baseline':>10}{'inside':>8}   speed-up: whole, inside" if baseline else ""))
+    for game_id, variants in VARIANTS.items():
+        for overrides in variants:
+            rules = json.dumps(overrides)
+            moves = {name: count("search", passes, game_id, rules, root) for name, root in roots.items()}
+            line = f"  {game_id:<14}{rules:<32}{moves['']:>8,.0f}{moves[''] - idle:>8,.0f}"
+            if baseline:
+                base = moves["baseline"]
+                line += (f"{base:>10,.0f}{base - idle:>8,.0f}   {base / moves['']:.2f}x, "
+                         f"{(base - idle) / (moves[''] - idle):.2f}x")
+            print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3000, help="games per probe")
+    parser.add_argument("--passes", type=int, default=3, help="passes of the search loop per probe")
+    parser.add_argument("--baseline", type=Path, help="another arena checkout, for the search loop's speed-ups")
+    parser.add_argument("--only", choices=("engine", "layer", "search"), help="run one part")
     sub = parser.add_subparsers(dest="which")
     probe_parser = sub.add_parser("probe")  # one probe, in the process callgrind runs
     probe_parser.add_argument("kind")
     probe_parser.add_argument("n", type=int)
+    probe_parser.add_argument("args", nargs="*")
     args = parser.parse_args()
     if args.which == "probe":
-        print(probe(args.kind, args.n))
+        print(probe(args.kind, args.n, *args.args))
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    lean, engine = count("lean", args.games), count("referee", args.games)
-    print(f"instructions per decision, random Caterpillar, {args.games:,} games")
-    print(f"  lean loop {lean:,.0f}   referee {engine:,.0f}   lean / referee {lean / engine:.3f}")
-    bare = count("bare", args.games)
-    print("instructions per game, random Caterpillar, and the tournament layer over the bare referee")
-    print(f"  bare referee {bare:,.0f}")
-    for kind, label in (("batch", "play_batch in process"), ("worker", "worker_batch (clock, backstop page)")):
-        per_game = count(kind, args.games)
-        print(f"  {label} {per_game:,.0f}   {per_game / bare - 1:+.1%}")
+    if args.only in (None, "engine"):
+        lean, engine = count("lean", args.games), count("referee", args.games)
+        print(f"instructions per decision, random Caterpillar, {args.games:,} games")
+        print(f"  lean loop {lean:,.0f}   referee {engine:,.0f}   lean / referee {lean / engine:.3f}")
+    if args.only in (None, "layer"):
+        bare = count("bare", args.games)
+        print("instructions per game, random Caterpillar, and the tournament layer over the bare referee")
+        print(f"  bare referee {bare:,.0f}")
+        for kind, label in (("batch", "play_batch in process"), ("worker", "worker_batch (clock, backstop page)")):
+            per_game = count(kind, args.games)
+            print(f"  {label} {per_game:,.0f}   {per_game / bare - 1:+.1%}")
+    if args.only in (None, "search"):
+        search_loop(args.passes, args.baseline)
 
 
 if __name__ == "__main__":
