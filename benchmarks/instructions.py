@@ -92,7 +92,7 @@ def search_loop(passes: int, baseline: Path | None) -> None:
     """Prints the search loop's instructions a move for every game, and the speed-ups over `baseline`."""
     from engine import VARIANTS
 
-    roots = {"": str(HERE.parent)} | ({"baseline": str(baseline.resolve())} if baseline else {})
+    roots = {"this": str(HERE.parent)} | ({"baseline": str(baseline.resolve())} if baseline else {})
     idle = count("idle", passes)
     print(f"search loop, instructions a move ({passes} passes; inside the engine: less the {idle:,.0f} of the "
           "do-nothing loop)")
@@ -102,11 +102,11 @@ def search_loop(passes: int, baseline: Path | None) -> None:
         for overrides in variants:
             rules = json.dumps(overrides)
             moves = {name: count("search", passes, game_id, rules, root) for name, root in roots.items()}
-            line = f"  {game_id:<14}{rules:<32}{moves['']:>8,.0f}{moves[''] - idle:>8,.0f}"
+            line = f"  {game_id:<14}{rules:<32}{moves['this']:>8,.0f}{moves['this'] - idle:>8,.0f}"
             if baseline:
                 base = moves["baseline"]
-                line += (f"{base:>10,.0f}{base - idle:>8,.0f}   {base / moves['']:.2f}x, "
-                         f"{(base - idle) / (moves[''] - idle):.2f}x")
+                line += (f"{base:>10,.0f}{base - idle:>8,.0f}   {base / moves['this']:.2f}x, "
+                         f"{(base - idle) / (moves['this'] - idle):.2f}x")
             print(line, flush=True)
 
 

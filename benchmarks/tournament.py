@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine import ratio_and_range
+
 from arena.config import load_config, parse_config
 from arena.results import RunDir
 from arena.runner import finish_run, play_missing
@@ -108,19 +110,20 @@ def layer(games: int, rounds: int = 5) -> None:
           "bare referee")
     print(f"{'':22} {'games/s':>9} {'CPU us/game':>12} {'layer, wall':>22} {'layer, CPU':>22}")
     bare_runs = results["bare referee"]
-    base_rate, base_cpu = max(rate for rate, _ in bare_runs), min(cpu for _, cpu in bare_runs)
     for name, runs in results.items():
         rate, cpu = max(rate for rate, _ in runs), min(cpu for _, cpu in runs)
-        wall = _with_range(base_rate / rate - 1, [b / r - 1 for (b, _), (r, _) in zip(bare_runs, runs, strict=True)])
-        cpu_cost = _with_range(cpu / base_cpu - 1, [c / b - 1 for (_, b), (_, c) in zip(bare_runs, runs, strict=True)])
-        print(f"{name:22} {rate:9,.0f} {cpu * 1e6:12.1f} {wall:>22} {cpu_cost:>22}")
+        # a cost is a ratio of rates less 1: the bare referee's games/s over these, games per CPU second likewise
+        wall = ratio_and_range([b for b, _ in bare_runs], [r for r, _ in runs])
+        cpu_cost = ratio_and_range([1 / b for _, b in bare_runs], [1 / c for _, c in runs])
+        print(f"{name:22} {rate:9,.0f} {cpu * 1e6:12.1f} {_as_cost(wall):>22} {_as_cost(cpu_cost):>22}")
     print("(batches in process: play_batch alone, no worker, no parts; the tournament's CPU time is its worker "
           "process's, while the run's own process saves the parts on the other core)")
 
 
-def _with_range(cost: float, per_round: list[float]) -> str:
-    """A cost and the range of the costs measured round by round, e.g. +6.5% (+4.1% to +9.0%)."""
-    return f"{cost:+.1%} ({min(per_round):+.1%} to {max(per_round):+.1%})"
+def _as_cost(ratio: tuple[float, float, float]) -> str:
+    """A ratio_and_range as a cost and its range, e.g. +6.5% (+4.1% to +9.0%)."""
+    best, low, high = ratio
+    return f"{best - 1:+.1%} ({low - 1:+.1%} to {high - 1:+.1%})"
 
 
 def speedup(games: int) -> None:
