@@ -383,12 +383,24 @@ rng_seeds = st.integers(0, 2**32)
 @given(values=values_st, seed=seeds, rng_seed=rng_seeds)
 def test_random_games_keep_the_rules(values, seed, rng_seed):
     """Cards are conserved at every step, the game ends after 5 rounds, and scores and ranks follow
-    the rules as an independent re-play computes them."""
+    the rules as an independent re-play computes them; the top of the hill in every state and
+    observation is the highest count so far and who first reached it, as followed play by play."""
+    hill = {"round": -1}
+
     def visit(state, seat, rng):
         assert cards_everywhere(state) == list(DECK)
         assert len(state.stock) == 10 * (4 - state.round)
         if seat is not None:
             assert g.legal_moves(state)
+        if state.round != hill["round"]:
+            hill.update(round=state.round, plays=0, peak=-1, top=None)
+        if len(state.played) > hill["plays"]:  # one play since the last visit
+            hill["plays"] = len(state.played)
+            if state.count > hill["peak"]:
+                hill.update(peak=state.count, top=state.played[-1][0])
+        assert (state.peak, state.peak_seat) == (hill["peak"], hill["top"])
+        obs = g.observe(state, 0)
+        assert (obs.peak, obs.peak_seat) == (hill["peak"], hill["top"])
 
     state = play_random(values, seed, rng_seed, visit)
     outcome = g.result(state)
