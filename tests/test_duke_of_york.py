@@ -464,6 +464,9 @@ def test_no_leaks_and_sample_world(values, seed, rng_seed):
                         g.apply(world, rng.choice(g.legal_moves(world)))
                         assert cards_everywhere(world) == list(DECK)
                     assert g.result(world).termination == "normal"
+                    # it keeps no record of the rounds it played: only its last round, without a layout
+                    [(layout, moves)] = g.deals(world)
+                    assert layout is None and moves == world.moves
 
     play_random(values, seed, rng_seed, visit)
 

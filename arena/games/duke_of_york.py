@@ -330,11 +330,13 @@ def _end_round(state: State, last: int) -> None:
         return
     hands, stock = state.hands, state.stock
     state.set_aside = [*state.set_aside, *hands[0], *hands[1]]  # unplayed cards are set aside unseen
-    state.past = [*state.past, (state.layout, state.exchange, played)]
     first, second = stock[0:HAND], stock[HAND:2 * HAND]
     state.stock = stock[2 * HAND:]
     state.round = round_ = round_ + 1
-    layout = ((round_ + 1) % 2, (tuple(first), tuple(second)), tuple(state.table))
+    layout = state.layout
+    if layout is not None:  # a sampled world keeps no record of its rounds: searches never read one
+        state.past = [*state.past, (layout, state.exchange, played)]
+        layout = ((round_ + 1) % 2, (tuple(first), tuple(second)), tuple(state.table))
     first.sort()
     second.sort()
     _new_round(state, first, second, layout)
@@ -527,7 +529,7 @@ def parse_move(text: str) -> tuple:
 
 def deals(state: State) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
     """One entry per round: (dealer, hands, table at the start of the round) and its moves (a sampled
-    world has only its current round, with layout None)."""
+    world has only its current round, with layout None: it keeps no record of the rounds it plays)."""
     rounds = [(layout, _round_moves(exchange, played)) for layout, exchange, played in state.past]
     return [*rounds, (state.layout, state.moves)]
 
