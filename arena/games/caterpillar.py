@@ -184,7 +184,8 @@ def apply(state: State, card: Card) -> None:
         (a, b) = state.scores
         state.scores = (a + FACE_BONUS * len(_FACES.intersection(held[0])),
                         b + FACE_BONUS * len(_FACES.intersection(held[1])))
-        state.termination, state.legal, state.mover, state.stopped = "normal", (), None, seat
+        state.termination, state.legal = "normal", ()  # two at a time: four would build and unpack a tuple
+        state.mover, state.stopped = None, seat
         return
     state.mover = seat = 1 - seat
     state.legal = legal = tuple(held[seat].translate(None, _CANNOT_FOLLOW[card]))

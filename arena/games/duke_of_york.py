@@ -477,9 +477,10 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     opp_hand.sort()
     hands = [hand, opp_hand] if me == 0 else [opp_hand, hand]
     state = State()
-    state.rules, state.value, state.round, state.dealer = rules, value, obs.round, obs.dealer
-    state.hands = hands
-    state.table, state.owner, state.stock, state.set_aside = table, plan.owner[:], stock, set_aside
+    state.rules, state.value = rules, value  # at most three attributes an assignment (see clone)
+    state.round, state.dealer, state.hands = obs.round, obs.dealer, hands
+    state.table, state.owner = table, plan.owner[:]
+    state.stock, state.set_aside = stock, set_aside
     state.history = list(obs.earlier)
     state.taken = taken
     state.count, state.down, state.peak, state.peak_seat = obs.count, obs.direction == "down", obs.peak, obs.peak_seat

@@ -409,10 +409,10 @@ def _end_deal(state: State, seat: int) -> None:
         scores[0] += (count - value) ** 2
         if count == value:
             scores[1] += BONUS
-    if _settled(state):
-        state.termination, state._legal, state.mover, state.stopped = "normal", (), None, seat
-    elif state.deal + 1 >= state.rules.max_deals:
-        state.termination, state._legal, state.mover, state.stopped = "deal_limit", (), None, seat
+    end = "normal" if _settled(state) else "deal_limit" if state.deal + 1 >= state.rules.max_deals else None
+    if end:  # two attributes an assignment: four or more would build and unpack a tuple
+        state.termination, state._legal = end, ()
+        state.mover, state.stopped = None, seat
     else:
         _next_deal(state, state.deal + 1)
 

@@ -454,9 +454,11 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     # As _start would build it, without what it must work out.
     n = rules.players
     state = State()
-    state.rules, state.n, state.after, state.limit = rules, n, _AFTER[n], rules.max_decisions
+    state.rules, state.n = rules, n  # at most three attributes an assignment (see clone)
+    state.after, state.limit = _AFTER[n], rules.max_decisions
     state.piles, state.added, state.set_aside = piles, added[:], hidden[end:]  # after the last pile's cards
-    state.row, state.bits, state.last, state.passes, state.decisions = list(row), bits, last, passes, decisions
+    state.row, state.bits = list(row), bits
+    state.last, state.passes, state.decisions = last, passes, decisions
     state.winnings, state.won = winnings[:], observation.winnings
     state.layout, state.moves = (tuple(map(tuple, piles)), tuple(state.set_aside)), []
     state.turn, state.legal, state.termination = turn, legal, termination
