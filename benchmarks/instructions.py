@@ -82,7 +82,9 @@ def count(kind: str, games: int, *args: str) -> float:
     for n in (0, games):
         done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
                                __file__, "probe", kind, str(n), *args], capture_output=True, text=True, check=True,
-                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})  # no idle BLAS threads spinning
+                              # no idle BLAS threads spinning; one hash seed, so that str hashes (dict and set
+                              # layouts) are the same in every run and the counts repeat exactly
+                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
         totals.append(int(re.search(r"Collected : (\d+)", done.stderr)[1]))
         units = int(done.stdout.split()[-1])
     return (totals[1] - totals[0]) / units

@@ -173,6 +173,9 @@ _VALUE_AFTER: tuple[tuple[int, ...], ...] = tuple(tuple(effective_value(c, prev)
 
 _MOVES: tuple[dict[str, Move], ...] = tuple({op: (card, op) for op in OPS} for card in DECK)
 """_MOVES[card][op]: the one tuple that stands for each move, so legal moves are never built anew."""
+_SEAT_MOVES: tuple[tuple[dict[str, tuple[int, Move]], ...], ...] = tuple(
+    tuple({op: (seat, move) for op, move in ops.items()} for ops in _MOVES) for seat in (0, 1))
+"""_SEAT_MOVES[seat][card][op]: (seat, move), the entries of the move history, built once rather than at every move."""
 
 _ROWS: tuple[tuple[dict[int, tuple], ...], ...] = tuple(tuple({} for _ in VALUES) for _ in (False, True))
 """_ROWS[multiply][prev][count][card]: the moves open to `card` after a card of effective value `prev`,
@@ -228,7 +231,7 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
         prev = _VALUE_AFTER[prev][card]
         count = step(count, prev, op)
         final[seat] = (BASE[card], count)
-        moves.append((seat, _MOVES[card][op]))
+        moves.append(_SEAT_MOVES[seat][card][op])
         mine[seat].append(card)
     if layout_hands is None:  # what each seat held at the deal: its plays, then the cards it holds now
         layout_hands = (tuple(mine[0] + hands[0]), tuple(mine[1] + hands[1]))
@@ -368,7 +371,7 @@ def apply(state: State, move: Move) -> None:
         count *= value
     state._count = count
     state._prev_card = card
-    state.moves.append((seat, move))
+    state.moves.append(_SEAT_MOVES[seat][card][op])
     if not hand:  # the seat's last card this deal
         final = state.final
         state.final = (final[0], (BASE[card], count)) if seat else ((BASE[card], count), final[1])
