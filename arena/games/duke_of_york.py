@@ -483,7 +483,8 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     state.stock, state.set_aside = stock, set_aside
     state.history = list(obs.earlier)
     state.taken = taken
-    state.count, state.down, state.peak, state.peak_seat = obs.count, obs.direction == "down", obs.peak, obs.peak_seat
+    state.count, state.down = obs.count, obs.direction == "down"
+    state.peak, state.peak_seat = obs.peak, obs.peak_seat
     state.played, state.scores = list(obs.played), list(obs.scores)
     state.past, state.layout, state.exchange = [], None, moves[:4]  # a sampled world has no layouts
     state.playing = phase == PLAYING
