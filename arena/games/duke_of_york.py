@@ -9,7 +9,6 @@ from bisect import insort
 from dataclasses import dataclass
 from itertools import accumulate
 from math import comb
-from operator import itemgetter
 from typing import NamedTuple
 
 from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffle, shuffled_deck
@@ -204,15 +203,27 @@ def legal_moves(state: State) -> tuple[tuple, ...]:
     return state.legal
 
 
-def _discards(hand: list[Card]) -> tuple[tuple[str, Card], ...]:
-    """The discards of `hand`, in card order (itemgetter picks them in one call, but returns a bare item
-    for a single card)."""
-    return itemgetter(*hand)(DISCARD) if len(hand) > 1 else tuple([DISCARD[c] for c in hand])
-
-
-def _all_plays(hand: list[Card]) -> tuple[tuple[str, Card], ...]:
-    """Every card of a non-empty `hand` as a play, in card order (when all of them fit): _plays in one call."""
-    return itemgetter(*hand)(PLAY) if len(hand) > 1 else (PLAY[hand[0]],)
+def _each(moves: tuple[tuple[str, Card], ...], hand: list[Card]) -> tuple[tuple[str, Card], ...]:
+    """`moves[c]` for every card `c` of `hand`, in hand order: the hand unpacked by its size (up to six cards),
+    which is quicker than itemgetter (an object built at each call) or a loop. `apply` has it written out
+    for plays."""
+    size = len(hand)
+    if size == 6:
+        a, b, c, d, e, f = hand
+        return moves[a], moves[b], moves[c], moves[d], moves[e], moves[f]
+    if size == 5:
+        a, b, c, d, e = hand
+        return moves[a], moves[b], moves[c], moves[d], moves[e]
+    if size == 4:
+        a, b, c, d = hand
+        return moves[a], moves[b], moves[c], moves[d]
+    if size == 3:
+        a, b, c = hand
+        return moves[a], moves[b], moves[c]
+    if size == 2:
+        a, b = hand
+        return moves[a], moves[b]
+    return (moves[hand[0]],) if hand else ()
 
 
 def _plays(hand: list[Card], value: tuple[int, ...], limit: int) -> tuple[tuple[str, Card], ...]:
@@ -265,9 +276,7 @@ def apply(state: State, move: tuple) -> None:
             limit = TOP - count  # going up: count + value <= 31
         if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
             _end_round(state, seat)
-        elif limit >= MOST:  # every card fits: _all_plays, written out as it is the commonest case
-            state.legal = itemgetter(*hand)(PLAY) if len(hand) > 1 else (PLAY[hand[0]],)
-        else:
+        elif limit < MOST:  # (the test that jumps over the shorter block: see above)
             legal = []
             value = state.value
             for c in hand:
@@ -281,7 +290,23 @@ def apply(state: State, move: tuple) -> None:
                 # RULES.md: no card fits going up, so the play turns down, and every card fits going down
                 # (the count is above 31 - 13)
                 state.down = True
-                state.legal = _all_plays(hand)
+                state.legal = _each(PLAY, hand)
+        else:  # every card fits, the commonest case: _each(PLAY, hand), written out (a call costs as much)
+            size = len(hand)
+            if size == 4:
+                a, b, c, d = hand
+                state.legal = PLAY[a], PLAY[b], PLAY[c], PLAY[d]
+            elif size == 2:
+                a, b = hand
+                state.legal = PLAY[a], PLAY[b]
+            elif size == 5:
+                a, b, c, d, e = hand
+                state.legal = PLAY[a], PLAY[b], PLAY[c], PLAY[d], PLAY[e]
+            elif size == 3:
+                a, b, c = hand
+                state.legal = PLAY[a], PLAY[b], PLAY[c]
+            else:
+                state.legal = PLAY[hand[0]],
     elif kind == "take":
         state.exchange.append(_SEAT_TAKE[seat][arg])
         table = state.table
@@ -290,8 +315,7 @@ def apply(state: State, move: tuple) -> None:
         insort(hand, card)
         state.taken[seat] = card
         table[arg], state.owner[arg] = None, -1
-        # _discards, written out: a hand of one is the card just taken
-        state.legal = itemgetter(*hand)(DISCARD) if len(hand) > 1 else (DISCARD[card],)
+        state.legal = _each(DISCARD, hand)
     else:  # discard, face down into the slot just taken from; only this seat knows what lies there
         exchange = state.exchange
         exchange.append(_SEAT_DISCARD[seat][arg])
@@ -304,8 +328,8 @@ def apply(state: State, move: tuple) -> None:
             state.playing = True
             leader = state.turn = 1 - state.dealer
             hand = state.hands[leader]
-            if len(hand) > 1:  # every card fits at 0 (no card is worth more than 13): all of them
-                state.legal = itemgetter(*hand)(PLAY)
+            if hand:  # every card fits at 0 (no card is worth more than 13): all of them
+                state.legal = _each(PLAY, hand)
             else:
                 _play_turn(state, leader, 0)
 
@@ -497,7 +521,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
         _play_turn(state, obs.to_move, obs.count)
     else:
         state.turn = 1 - obs.dealer if phase < DEALER_TAKE else obs.dealer
-        state.legal = TAKES if empty is None else _discards(state.hands[state.turn])
+        state.legal = TAKES if empty is None else _each(DISCARD, state.hands[state.turn])
     return state
 
 
