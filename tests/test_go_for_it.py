@@ -174,6 +174,7 @@ STEP_TABLE = [
     ("4-pair-with-previous-len5", "4C 2D 9H JS", "JD", PC),
     ("4-pair-with-first-len6", "4C 2D 9H JS 6C", "4D", PC),
     ("4-combination-before-intermediate-pair", "4C 9D 2S", "9H", PC),  # a prime though 9H pairs 9D
+    ("4-colour-before-intermediate-pair", "2C 5S 9C JS", "5C", PC),  # a colour though 5C pairs 5S
     ("5-intermediate-pair-len4", "4C 9D 2C", "9H", "take"),
     ("5-intermediate-pair-len5", "4C 2D 9H JS", "2H", "take"),
     ("5-intermediate-pair-len6", "4C 2D 9H JS 6C", "9C", "take"),

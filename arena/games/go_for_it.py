@@ -328,23 +328,31 @@ def apply(state: State, move: str) -> None:
         state.won = None
         _new_row(state, seat)
         return
-    # 4. winning combination (as _wins checks it, here from the row's bits): claim it or play on.
-    # The new card's rank among the earlier cards but neither the first nor the one just before is
-    # an intermediate pair: legal None, for step 5 below (unless a prime or a colour wins first).
+    # 4. winning combination (as _wins checks it, here from the row's bits): claim it or play on. Most cards
+    # pair with no card of the row, so that is asked first. A card that pairs with one other than the first or
+    # the one just before is an intermediate pair: legal None, for step 5 below, unless a prime or a colour
+    # wins first (a flush, a run or a number never has a pair, and at length 3 every pair wins).
     before = state.bits
     bits = state.bits = before | _BITS[c]
-    rank = RANK[c]
-    if rank == RANK[row[0]] or rank == RANK[row[-2]]:
-        legal = PLAY_CLAIM
+    if before & _RANK_BIT[c]:
+        rank = RANK[c]
+        if rank == RANK[row[0]] or rank == RANK[row[-2]]:
+            legal = PLAY_CLAIM
+        elif size == 4:  # prime: all four suits
+            legal = PLAY_CLAIM if bits & _SUITS == _SUITS else None
+        elif size == 5:  # colour: one colour only
+            legal = PLAY_CLAIM if bits & _COLOURS != _COLOURS else None
+        else:
+            legal = None
     elif size == 3:  # flush or run
         legal = PLAY_CLAIM if bits in _FLUSH_OR_RUN else PLAY_PASS
-    elif size == 4:  # prime: all four suits
-        legal = PLAY_CLAIM if bits & _SUITS == _SUITS else None if before & _RANK_BIT[c] else PLAY_PASS
-    elif size == 5:  # colour: one colour only
-        legal = PLAY_CLAIM if bits & _COLOURS != _COLOURS else None if before & _RANK_BIT[c] else PLAY_PASS
-    elif size == 6:  # number (six different ranks, so never with an intermediate pair)
-        legal = None if before & _RANK_BIT[c] else PLAY_CLAIM if bits & _RANKS in _NUMBERS else PLAY_PASS
-    else:  # a row of 2 (only in a rebuilt position) wins by the pair alone
+    elif size == 4:
+        legal = PLAY_CLAIM if bits & _SUITS == _SUITS else PLAY_PASS
+    elif size == 5:
+        legal = PLAY_CLAIM if bits & _COLOURS != _COLOURS else PLAY_PASS
+    elif size == 6:  # number: six numerals A-10 of different ranks
+        legal = PLAY_CLAIM if bits & _RANKS in _NUMBERS else PLAY_PASS
+    else:  # a row of 2 (only in a rebuilt position) with no pair
         legal = PLAY_PASS
     if legal is None:  # 5. intermediate pair: the player takes up the row, the next player starts
         pile += row
