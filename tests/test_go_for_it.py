@@ -378,11 +378,11 @@ def reshuffle_unseen(state: g.State, rng: random.Random) -> g.State:
     return other
 
 
-def check_invariants(state: g.State, earlier: int = 0) -> None:
-    """`earlier`: decisions made before the state was built (a sampled world records only its own moves)."""
+def check_invariants(state: g.State) -> None:
     assert total_cards(state) == pack(state.rules)
     assert all(0 <= u <= len(p) for p, u in zip(state.piles, state.unseen, strict=True))
-    assert state.decisions == earlier + len(state.moves) <= state.rules.max_decisions
+    assert state.decisions <= state.rules.max_decisions
+    assert state.moves is None or len(state.moves) == state.decisions  # a sampled world records no moves
     if g.to_move(state) is not None:
         assert all(state.piles) and 2 <= len(state.row) <= 6 and JOKER not in state.row
         assert state.legal in (PP, PC, PT) and 0 <= state.passes <= state.rules.players
@@ -460,11 +460,13 @@ def test_property_no_leaks_and_sample_world(rules, seed, policy_seed, stubborn, 
         assert total_cards(world) == pack(rules) and world.unseen == state.unseen
         assert len(world.set_aside) == len(state.set_aside)
         world_rng = random.Random(probe_rng.random())
-        for _ in range(5):  # the sampled world plays on
+        for played in range(1, 6):  # the sampled world plays on
             if g.to_move(world) is None:
                 break
             g.apply(world, world_rng.choice(g.legal_moves(world)))
-            check_invariants(world, watched.decisions)
+            check_invariants(world)
+            assert world.decisions == watched.decisions + played
+        assert g.deals(world) == [(None, [])]  # it keeps no record of its moves
 
     state = play_game(rules, seed, policy_seed, stubborn, check)
     for s in range(n):  # and the finished game

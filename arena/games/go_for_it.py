@@ -145,7 +145,8 @@ def clone(state: State) -> State:
     copy.added, copy.set_aside, copy.row = state.added.copy(), state.set_aside, state.row.copy()
     copy.winnings = state.winnings.copy()  # list.copy: a [:] slice also builds a slice object
     copy.decisions, copy.turn, copy.legal = state.decisions, state.turn, state.legal
-    copy.termination, copy.layout, copy.moves = state.termination, state.layout, state.moves.copy()
+    moves = state.moves
+    copy.termination, copy.layout, copy.moves = state.termination, state.layout, None if moves is None else moves.copy()
     copy.won, copy.bits = state.won, state.bits
     return copy
 
@@ -276,7 +277,9 @@ def apply(state: State, move: str) -> None:
     This is the inner loop of every search bot, so playing a card (RULES.md, After each card played)
     is written out here rather than split into helpers: a function call costs as much as the checks."""
     seat = state.turn
-    state.moves.append(_SEAT_MOVE[seat][move])
+    moves = state.moves
+    if moves is not None:  # a sampled world keeps no record of its moves: searches never read one
+        moves.append(_SEAT_MOVE[seat][move])
     decisions = state.decisions = state.decisions + 1
     # The other moves first, so that each test jumps over a short block: a comparison that jumps as far as
     # over the whole play is never specialised by the interpreter, and costs more than two that are.
@@ -468,7 +471,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
     state.row, state.bits = list(row), bits
     state.last, state.passes, state.decisions = last, passes, decisions
     state.winnings, state.won = winnings[:], observation.winnings
-    state.layout, state.moves = (tuple(map(tuple, piles)), tuple(state.set_aside)), []
+    state.layout, state.moves = None, None  # no record of its moves (see deals)
     state.turn, state.legal, state.termination = turn, legal, termination
     return state
 
@@ -486,9 +489,10 @@ def parse_move(text: str) -> str:
     return move
 
 
-def deals(state: State) -> list[tuple[tuple, list[tuple[int, str]]]]:
-    """One deal: the layout and every move."""
-    return [(state.layout, state.moves)]
+def deals(state: State) -> list[tuple[tuple | None, list[tuple[int, str]]]]:
+    """One deal: the layout and every move (a sampled world keeps no record of its moves: layout None, no
+    moves)."""
+    return [(state.layout, state.moves or [])]
 
 
 def layout_json(layout: tuple) -> dict:
