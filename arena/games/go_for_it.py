@@ -277,9 +277,8 @@ def apply(state: State, move: str) -> None:
     This is the inner loop of every search bot, so playing a card (RULES.md, After each card played)
     is written out here rather than split into helpers: a function call costs as much as the checks."""
     seat = state.turn
-    moves = state.moves
-    if moves is not None:  # a sampled world keeps no record of its moves: searches never read one
-        moves.append(_SEAT_MOVE[seat][move])
+    if state.moves is not None:  # a sampled world keeps no record of its moves: searches never read one
+        state.moves.append(_SEAT_MOVE[seat][move])
     decisions = state.decisions = state.decisions + 1
     # The other moves first, so that each test jumps over a short block: a comparison that jumps as far as
     # over the whole play is never specialised by the interpreter, and costs more than two that are.
