@@ -276,7 +276,7 @@ def apply(state: State, move: tuple) -> None:
             limit = TOP - count  # going up: count + value <= 31
         if not hand:  # both hands played out (turns alternate from equal hands): this seat played the last card
             _end_round(state, seat)
-        elif limit < MOST:  # (the test that jumps over the shorter block: see above)
+        elif limit < MOST:  # not every card fits (asked this way round, the jump is short: see above)
             legal = []
             value = state.value
             for c in hand:
