@@ -257,8 +257,9 @@ def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: Ra
     d = np.linspace(-12 * rating_settings.sigma, 12 * rating_settings.sigma, 200_001)
     log_post = (stats.norm.logpdf(d, 0, math.sqrt(2) * rating_settings.sigma)
                 + wins * special.log_ndtr((d - margin) / scale) + losses * special.log_ndtr((-d - margin) / scale))
-    if draws:
-        log_post += draws * np.log(special.ndtr((margin - d) / scale) - special.ndtr((-margin - d) / scale))
+    if draws:  # far in the tails a draw's probability underflows to 0: log -inf, a weight of 0 there
+        with np.errstate(divide="ignore"):
+            log_post += draws * np.log(special.ndtr((margin - d) / scale) - special.ndtr((-margin - d) / scale))
     weight = np.exp(log_post - log_post.max())
     mean = float((d * weight).sum() / weight.sum())
     return mean, float(math.sqrt(((d - mean) ** 2 * weight).sum() / weight.sum()))
