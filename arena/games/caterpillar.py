@@ -13,7 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, Card, CardError, card_names, parse_card, shuffle
 from arena.games.base import MoveError, Outcome
@@ -22,20 +24,24 @@ from arena.seeds import seeded_rng
 id = "caterpillar"
 min_players = max_players = 2
 
-PIP: tuple[int, ...] = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in DECK)
+PIP: Final[tuple[int, ...]] = tuple(0 if IS_FACE[c] else RANK[c] + 1 for c in DECK)
 """Pip value of each card: A = 1, 2-10 face value, J Q K nothing (so a card is a face card iff
 its pip is 0)."""
-FACE_BONUS = 100
-PLAYS = 26
+FACE_BONUS: Final = 100
+PLAYS: Final = 26
 """The game ends after the 26th play."""
-_FACES = frozenset(c for c in DECK if IS_FACE[c])
-_PACK = bytes(DECK)
+_FACES: Final = frozenset(c for c in DECK if IS_FACE[c])
+_PACK: Final = bytes(DECK)
 """The pack in order, as bytes: what is left when the cards seen are deleted are the cards unseen."""
-_CANNOT_FOLLOW: tuple[bytes, ...] = tuple(bytes(c for c in DECK if PIP[c] and SUIT[c] != SUIT[last]) for last in DECK)
+_CANNOT_FOLLOW: Final[tuple[bytes, ...]] = tuple(bytes([c for c in DECK if PIP[c] and SUIT[c] != SUIT[last]])
+                                                 for last in DECK)
 """For each card, the cards that may not be played after it (the numerals of the other suits), as
 bytes to delete from a hand."""
+_SUIT: Final = SUIT
+"""arena.cards.SUIT as this module's own constant: compiled, it is then read without a dict lookup."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Rules:
     """Caterpillar has no options."""
@@ -56,7 +62,7 @@ class Observation(NamedTuple):
     legal_moves: tuple[Card, ...]
 
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
 """Makes an Observation from a tuple of its fields, without the Python-level __new__ of NamedTuple."""
 
 
@@ -73,10 +79,23 @@ class State:
     __slots__ = ("rules", "held", "pile", "caterpillar", "start", "total", "scores", "mover", "stopped", "legal",
                  "termination", "layout")
 
+    rules: Rules
+    held: list[bytearray]
+    pile: list[Card]
+    caterpillar: list[Card]
+    start: int
+    total: int
+    scores: tuple[int, int]
+    mover: int | None
+    stopped: int | None
+    legal: tuple[Card, ...]
+    termination: str | None
+    layout: tuple[tuple[tuple[Card, ...], tuple[Card, ...]], tuple[Card, ...]]
+
     @property
     def turn(self) -> int:
         """The seat to move (at the end: the seat that played last, or the one that was court short)."""
-        return self.stopped if self.mover is None else self.mover
+        return self.stopped if self.mover is None else self.mover  # type: ignore[return-value]
 
     @property
     def hands(self) -> list[list[Card]]:
@@ -108,7 +127,7 @@ def _start(rules: Rules, hands: list[Sequence[Card]], stock: Sequence[Card], cat
     if len(stock) > PLAYS - len(caterpillar):  # apply relies on it: the 26th play's draw takes the last card
         raise ValueError(f"a stock of {len(stock)} cards after {len(caterpillar)} plays")
     state = State()
-    state.rules, state.caterpillar, state.scores = rules, caterpillar, tuple(scores)
+    state.rules, state.caterpillar, state.scores = rules, caterpillar, tuple(scores)  # type: ignore[assignment]
     state.held = held = [bytearray(hands[0]), bytearray(hands[1])]
     state.layout = ((tuple(hands[0]), tuple(hands[1])), tuple(stock))
     state.pile = pile = list(stock)
@@ -163,7 +182,7 @@ def legal_moves(state: State) -> tuple[Card, ...]:
 
 def apply(state: State, card: Card) -> None:
     """Plays `card` for the seat to move, scores it, draws, and ends the game when due."""
-    seat = state.mover
+    seat: int = state.mover  # type: ignore[assignment]
     held = state.held
     hand = held[seat]
     hand.remove(card)
@@ -174,7 +193,7 @@ def apply(state: State, card: Card) -> None:
         if total % 5 == 0:
             a, b = state.scores
             state.scores = (a, b + total) if seat else (a + total, b)
-    elif caterpillar and SUIT[card] == SUIT[caterpillar[-1]] and state.total % 5 == 0:
+    elif caterpillar and _SUIT[card] == _SUIT[caterpillar[-1]] and state.total % 5 == 0:
         state.scores = _scored(state.scores, seat, state.total)
     caterpillar.append(card)
     pile = state.pile
@@ -214,7 +233,8 @@ def scores(state: State) -> list[int]:
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game."""
     a, b = state.scores
-    return Outcome((a, b), (int(b > a), int(a > b)), state.termination)  # ranks_from_scores, for two seats
+    # ranks_from_scores, for two seats
+    return Outcome((a, b), (int(b > a), int(a > b)), state.termination)  # type: ignore[arg-type]
 
 
 def observe(state: State, seat: int) -> Observation:
@@ -243,10 +263,10 @@ def move_to_str(card: Card) -> str:
     return NAME[card]
 
 
-def parse_move(text: str) -> Card:
+def parse_move(text: object) -> Card:
     """The card written as `text`."""
     try:
-        return parse_card(text)
+        return parse_card(text)  # type: ignore[arg-type]
     except CardError as error:
         raise MoveError(str(error)) from None
 

@@ -9,7 +9,9 @@ from bisect import insort
 from dataclasses import dataclass
 from itertools import accumulate
 from math import comb
-from typing import NamedTuple
+from typing import Any, Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from arena.cards import DECK, NAME, RANK, Card, CardError, card_names, parse_card, shuffle, shuffled_deck
 from arena.games.base import MoveError, ObservationCache, Outcome, option, ranks_from_scores
@@ -19,10 +21,10 @@ min_players = max_players = 2
 deal_name = "round"
 """What a deal is called in readable accounts."""
 
-ROUNDS = 5
-HAND = 5
-TOP = 31
-MOST = 13
+ROUNDS: Final = 5
+HAND: Final = 5
+TOP: Final = 31
+MOST: Final = 13
 """No card is worth more (under any `values` option)."""
 
 VALUE_CHOICES = ("queen_zero", "face_value", "queen_eleven")
@@ -32,13 +34,15 @@ _BY_RANK = {
     "face_value": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
     "queen_eleven": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13),
 }
-VALUES: dict[str, tuple[int, ...]] = {name: tuple(ranks[RANK[c]] for c in DECK) for name, ranks in _BY_RANK.items()}
+VALUES: Final[dict[str, tuple[int, ...]]] = {
+    name: tuple(ranks[RANK[c]] for c in DECK) for name, ranks in _BY_RANK.items()}
 """The value of each card (indexed by card int) under each `values` option."""
 
-# Moves are tuples built once: ("take", slot), ("discard", card), ("play", card).
-TAKES: tuple[tuple[str, int], ...] = (("take", 0), ("take", 1))
-DISCARD: tuple[tuple[str, Card], ...] = tuple(("discard", c) for c in DECK)
-PLAY: tuple[tuple[str, Card], ...] = tuple(("play", c) for c in DECK)
+# Moves are tuples built once: ("take", slot), ("discard", card), ("play", card). (Typed `tuple` rather than
+# `tuple[str, int]`: compiled, a typed pair would be unpacked and built again wherever it is stored.)
+TAKES: Final[tuple[tuple, ...]] = (("take", 0), ("take", 1))
+DISCARD: Final[tuple[tuple, ...]] = tuple(("discard", c) for c in DECK)
+PLAY: Final[tuple[tuple, ...]] = tuple(("play", c) for c in DECK)
 HIDDEN_DISCARD = ("discard", None)
 """How an observation shows the opponent's discard (it goes to the table face down)."""
 
@@ -46,6 +50,7 @@ HIDDEN_DISCARD = ("discard", None)
 LEADER_TAKE, LEADER_DISCARD, DEALER_TAKE, DEALER_DISCARD, PLAYING = range(5)
 
 
+@mypyc_attr(native_class=False)  # compiled, a frozen dataclass refuses copy.copy
 @dataclass(frozen=True)
 class Rules:
     """Duke of York's one option: the card values."""
@@ -70,7 +75,7 @@ class Observation(NamedTuple):
     """Slots 0 and 1: a card this seat put there itself that nobody has taken since, else None."""
     taken: Card | None
     """The card this seat took from the table in this round's exchange (None before it takes)."""
-    count: int
+    count: int  # type: ignore[assignment]  # (a field named like tuple.count)
     direction: str
     """'up' or 'down'."""
     peak: int
@@ -90,10 +95,10 @@ class Observation(NamedTuple):
 
 
 # The entries of `played` and of the move history, built once rather than at every move.
-_SEAT_CARD = tuple(tuple((seat, c) for c in DECK) for seat in (0, 1))
-_SEAT_PLAY = tuple(tuple((seat, PLAY[c]) for c in DECK) for seat in (0, 1))
-_SEAT_TAKE = tuple(tuple((seat, take) for take in TAKES) for seat in (0, 1))
-_SEAT_DISCARD = tuple(tuple((seat, DISCARD[c]) for c in DECK) for seat in (0, 1))
+_SEAT_CARD: Final[tuple[tuple[tuple, ...], ...]] = tuple(tuple((seat, c) for c in DECK) for seat in (0, 1))
+_SEAT_PLAY: Final[tuple[tuple[tuple, ...], ...]] = tuple(tuple((seat, PLAY[c]) for c in DECK) for seat in (0, 1))
+_SEAT_TAKE: Final[tuple[tuple[tuple, ...], ...]] = tuple(tuple((seat, take) for take in TAKES) for seat in (0, 1))
+_SEAT_DISCARD: Final[tuple[tuple[tuple, ...], ...]] = tuple(tuple((seat, DISCARD[c]) for c in DECK) for seat in (0, 1))
 
 
 class State:
@@ -110,6 +115,31 @@ class State:
     __slots__ = ("rules", "value", "round", "dealer", "hands", "table", "owner", "stock",
                  "set_aside", "history", "taken", "count", "down", "peak", "peak_seat", "played", "scores", "turn",
                  "legal", "termination", "past", "layout", "exchange", "playing", "ended")
+    rules: Rules
+    value: tuple[int, ...]
+    round: int
+    dealer: int
+    hands: list[list[Card]]
+    table: list[Card | None]
+    owner: list[int]
+    stock: list[Card]
+    set_aside: list[Card]
+    history: list[tuple[tuple[int, Card], ...]]
+    taken: list[Card | None]
+    count: int
+    down: bool
+    peak: int
+    peak_seat: int | None
+    played: list[tuple[int, Card]]
+    scores: list[int]
+    turn: int | None
+    legal: tuple[tuple[str, int], ...]
+    termination: str | None
+    past: list
+    layout: Any
+    exchange: list[tuple[int, tuple[str, int]]]
+    playing: bool
+    ended: tuple | None
 
     def __repr__(self) -> str:
         return (f"<duke_of_york round={self.round} count={self.count} {'down' if self.down else 'up'} "
@@ -148,7 +178,7 @@ def _new_round(state: State, first: list[Card], second: list[Card], layout) -> N
 
 def _start(rules: Rules, hands: list[list[Card]], table: list[Card], stock: list[Card], round_: int = 0,
            scores: tuple[int, int] = (0, 0), set_aside: list[Card] | None = None,
-           history: list[tuple] | None = None, owner: tuple[int, int] = (-1, -1)) -> State:
+           history: list[tuple[tuple[int, Card], ...]] | None = None, owner: tuple[int, int] = (-1, -1)) -> State:
     """A state at the start of round `round_` (before the exchange) from explicit cards."""
     state = State()
     state.rules, state.value = rules, VALUES[rules.values]
@@ -188,7 +218,7 @@ def clone(state: State) -> State:
     return copy
 
 
-def _round_moves(exchange: list[tuple], played) -> list[tuple[int, tuple]]:
+def _round_moves(exchange: list[tuple[int, tuple[str, int]]], played) -> list[tuple[int, tuple]]:
     """A round's moves from its exchange moves and its plays."""
     return [*exchange, *[_SEAT_PLAY[seat][card] for seat, card in played]]
 
@@ -257,7 +287,7 @@ def apply(state: State, move: tuple) -> None:
 
     Plays are the inner loop of search bots, so after a play the next player's legal plays are worked
     out here, as _play_turn and _plays do, rather than in two calls (one loop for either direction)."""
-    seat = state.turn
+    seat: int = state.turn  # type: ignore[assignment]  # (None only once the game is over)
     kind, arg = move
     # A play is known by the phase: `kind == "play"` would jump over the whole play, and a comparison that
     # jumps that far is never specialised by the interpreter (it costs more than the flag).
@@ -336,15 +366,15 @@ def apply(state: State, move: tuple) -> None:
 
 # RULES.md, Duke of York, scoring a round, by count 0..31: the top of the hill scores 1, or 2 if the peak is 30,
 # or 3 if it is 31; the bottom of the hill scores 1, or 2 if the final count is 1, or 3 if it is 0.
-_TOP_POINTS = (1,) * 30 + (2, 3)
-_BOTTOM_POINTS = (3, 2) + (1,) * 30
+_TOP_POINTS: Final = (1,) * 30 + (2, 3)
+_BOTTOM_POINTS: Final = (3, 2) + (1,) * 30
 
 
 def _end_round(state: State, last: int) -> None:
     """Scores the top and the bottom of the hill, then deals the next round or ends the game."""
     peak, count = state.peak, state.count
     scores, round_ = state.scores, state.round
-    scores[state.peak_seat] += _TOP_POINTS[peak]
+    scores[state.peak_seat] += _TOP_POINTS[peak]  # type: ignore[index]  # (set by the round's first play)
     scores[last] += _BOTTOM_POINTS[count]
     played = tuple(state.played)
     state.history = [*state.history, played]
@@ -373,7 +403,7 @@ def scores(state: State) -> list[int]:
 
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game (equal totals share rank 0: a draw)."""
-    return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)
+    return Outcome(tuple(state.scores), ranks_from_scores(state.scores), state.termination)  # type: ignore[arg-type]
 
 
 _new_observation = tuple.__new__
@@ -385,7 +415,7 @@ def observe(state: State, seat: int) -> Observation:
     table, owner = state.table, state.owner
     # A round's moves open with leader take, leader discard, dealer take, dealer discard: the one
     # discard this seat did not make (move 1 or 3) is shown face down.
-    exchange = state.exchange
+    exchange: list = state.exchange
     hidden = 3 if seat != state.dealer else 1
     if len(exchange) > hidden:
         exchange = [*exchange[:hidden], (1 - seat, HIDDEN_DISCARD), *exchange[hidden + 1:]]
@@ -439,9 +469,10 @@ def _make_plan(obs: Observation) -> _Plan:
         fit = sum(1 for c in unseen if value[c] <= limit)
         rest = len(unseen) - fit
         ks = range(1, min(size, fit) + 1)
-        fitting = (limit, ks, list(accumulate(comb(fit, k) * comb(rest, size - k) for k in ks)))
+        fitting = (limit, ks, list(accumulate([comb(fit, k) * comb(rest, size - k) for k in ks])))
     # This round's exchange: who knows each slot, and the opponent's discard (still in its slot, or the
     # card this seat then took from that slot).
+    slot: Any
     owner, slot, opponent_discard = [-1, -1], None, None
     for i, (seat, move) in enumerate(moves[:4]):
         if move[0] == "take":
@@ -488,12 +519,13 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
             table[s] = unseen.pop()
     stock, set_aside = unseen[:obs.stock_size], unseen[obs.stock_size:]
 
+    taken: list[Card | None]
     moves, taken = list(obs.moves), [None, None]
     taken[me] = obs.taken
     if plan.opponent_discard is not None:
         i, slot = plan.opponent_discard
         taken[opp] = card = obs.taken if slot is None else table[slot]
-        moves[i] = (opp, DISCARD[card])
+        moves[i] = (opp, DISCARD[card])  # type: ignore[index]
     elif plan.random_taken:
         taken[opp] = rng.choice(opp_hand)  # mid-exchange: any card of the hand could be the one taken
 
@@ -535,7 +567,7 @@ def move_to_str(move: tuple) -> str:
     return "discard:" + ("??" if arg is None else NAME[arg])
 
 
-def parse_move(text: str) -> tuple:
+def parse_move(text: object) -> tuple:
     """The move written as `text`: `take:0`, `take:1`, `discard:7H` or a card such as `7H`."""
     if not isinstance(text, str):
         raise MoveError(f"not a move: {text!r}")

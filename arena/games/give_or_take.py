@@ -15,7 +15,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from arena.cards import DECK, JACK, JOKER, KING, NAME, RANK, SUIT, Card, CardError, parse_card, shuffled_top
 from arena.games.base import MoveError, Outcome, option
@@ -26,17 +28,18 @@ min_players = max_players = 2
 Move = tuple[Card, str]
 """A play: (card, op), op one of `+ - / * k` (RULES.md, Move notation)."""
 
-OPS = "+-/*k"
+OPS: Final = "+-/*k"
 """The operations in the order legal_moves offers them."""
-BASE: tuple[int, ...] = tuple(0 if RANK[c] >= JACK else RANK[c] + 1 for c in DECK)
+BASE: Final[tuple[int, ...]] = tuple(0 if RANK[c] >= JACK else RANK[c] + 1 for c in DECK)
 """Printed value of each card: A = 1, 2-10 face value, Q = 0, and J, K 0 (RULES.md: starting
 count, the value a Jack copies from a turn-up, and the last-card value L)."""
-KING_ACT = -1
+KING_ACT: Final = -1
 """The effective value of a card that acts as a King (RULES.md, Values)."""
-HAND_SIZE = 6
-BONUS = 10
+HAND_SIZE: Final = 6
+BONUS: Final = 10
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Rules:
     """The options of RULES.md, Give or Take."""
@@ -55,7 +58,7 @@ class Observation(NamedTuple):
     """Number of the deal in play (from 0)."""
     dealer: int
     hand: tuple[Card, ...]
-    count: int
+    count: int  # type: ignore[assignment]
     turn_up: Card
     played: tuple[tuple[int, Card, str], ...]
     """This deal's plays in order: (seat, card, op)."""
@@ -68,17 +71,8 @@ class Observation(NamedTuple):
     legal_moves: tuple[Move, ...]
 
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
 """Makes an Observation from a tuple of its fields, without the Python-level __new__ of NamedTuple."""
-
-
-def _laid_out(name: str, doc: str) -> property:
-    """A State property: slot `name` once the deal's cards are dealt."""
-    def get(state: State) -> Any:
-        if state._hands is None:
-            _lay_out(state)
-        return getattr(state, name)
-    return property(get, doc=doc)
 
 
 class State:
@@ -101,13 +95,72 @@ class State:
     __slots__ = ("rules", "seed", "deal", "dealer", "_hands", "_turn_up", "_count", "_prev", "_prev_card", "triples",
                  "final", "scores", "mover", "stopped", "_legal", "termination", "_history", "moves", "rows", "dealt")
 
-    hands = _laid_out("_hands", "Each seat's hand now, in the order dealt.")
-    turn_up = _laid_out("_turn_up", "This deal's turn-up.")
-    count = _laid_out("_count", "The count.")
-    prev = _laid_out("_prev", "The effective value of the card played last (the turn-up's before the first play).")
-    prev_card = _laid_out("_prev_card", "The card played last (the turn-up before the first play).")
-    legal = _laid_out("_legal", "The moves open to the seat to move.")
-    history = _laid_out("_history", "((dealer, hands as dealt, turn-up), moves) of every deal so far.")
+    rules: Rules
+    seed: int | str
+    deal: int
+    dealer: int
+    _hands: list[list[Card]] | None
+    _turn_up: Card
+    _count: int
+    _prev: int
+    _prev_card: Card
+    triples: tuple[tuple[int, Card, str], ...]
+    final: tuple[tuple[int, int] | None, tuple[int, int] | None]
+    scores: list[int]
+    mover: int | None
+    stopped: int | None
+    _legal: tuple[Move, ...] | None
+    termination: str | None
+    _history: list[tuple[tuple, list[tuple[int, Move]]]]
+    moves: list[tuple[int, Move]]
+    rows: tuple[dict[int, Row], ...]
+    dealt: dict[tuple[int | str, int], tuple[tuple[Card, ...], tuple[Card, ...], Card]]
+
+    @property
+    def hands(self) -> list[list[Card]]:
+        """Each seat's hand now, in the order dealt."""
+        hands = self._hands
+        return _lay_out(self) if hands is None else hands
+
+    @property
+    def turn_up(self) -> Card:
+        """This deal's turn-up."""
+        if self._hands is None:
+            _lay_out(self)
+        return self._turn_up
+
+    @property
+    def count(self) -> int:
+        """The count."""
+        if self._hands is None:
+            _lay_out(self)
+        return self._count
+
+    @property
+    def prev(self) -> int:
+        """The effective value of the card played last (the turn-up's before the first play)."""
+        if self._hands is None:
+            _lay_out(self)
+        return self._prev
+
+    @property
+    def prev_card(self) -> Card:
+        """The card played last (the turn-up before the first play)."""
+        if self._hands is None:
+            _lay_out(self)
+        return self._prev_card
+
+    @property
+    def legal(self) -> tuple[Move, ...]:
+        """The moves open to the seat to move."""
+        return legal_moves(self)
+
+    @property
+    def history(self) -> list[tuple[tuple, list[tuple[int, Move]]]]:
+        """((dealer, hands as dealt, turn-up), moves) of every deal so far."""
+        if self._hands is None:
+            _lay_out(self)
+        return self._history
 
     @property
     def played(self) -> list[tuple[int, Card, str]]:
@@ -115,7 +168,7 @@ class State:
         return [(seat, card, op) for seat, (card, op) in self.moves]
 
     @property
-    def turn(self) -> int:
+    def turn(self) -> int | None:
         """The seat to move (at the end: the seat that played last)."""
         return self.stopped if self.mover is None else self.mover
 
@@ -166,54 +219,58 @@ def _ops(value: int, count: int, multiply: bool) -> str:
 
 # Lists indexed by an effective value run over the values 0..10 and then the King action (-1), so
 # that the value itself is the index: Python reads index -1 as the last entry.
-VALUES = (*range(11), KING_ACT)
+VALUES: Final = (*range(11), KING_ACT)
 
-_VALUE_AFTER: tuple[tuple[int, ...], ...] = tuple(tuple(effective_value(c, prev) for c in DECK) for prev in VALUES)
+_VALUE_AFTER: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(effective_value(c, prev) for c in DECK) for prev in VALUES)
 """_VALUE_AFTER[prev][card]: the effective value of `card` played after a card of effective value `prev`."""
 
-_MOVES: tuple[dict[str, Move], ...] = tuple({op: (card, op) for op in OPS} for card in DECK)
+# The moves in these tables are typed as plain tuples: compiled, a Move read from them would be rebuilt.
+_MOVES: Final[tuple[dict[str, tuple], ...]] = tuple({op: (card, op) for op in OPS} for card in DECK)
 """_MOVES[card][op]: the one tuple that stands for each move, so legal moves are never built anew."""
-_SEAT_MOVES: tuple[tuple[dict[str, tuple[int, Move]], ...], ...] = tuple(
+_SEAT_MOVES: Final[tuple[tuple[dict[str, tuple], ...], ...]] = tuple(
     tuple({op: (seat, move) for op, move in ops.items()} for ops in _MOVES) for seat in (0, 1))
 """_SEAT_MOVES[seat][card][op]: (seat, move), the entries of the move history, built once rather than at every move."""
 
-_ROWS: tuple[tuple[dict[int, tuple], ...], ...] = tuple(tuple({} for _ in VALUES) for _ in (False, True))
+Row = tuple[tuple[Move, ...], ...]
+"""A row of _ROWS: the moves open to each card (indexed by card)."""
+_ROWS: Final[tuple[tuple[dict[int, Row], ...], ...]] = tuple(tuple({} for _ in VALUES) for _ in (False, True))
 """_ROWS[multiply][prev][count][card]: the moves open to `card` after a card of effective value `prev`,
 on `count`. Each row (a tuple over the pack) is made the first time it is needed."""
-_CARD_MOVES: dict[tuple[Card, str], tuple[Move, ...]] = {}
+_CARD_MOVES: Final[dict[tuple[Card, str], tuple[Move, ...]]] = {}
 """The moves of a card for each string of operations, so that rows share them."""
 
 
-def _row(rows: tuple[dict[int, tuple], ...], prev: int, count: int) -> tuple[tuple[Move, ...], ...]:
+def _row(rows: tuple[dict[int, Row], ...], prev: int, count: int) -> Row:
     """Row `count` of rows[prev], made now."""
     multiply = rows is _ROWS[True]
-    row = []
+    cells = []
     for card, value in zip(DECK, _VALUE_AFTER[prev], strict=True):
         ops = _ops(value, count, multiply)
         moves = _CARD_MOVES.get((card, ops))
         if moves is None:
             moves = _CARD_MOVES[card, ops] = tuple(_MOVES[card][op] for op in ops)
-        row.append(moves)
-    rows[prev][count] = row = tuple(row)
+        cells.append(moves)
+    rows[prev][count] = row = tuple(cells)
     return row
 
 
-def _legal(hand: list[Card], count: int, prev: int, rows: tuple[dict[int, tuple], ...]) -> tuple[Move, ...]:
+def _legal(hand: list[Card], count: int, prev: int, rows: tuple[dict[int, Row], ...]) -> tuple[Move, ...]:
     """Every (card, op) open to a hand, in hand order then OPS order (RULES.md, A play)."""
     row = rows[prev].get(count) or _row(rows, prev, count)
     legal: tuple[Move, ...] = ()
     for card in hand:  # at most six cards: adding tuples is quicker here than any comprehension
-        legal += row[card]
+        legal = legal + row[card]
     return legal
 
 
-_BONUS_TO: tuple[tuple[int | None, ...], ...] = tuple(
+_BONUS_TO: Final[tuple[tuple[int | None, ...], ...]] = tuple(
     tuple(0 if RANK[card] == RANK[before] else 1 if SUIT[card] == SUIT[before] else None for card in DECK)
     for before in DECK)
 """_BONUS_TO[card before][card]: who scores the 10 bonus of a play (RULES.md, Bonuses): 0 the player
 (same rank), 1 the opponent (same suit), None nobody."""
 
-_PACK = bytes(DECK)
+_PACK: Final = bytes(DECK)
 """The pack in order, as bytes: what is left when the cards seen are deleted are the cards unseen."""
 
 
@@ -226,7 +283,8 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
     count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
     prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
     final: list[tuple[int, int] | None] = [None, None]
-    moves, mine = [], ([], [])
+    moves: list[tuple[int, Move]] = []
+    mine: tuple[list[Card], list[Card]] = ([], [])
     for seat, card, op in played:  # the count as apply makes it
         prev = _VALUE_AFTER[prev][card]
         count = step(count, prev, op)
@@ -237,7 +295,7 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
         layout_hands = (tuple(mine[0] + hands[0]), tuple(mine[1] + hands[1]))
     state.moves, state.triples = moves, tuple(played)
     state._history.append(((dealer, layout_hands, turn_up), moves))
-    state._count, state._prev, state.final = count, prev, tuple(final)
+    state._count, state._prev, state.final = count, prev, (final[0], final[1])
     state._prev_card = played[-1][1] if played else turn_up
     state.mover = seat = (1 - dealer) if len(played) % 2 == 0 else dealer
     state._legal = _legal(hands[seat], count, prev, state.rows)
@@ -277,15 +335,16 @@ def _next_deal(state: State, deal: int) -> None:
     state._hands = state._legal = None
 
 
-def _lay_out(state: State) -> None:
-    """Deals the cards of the deal started by _next_deal and puts them on the table."""
+def _lay_out(state: State) -> list[list[Card]]:
+    """Deals the cards of the deal started by _next_deal and puts them on the table; returns the hands."""
     hand0, hand1, turn_up = _dealt(state, state.deal)
     state._hands = hands = [list(hand0), list(hand1)]
     state._turn_up = state._prev_card = turn_up
     state._history.append(((state.dealer, (hand0, hand1), turn_up), state.moves))
     state._count = count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
     state._prev = prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
-    state._legal = _legal(hands[state.mover], count, prev, state.rows)
+    state._legal = _legal(hands[state.mover], count, prev, state.rows)  # type: ignore[index]
+    return hands
 
 
 def new_state(rules: Rules, seed: int) -> State:
@@ -341,17 +400,16 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     if legal is None:  # a new deal, not dealt yet
         _lay_out(state)
         legal = state._legal
-    return legal
+    return legal  # type: ignore[return-value]
 
 
 def apply(state: State, move: Move) -> None:
     """Plays `move`, scores its bonuses, and ends the deal (and maybe the game) after the last play."""
     card, op = move
-    seat = state.mover
+    seat: int = state.mover  # type: ignore[assignment]
     hands = state._hands
     if hands is None:  # a new deal, not dealt yet
-        _lay_out(state)
-        hands = state._hands
+        hands = _lay_out(state)
     hand = hands[seat]
     hand.remove(card)
     to = _BONUS_TO[state._prev_card][card]  # RULES.md, Bonuses: against the actual card just before
@@ -387,7 +445,7 @@ def apply(state: State, move: Move) -> None:
     row = rows[value].get(count) or _row(rows, value, count)
     legal: tuple[Move, ...] = ()
     for card in hand:
-        legal += row[card]
+        legal = legal + row[card]
     state._legal = legal
 
 
@@ -428,7 +486,8 @@ def scores(state: State) -> list[int]:
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game."""
     a, b = state.scores
-    return Outcome((a, b), (int(b > a), int(a > b)), state.termination)  # ranks_from_scores, for two seats
+    ranks = (int(b > a), int(a > b))  # ranks_from_scores, for two seats
+    return Outcome((a, b), ranks, state.termination)  # type: ignore[arg-type]
 
 
 def observe(state: State, seat: int) -> Observation:
@@ -440,8 +499,7 @@ def observe(state: State, seat: int) -> Observation:
         state.triples = triples
     hands = state._hands
     if hands is None:  # a new deal, not dealt yet
-        _lay_out(state)
-        hands = state._hands
+        hands = _lay_out(state)
     prev = state._prev
     return _new(Observation, (seat, state.rules, state.deal, state.dealer, tuple(hands[seat]), state._count,
                               state._turn_up, triples, prev < 0, prev if prev > 0 else 0, tuple(state.scores),
@@ -460,12 +518,12 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
                   deal=observation.deal, seed=rng.getrandbits(64))
 
 
-def move_to_str(move: Move) -> str:
+def move_to_str(move: Sequence[Any]) -> str:
     """The card and its operation, e.g. `7H+`, `KSk`."""
     return NAME[move[0]] + move[1]
 
 
-def parse_move(text: str) -> Move:
+def parse_move(text: object) -> Move:
     """The move written as `text`, e.g. `5C/` or `JDk`."""
     text = text.strip() if isinstance(text, str) else ""
     op = text[-1:]

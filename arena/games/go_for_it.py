@@ -5,9 +5,12 @@ card, and each player scores the cards won minus the cards left in their pile.""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
-from typing import NamedTuple
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from arena.cards import IS_RED, JOKER, NAME, RANK, SUIT, Card, card_names, shuffle, shuffled_deck
 from arena.games.base import MoveError, ObservationCache, Outcome, option, ranks_from_scores
@@ -16,21 +19,31 @@ id = "go_for_it"
 min_players = 2
 max_players = 6
 
-PLAY, PASS, CLAIM, TAKE = "play", "pass", "claim", "take"
-MOVES = (PLAY, PASS, CLAIM, TAKE)
+PLAY: Final = "play"
+PASS: Final = "pass"
+CLAIM: Final = "claim"
+TAKE: Final = "take"
+MOVES: Final = (PLAY, PASS, CLAIM, TAKE)
 """Every move, in the order legal_moves lists them."""
-PLAY_PASS, PLAY_CLAIM, PLAY_TAKE = (PLAY, PASS), (PLAY, CLAIM), (PLAY, TAKE)
+PLAY_PASS: Final[tuple[str, ...]] = (PLAY, PASS)
+PLAY_CLAIM: Final[tuple[str, ...]] = (PLAY, CLAIM)
+PLAY_TAKE: Final[tuple[str, ...]] = (PLAY, TAKE)
 
-_AFTER = tuple(tuple(range(1, n)) + (0,) for n in range(max_players + 1))
+_AFTER: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(range(1, n)) + (0,) for n in range(max_players + 1))
 """For n players, the seat after each seat (its left-hand neighbour, next in turn)."""
-_SEAT_MOVE = tuple({move: (seat, move) for move in MOVES} for seat in range(max_players))
+_SEAT_MOVE: Final[tuple[dict[str, tuple[int, str]], ...]] = tuple(
+    {move: (seat, move) for move in MOVES} for seat in range(max_players))
 """(seat, move), the entries of the move history, built once rather than at every move."""
 
-JOKERS_ADDED = {3: 2, 5: 3, 6: 2}
+JOKERS_ADDED: Final = {3: 2, 5: 3, 6: 2}
 """Jokers added with option `jokers` so that the deal comes out even (RULES.md, Deal)."""
-SEVEN = 7
+SEVEN: Final = 7
+# JOKER and RANK as this module's constants, which compiled code reads without a dictionary lookup.
+_JOKER: Final = JOKER
+_RANK: Final = RANK
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Rules:
     """The options of Go For It."""
@@ -81,6 +94,26 @@ class State:
 
     __slots__ = ("rules", "n", "after", "limit", "piles", "added", "set_aside", "row", "last", "passes", "winnings",
                  "decisions", "turn", "legal", "termination", "layout", "moves", "won", "bits")
+
+    rules: Rules
+    n: int
+    after: tuple[int, ...]
+    limit: int
+    piles: list[list[Card]]
+    added: list[int]
+    set_aside: list[Card]
+    row: list[Card]
+    last: int | None
+    passes: int
+    winnings: list[list[Card]]
+    decisions: int
+    turn: int | None
+    legal: tuple[str, ...]
+    termination: str | None
+    layout: tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]] | None
+    moves: list[tuple[int, str]] | None
+    won: tuple[tuple[Card, ...], ...] | None
+    bits: int
 
     @property
     def unseen(self) -> list[int]:
@@ -151,27 +184,30 @@ def clone(state: State) -> State:
     return copy
 
 
-_SUIT_BIT = tuple(1 << s for s in SUIT[:52])
-_ALL_SUITS = 0b1111
-_RANK_BIT = tuple(1 << r for r in RANK[:52])
-_RUNS = frozenset(0b111 << low for low in range(11))
+_SUIT_BIT: Final = tuple(1 << s for s in SUIT[:52])
+_ALL_SUITS: Final = 0b1111
+_RANK_BIT: Final = tuple(1 << r for r in RANK[:52])
+_RUNS: Final = frozenset(0b111 << low for low in range(11))
 """The rank bits of three consecutive ranks (A23 .. JQK, no wrap-round)."""
-_NUMERALS = (1 << 10) - 1
+_NUMERALS: Final = (1 << 10) - 1
 
-# A card's bits for `State.bits`: its rank (bits 0-12), its suit (13-16) and its colour (17 black, 18 red).
-_RANKS, _SUITS, _COLOURS = (1 << 13) - 1, 0b1111 << 13, 0b11 << 17
-_BITS = tuple(1 << RANK[c] | 1 << 13 + SUIT[c] | 1 << (18 if IS_RED[c] else 17) for c in range(52)) + (0,)  # joker: 0
-_SUIT_COLOUR = tuple(_BITS[13 * s] & ~_RANKS for s in range(4))
-_FLUSH_OR_RUN = frozenset(
+# A card's bits for `State.bits`: its rank (bits 0-12), its suit (13-16) and its colour (17 black, 18 red); a
+# joker's are 0.
+_RANKS: Final = (1 << 13) - 1
+_SUITS: Final = 0b1111 << 13
+_COLOURS: Final = 0b11 << 17
+_BITS: Final = tuple(1 << RANK[c] | 1 << 13 + SUIT[c] | 1 << (18 if IS_RED[c] else 17) for c in range(52)) + (0,)
+_SUIT_COLOUR: Final = tuple(_BITS[13 * s] & ~_RANKS for s in range(4))
+_FLUSH_OR_RUN: Final = frozenset(
     [1 << a | 1 << b | 1 << c | _SUIT_COLOUR[s] for a, b, c in combinations(range(13), 3) for s in range(4)]
     + [run | _SUIT_COLOUR[s] | _SUIT_COLOUR[t] | _SUIT_COLOUR[u]
        for run in _RUNS for s, t, u in product(range(4), repeat=3)])
 """The bits of every three cards of three different ranks that make a flush or a run."""
-_NUMBERS = frozenset(sum(1 << r for r in ranks) for ranks in combinations(range(10), 6))
+_NUMBERS: Final = frozenset(sum(1 << r for r in ranks) for ranks in combinations(range(10), 6))
 """The rank bits of six numerals A-10 of different ranks."""
 
 
-def _row_bits(row: list[Card]) -> int:
+def _row_bits(row: Iterable[Card]) -> int:
     """`State.bits` of a row."""
     bits = 0
     for c in row:
@@ -179,12 +215,12 @@ def _row_bits(row: list[Card]) -> int:
     return bits
 
 
-def _wins(row: list[Card]) -> bool:
+def _wins(row: Sequence[Card]) -> bool:
     """Step 4: the row (length 2..6, or any length for the pair rule) is a winning combination.
     (`apply` has the same checks inlined, for speed.)"""
     c = row[-1]
-    rank = RANK[c]
-    if rank == RANK[row[0]] or rank == RANK[row[-2]]:
+    rank = _RANK[c]
+    if rank == _RANK[row[0]] or rank == _RANK[row[-2]]:
         return True  # pairs with the first card or the card just before it (and the pair at length 2)
     size = len(row)
     if size == 3:
@@ -201,7 +237,7 @@ def _wins(row: list[Card]) -> bool:
     return False
 
 
-def _legal_at(row: list[Card], passes: int, n: int) -> tuple[str, ...]:
+def _legal_at(row: Sequence[Card], passes: int, n: int) -> tuple[str, ...]:
     """The moves open at a decision on a standing row (used when rebuilding a position)."""
     if passes:
         return PLAY_TAKE if passes == n else PLAY_PASS
@@ -231,10 +267,10 @@ def _new_row(state: State, seat: int) -> None:
         if not pile:
             _end(state, seat)
             return
-        if first == JOKER:  # nothing else on the row: the joker goes to the neighbour, who starts
+        if first == _JOKER:  # nothing else on the row: the joker goes to the neighbour, who starts
             row.clear()
             nxt = state.after[seat]
-            piles[nxt].append(JOKER)
+            piles[nxt].append(_JOKER)
             state.added[nxt] += 1
             seat = nxt
             continue
@@ -243,11 +279,11 @@ def _new_row(state: State, seat: int) -> None:
         if not pile:
             _end(state, seat)
             return
-        if second == JOKER:  # the first card to the player's pile bottom, the joker to the neighbour's
+        if second == _JOKER:  # the first card to the player's pile bottom, the joker to the neighbour's
             row.clear()
             pile.append(first)
             nxt = state.after[seat]
-            piles[nxt].append(JOKER)
+            piles[nxt].append(_JOKER)
             added = state.added
             added[seat] += 1
             added[nxt] += 1
@@ -257,7 +293,7 @@ def _new_row(state: State, seat: int) -> None:
         if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
             state.termination, state.turn, state.legal = "move_limit", None, ()
         else:
-            state.turn, state.legal = seat, PLAY_CLAIM if RANK[first] == RANK[second] else PLAY_PASS
+            state.turn, state.legal = seat, PLAY_CLAIM if _RANK[first] == _RANK[second] else PLAY_PASS
         return
 
 
@@ -276,7 +312,7 @@ def apply(state: State, move: str) -> None:
 
     This is the inner loop of every search bot, so playing a card (RULES.md, After each card played)
     is written out here rather than split into helpers: a function call costs as much as the checks."""
-    seat = state.turn
+    seat: int = state.turn  # type: ignore[assignment]
     if state.moves is not None:  # a sampled world keeps no record of its moves: searches never read one
         state.moves.append(_SEAT_MOVE[seat][move])
     decisions = state.decisions = state.decisions + 1
@@ -311,14 +347,14 @@ def apply(state: State, move: str) -> None:
     if not pile:  # 1. last card: the game ends, the row (jokers included) is the player's
         _end(state, seat)
         return
-    if c == JOKER:  # 2. the rest of the row to the player's pile bottom, the joker to the neighbour's
+    if c == _JOKER:  # 2. the rest of the row to the player's pile bottom, the joker to the neighbour's
         row.pop()
         pile += row
         added = state.added
         added[seat] += len(row)
         row.clear()
         nxt = state.after[seat]
-        state.piles[nxt].append(JOKER)
+        state.piles[nxt].append(_JOKER)
         added[nxt] += 1
         _new_row(state, nxt)
         return
@@ -334,11 +370,12 @@ def apply(state: State, move: str) -> None:
     # pair with no card of the row, so that is asked first. A card that pairs with one other than the first or
     # the one just before is an intermediate pair: legal None, for step 5 below, unless a prime or a colour
     # wins first (a flush, a run or a number never has a pair, and at length 3 every pair wins).
+    legal: tuple[str, ...] | None
     before = state.bits
     bits = state.bits = before | _BITS[c]
     if before & _RANK_BIT[c]:
-        rank = RANK[c]
-        if rank == RANK[row[0]] or rank == RANK[row[-2]]:
+        rank = _RANK[c]
+        if rank == _RANK[row[0]] or rank == _RANK[row[-2]]:
             legal = PLAY_CLAIM
         elif size == 4:  # prime: all four suits
             legal = PLAY_CLAIM if bits & _SUITS == _SUITS else None
@@ -376,7 +413,7 @@ def scores(state: State) -> list[int]:
 def result(state: State) -> Outcome:
     """Scores, ranks and termination of a finished game."""
     final = scores(state)
-    return Outcome(tuple(final), ranks_from_scores(final), state.termination)
+    return Outcome(tuple(final), ranks_from_scores(final), state.termination)  # type: ignore[arg-type]
 
 
 _new_observation = tuple.__new__
@@ -396,7 +433,7 @@ def observe(state: State, seat: int) -> Observation:
         state.decisions, turn, state.legal if seat == turn else ()))
 
 
-_CARDS = frozenset(range(52))
+_CARDS: Final = frozenset(range(52))
 
 
 class _Plan(NamedTuple):
@@ -432,6 +469,8 @@ def _make_plan(obs: Observation) -> _Plan:
     if rules.jokers and n in JOKERS_ADDED:  # the jokers not seen: every card not seen that is not in `hidden`
         seen = len(obs.row) + sum(map(len, obs.pile_known)) + sum(map(len, obs.winnings))
         hidden += [JOKER] * (52 + JOKERS_ADDED[n] - seen - len(hidden))
+    piles: list[tuple[int, int, list[Card]]]
+    termination: str | None
     piles, at = [], 0
     for size, known in zip(obs.pile_sizes, obs.pile_known, strict=True):
         top = size - len(known)
@@ -447,7 +486,7 @@ def _make_plan(obs: Observation) -> _Plan:
                  obs.turn)
 
 
-_plan = ObservationCache(_make_plan)
+_plan: Final[Callable[[Observation], _Plan]] = ObservationCache(_make_plan)
 
 
 def sample_world(observation: Observation, rng: random.Random) -> State:
@@ -456,7 +495,7 @@ def sample_world(observation: Observation, rng: random.Random) -> State:
         _plan(observation))
     hidden = hidden[:]
     shuffle(hidden, rng)
-    piles = []
+    piles: list[list[Card]] = []
     for start, end, known in cuts:
         pile = hidden[start:end]
         pile += known
@@ -480,10 +519,9 @@ def move_to_str(move: str) -> str:
     return move
 
 
-def parse_move(text: str) -> str:
+def parse_move(text: object) -> str:
     """The move written as `text` (case and surrounding spaces ignored)."""
-    move = text.strip().lower() if isinstance(text, str) else None
-    if move not in MOVES:
+    if not isinstance(text, str) or (move := text.strip().lower()) not in MOVES:
         raise MoveError(f"not a move: {text!r} (moves: {', '.join(MOVES)})")
     return move
 
