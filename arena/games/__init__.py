@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 
 from arena.games.base import Game, MoveError, Outcome, RulesError, make_rules, ranks_from_scores
+from arena.games.compiled import use_sources_where_due
 
 GAME_IDS = ("caterpillar", "give_or_take", "go_for_it", "duke_of_york")
+use_sources_where_due(GAME_IDS, __name__)  # before any game is imported
 
 __all__ = ["GAME_IDS", "Game", "MoveError", "Outcome", "RulesError", "UnknownGameError",
            "get_game", "make_rules", "ranks_from_scores"]
