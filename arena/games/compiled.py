@@ -72,7 +72,7 @@ def build(games: Iterable[str]) -> None:
     warnings.filterwarnings("ignore", module="setuptools")  # its notes on pyproject.toml are not about this build
 
     games = list(games)
-    record = _record() | {game: _digest(game) for game in games}  # first: a source edited meanwhile is not built
+    record = _record() | {game: _digest(game) for game in games}  # before: a source edited meanwhile shows as changed
     root = HERE.parent.parent
     os.chdir(root)  # mypyc names a module by its path from here
     with tempfile.TemporaryDirectory() as scratch:
@@ -80,5 +80,5 @@ def build(games: Iterable[str]) -> None:
                            opt_level="3", separate=True, target_dir=os.path.join(scratch, "c"))
         setup(name="arena-games", ext_modules=modules, script_args=[
             "--quiet", "build_ext", "--inplace", f"--parallel={os.cpu_count() or 1}",
-            f"--build-temp={os.path.join(scratch, 'temp')}"])
+            f"--build-temp={os.path.join(scratch, 'temp')}", f"--build-lib={os.path.join(scratch, 'lib')}"])
     RECORD.write_text(json.dumps(record, indent=1) + "\n")
