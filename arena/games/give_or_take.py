@@ -125,30 +125,22 @@ class State:
     @property
     def turn_up(self) -> Card:
         """This deal's turn-up."""
-        if self._hands is None:
-            _lay_out(self)
-        return self._turn_up
+        return _laid_out(self)._turn_up
 
     @property
     def count(self) -> int:
         """The count."""
-        if self._hands is None:
-            _lay_out(self)
-        return self._count
+        return _laid_out(self)._count
 
     @property
     def prev(self) -> int:
         """The effective value of the card played last (the turn-up's before the first play)."""
-        if self._hands is None:
-            _lay_out(self)
-        return self._prev
+        return _laid_out(self)._prev
 
     @property
     def prev_card(self) -> Card:
         """The card played last (the turn-up before the first play)."""
-        if self._hands is None:
-            _lay_out(self)
-        return self._prev_card
+        return _laid_out(self)._prev_card
 
     @property
     def legal(self) -> tuple[Move, ...]:
@@ -158,9 +150,7 @@ class State:
     @property
     def history(self) -> list[tuple[tuple, list[tuple[int, Move]]]]:
         """((dealer, hands as dealt, turn-up), moves) of every deal so far."""
-        if self._hands is None:
-            _lay_out(self)
-        return self._history
+        return _laid_out(self)._history
 
     @property
     def played(self) -> list[tuple[int, Card, str]]:
@@ -333,6 +323,13 @@ def _next_deal(state: State, deal: int) -> None:
     state.mover = 1 - dealer
     state.moves, state.triples, state.final = [], (), (None, None)
     state._hands = state._legal = None
+
+
+def _laid_out(state: State) -> State:
+    """The state, its deal's cards on the table (the properties of a deal not dealt yet deal it first)."""
+    if state._hands is None:
+        _lay_out(state)
+    return state
 
 
 def _lay_out(state: State) -> list[list[Card]]:
