@@ -14,6 +14,8 @@ For each game and variant it prints:
 measurement of the two alternating in one run, and prints the speed-up of this one over it. For the search
 loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
 cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
+That loop calls Python functions: a compiled game's cost less to call, so for compiled games "inside the
+engine" overstates the speed-up, and the whole loop is the figure to read.
 
 Each figure is measured `--rounds` times, in turn with the others. Rates are the best round's, since load
 on a shared machine only ever slows a measurement, and ratios are those of the best rates; each is printed

@@ -17,7 +17,8 @@ by the decisions or games played, so start-up and imports cancel out. It prints:
 - engine.py's search loop (sample_world, then clone, legal_moves and apply to the end) for every game, per
   move, after a first pass that fills the caches of the observations: the whole loop, and inside the
   engine (less the same loop over a game whose functions do nothing). With `--baseline DIR` (another
-  checkout, e.g. `git worktree add /tmp/base REV`) also that checkout's, and the speed-ups.
+  checkout, e.g. `git worktree add /tmp/base REV`) also that checkout's, and the speed-ups. (Compiled
+  games cost less to call than the do-nothing loop's Python functions: for them, read the whole loop.)
 `--only engine|layer|search` runs one part. Needs valgrind (Debian's package); takes about five minutes
 at 3,000 games, and as long again for the search loop with a baseline.
 """
