@@ -41,7 +41,7 @@ _SUIT: Final = SUIT
 """arena.cards.SUIT as this module's own constant: compiled, it is then read without a dict lookup."""
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(native_class=False)  # compiled, a frozen dataclass refuses copy.copy
 @dataclass(frozen=True)
 class Rules:
     """Caterpillar has no options."""

@@ -39,7 +39,7 @@ HAND_SIZE: Final = 6
 BONUS: Final = 10
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(native_class=False)  # compiled, a frozen dataclass refuses copy.copy
 @dataclass(frozen=True)
 class Rules:
     """The options of RULES.md, Give or Take."""

@@ -43,7 +43,7 @@ _JOKER: Final = JOKER
 _RANK: Final = RANK
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(native_class=False)  # compiled, a frozen dataclass refuses copy.copy
 @dataclass(frozen=True)
 class Rules:
     """The options of Go For It."""
