@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
 	touch $(STAMP)
 
-# The games compiled with mypyc (arena/games/compiled.py), again whenever one changes: search loops run
-# 1.3-1.9x faster. Without a C compiler they run interpreted: the same source, the same games.
+# The games compiled with mypyc (arena/games/compiled.py), again whenever one changes. Without a C compiler
+# they run interpreted: the same source, the same games, more slowly.
 $(COMPILED): $(STAMP) $(GAMES)
 	$(BIN)/python -m arena.games || echo "warning: could not compile the games; they run interpreted"
 

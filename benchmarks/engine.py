@@ -214,10 +214,9 @@ def main() -> None:
     kinds = ["lean", "referee", "clocked", "search"]
     if args.baseline:
         kinds += ["loop", "base referee", "base search"]
-    from arena.games import GAME_IDS
     from arena.games.compiled import how_they_run
 
-    print(f"the games run {how_they_run(GAME_IDS)} (ARENA_INTERPRETED=1 runs them interpreted)")
+    print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
     print(f"{args.rounds} alternating rounds of {args.seconds:g} s per figure: rates are the best round's, ratios "
           "those of the best rates (in brackets the range of each round's ratio); the lean Caterpillar loop is "
           "measured in every round")

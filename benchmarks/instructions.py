@@ -130,10 +130,9 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    from arena.games import GAME_IDS
     from arena.games.compiled import how_they_run
 
-    print(f"the games run {how_they_run(GAME_IDS)} (ARENA_INTERPRETED=1 runs them interpreted)")
+    print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
     if args.only in (None, "engine"):
         lean, engine = count("lean", args.games), count("referee", args.games)
         print(f"instructions per decision, random Caterpillar, {args.games:,} games")

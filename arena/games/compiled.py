@@ -1,5 +1,5 @@
 """The game modules compiled with mypyc: `make` builds them (`python -m arena.games`), and where they
-are not built, the very same source runs interpreted (search loops 1.3 to 1.9 times as slow).
+are not built, the very same source runs interpreted, more slowly (README.md, The compiled engine).
 
 A compiled module (`<game>.<platform>.so` next to `<game>.py`) shadows its source on import. So a build records
 the hash of each source it compiled, and the game registry runs a game from its source when the source has
@@ -64,11 +64,11 @@ def use_sources_where_due(games: Iterable[str], package: str) -> None:
         setattr(sys.modules[package], game, module)
 
 
-def how_they_run(games: Iterable[str]) -> str:
-    """How these games run in this process: "compiled", "interpreted", or game by game."""
-    from arena.games import get_game
+def how_they_run() -> str:
+    """How the games run in this process: "compiled", "interpreted", or game by game."""
+    from arena.games import GAME_IDS, get_game
 
-    ways = {game: "interpreted" if get_game(game).__file__.endswith(".py") else "compiled" for game in games}
+    ways = {game: "interpreted" if get_game(game).__file__.endswith(".py") else "compiled" for game in GAME_IDS}
     return ways.popitem()[1] if len(set(ways.values())) == 1 else ", ".join(f"{g} {w}" for g, w in ways.items())
 
 
