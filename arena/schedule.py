@@ -4,18 +4,28 @@ Game indices follow a canonical order: config game entries in order; within one,
 combination of `players` bots, in config order; with a gauntlet only those that include its bot),
 then deals, then cyclic seat rotations. An index
 is decoded arithmetically, so a schedule of millions of games costs nothing to hold.
+
+Seats. Each deal seats its table's bots in one cyclic order and plays every rotation of it, so every
+bot holds every seat's cards once and the luck of the deal cancels. At three or more players the
+cyclic order also decides who sits after whom, and in some games the player after a weak one
+profits; so the order is not the config's. A table's deals go through all (n - 1)! cyclic orders of
+its bots, each run of (n - 1)! deals in its own seeded shuffle of them: after every whole run each
+bot has sat right after each other bot equally often ((n - 2)! times a run), and within a run the
+orders are drawn without replacement, so the imbalance never exceeds one run's. Two players have
+one cyclic order, and their rotations are already both seatings. Without duplicate deals (one
+rotation) a table of three or more goes through all n! orders instead, so seats are balanced too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Any, NamedTuple
 
 from arena.config import Config
 from arena.games import get_game, make_rules
-from arena.seeds import seed_after, seed_start, seeds_after
+from arena.seeds import seed_after, seed_start, seeded_rng, seeds_after
 
 
 @dataclass(frozen=True)
@@ -28,7 +38,7 @@ class Block:
     rules: Any
     players: int
     tables: tuple[tuple[int, ...], ...]
-    """Each table's bots, as indices into the config's bots, in seat order before rotation."""
+    """Each table's bots, as indices into the config's bots, in config order (a deal seats them in its own order)."""
     deals: int
     rotations: int
     start: int
@@ -95,6 +105,10 @@ class Schedule:
         self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
                              for b in self.blocks for t, bots in enumerate(b.tables)}
         self._last_block = self.blocks[0] if self.blocks else None
+        self._orders: dict[tuple[int, bool], list[tuple[int, ...]]] = {}
+        """(players, every order rather than the cyclic ones) -> the orders, as positions in a table."""
+        self._shuffled: tuple[tuple[int, int, int] | None, list[tuple[int, ...]]] = (None, [])
+        """The last run of cyclic orders asked for: (entry, table, run) and its shuffle."""
 
     def block_at(self, index: int) -> Block:
         """The block that holds game `index`."""
@@ -115,27 +129,47 @@ class Schedule:
         game."""
         if not 0 <= start <= end <= self.total:
             raise IndexError(f"games {start}..{end - 1} are not all within 0..{self.total - 1}")
-        index, names, seatings, dealt = start, [b.name for b in self.config.bots], None, None
+        index, names, table_seed, dealt = start, [b.name for b in self.config.bots], None, None
         while index < end:
             block = self.block_at(index)
             players, rotations, stop = block.players, block.rotations, min(end, block.end)
             deal_run, first = divmod(index - block.start, rotations)  # deal_run: table * deals + deal
             while index < stop:
                 table, deal = divmod(deal_run, block.deals)
-                if seatings is None or seatings[0] != (block.entry, table):  # once per table: each rotation's seats,
-                    # and the hash of what its deals' seeds share
-                    bots = block.tables[table]
-                    rotated = [bots[r:] + bots[:r] for r in range(rotations)]  # seat s: bots[(s + r) % n]
-                    seatings = ((block.entry, table), [(seats, tuple([names[b] for b in seats])) for seats in rotated],
-                                seed_start(self.config.seed, block.label, self._table_names[block.entry, table]))
+                if table_seed is None or table_seed[0] != (block.entry, table):  # once per table
+                    table_seed = ((block.entry, table),
+                                  seed_start(self.config.seed, block.label, self._table_names[block.entry, table]))
                 if dealt is None or dealt[0] != (block.entry, table, deal):  # once per deal, for all its rotations
-                    deal_seed = seed_after(seatings[2], deal)  # derive_seed(config seed, label, table names, deal)
-                    dealt = (block.entry, table, deal), deal_seed, seed_start(deal_seed, "bot")
+                    deal_seed = seed_after(table_seed[1], deal)  # derive_seed(config seed, label, table names, deal)
+                    order = self._cyclic_order(block, table, deal, table_seed[1])
+                    rotated = [order[r:] + order[:r] for r in range(rotations)]  # seat s: order[(s + r) % n]
+                    seatings = [(seats, tuple([names[b] for b in seats])) for seats in rotated]
+                    dealt = (block.entry, table, deal), deal_seed, seed_start(deal_seed, "bot"), seatings
                 for rotation in range(first, min(rotations, first + stop - index)):
-                    seats, seat_names = seatings[1][rotation]
+                    seats, seat_names = dealt[3][rotation]
                     bot_seeds = seeds_after(seed_start(rotation, after=dealt[2]), players)  # derive_seed(deal seed,
                     # "bot", rotation, seat) for each seat
                     yield _new(ScheduledGame, (index, block, table, deal, rotation, seats, dealt[1], tuple(bot_seeds),
                                                seat_names))
                     index += 1
                 deal_run, first = deal_run + 1, 0
+
+    def _cyclic_order(self, block: Block, table: int, deal: int, table_seed) -> tuple[int, ...]:
+        """The seat order of the table's bots at `deal` (see the module's docstring): place deal % len(orders) of run
+        deal // len(orders), a shuffle of all the orders seeded by derive_seed(config seed, label, table names,
+        "seating", run)."""
+        n, bots = block.players, block.tables[table]
+        whole = block.rotations == 1 and n > 2  # no rotations to move the first bot: every order, not only cyclic
+        orders = self._orders.get((n, whole))
+        if orders is None:  # as positions in the table, the first first unless whole
+            orders = self._orders[n, whole] = (list(permutations(range(n))) if whole
+                                               else [(0, *rest) for rest in permutations(range(1, n))])
+        if len(orders) == 1:
+            return bots
+        run, place = divmod(deal, len(orders))
+        key = (block.entry, table, run)
+        if self._shuffled[0] != key:
+            shuffled = list(orders)
+            seeded_rng(seed_after(seed_start("seating", after=table_seed), run)).shuffle(shuffled)
+            self._shuffled = key, shuffled
+        return tuple([bots[i] for i in self._shuffled[1][place]])

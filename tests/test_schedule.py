@@ -1,8 +1,11 @@
 """The round robin schedule: tables, rotations, stable indices and seeds (DESIGN.md, Tournaments)."""
 
+import math
 import random
-from itertools import combinations
+from collections import Counter
+from itertools import combinations, permutations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,7 +51,7 @@ def test_tables_deals_and_rotations_in_canonical_order():
     assert first.deal_seed == second.deal_seed, "all rotations of one deal share its seed"
     assert first.bot_seeds != second.bot_seeds
     assert len({g.deal_seed for g in games}) == 6 * 4 + 4 * 2
-    assert games[48].block is gfi and games[48].seat_bots == (0, 1, 2)
+    assert games[48].block is gfi and sorted(games[48].seat_bots) == [0, 1, 2]
 
 
 def test_seeds_depend_on_the_table_not_on_its_position():
@@ -97,6 +100,49 @@ def test_games_in_a_range_are_the_games_at_their_indices():
         assert list(Schedule(config).games(start, end)) == one_by_one[start:end]
     schedule = Schedule(config)
     assert list(schedule.games(40, 56)) + list(schedule.games(2, 9)) == one_by_one[40:56] + one_by_one[2:9]
+
+
+def _seating_config(players: int, deals: int, duplicate: bool = True) -> str:
+    bots = "".join(f'[[bots]]\nname = "b{i}"\npath = "random"\n' for i in range(players))
+    return (f'name = "seats"\nseed = 11\n[[games]]\ngame = "go_for_it"\ndeals = {deals}\n'
+            f'duplicate = {str(duplicate).lower()}\nrules = {{ players = {players} }}\n{bots}')
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_every_run_of_deals_seats_each_bot_after_each_other_equally_often(players):
+    """A table's deals go through all (n - 1)! cyclic orders: after each whole run, every bot has sat right after
+    every other bot (n - 2)! times; each deal's rotations put every bot in every seat once, on the deal's cards."""
+    run = math.factorial(players - 1)
+    schedule = Schedule(parse_config(_seating_config(players, 2 * run)))
+    games = list(schedule.games(0, schedule.total))
+    for first in (0, run):  # two runs, shuffled differently
+        after = Counter()
+        orders = set()
+        for deal in range(first, first + run):
+            rotations = [g for g in games if g.deal == deal]
+            assert len({g.deal_seed for g in rotations}) == 1
+            assert [g.rotation for g in rotations] == list(range(players))
+            assert all(sorted(g.seat_bots[s] for g in rotations) == list(range(players)) for s in range(players))
+            seats = rotations[0].seat_bots
+            orders.add(seats[seats.index(0):] + seats[:seats.index(0)])
+            after.update((seats[s - 1], seats[s]) for s in range(players))
+        assert len(orders) == run, "every cyclic order once a run"
+        assert after == Counter({(a, b): math.factorial(players - 2) for a in range(players) for b in range(players)
+                                 if a != b})
+    runs = [[g.seat_bots for g in games if g.rotation == 0 and first <= g.deal < first + run] for first in (0, run)]
+    assert runs[0] != runs[1] or players == 3, "each run has its own shuffle (of only two orders at 3 players)"
+
+
+def test_without_rotations_a_table_goes_through_every_order():
+    schedule = Schedule(parse_config(_seating_config(3, 12, duplicate=False)))
+    seats = [g.seat_bots for g in schedule.games(0, 12)]
+    assert sorted(seats[:6]) == sorted(seats[6:]) == sorted(permutations(range(3)))
+
+
+def test_two_player_tables_seat_the_config_order_then_its_rotation():
+    schedule = Schedule(parse_config(TEXT))
+    assert {g.seat_bots for g in schedule.games(0, 8)} == {(0, 1), (1, 0)}
+    assert [g.seat_bots for g in schedule.games(0, 4)] == [(0, 1), (1, 0), (0, 1), (1, 0)]
 
 
 def test_missing_batches_fill_the_gaps():
