@@ -116,6 +116,14 @@ def _seats(seats: pd.DataFrame) -> pd.DataFrame:
                                                                seats.mean_score_hi, strict=True)]})
 
 
+def _neighbours(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Mean score by the bot seated right before, one row per bot and a column per bot before it: `mean ±half`
+    of the 95% interval (deal-clustered, so symmetric)."""
+    cell = {(r.bot, r.before): f"{r.mean_score:.1f} ±{(r.mean_score_hi - r.mean_score_lo) / 2:.1f}"
+            for r in frame.itertuples(index=False)}
+    return pd.DataFrame({"bot": order, **{f"after {b}": [cell.get((a, b), "") for a in order] for b in order}})
+
+
 def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFrame]]:
     """The titled tables of one variant, as strings."""
     method = ("TrueSkill, order-free; intervals count deals" if rated.method == "batch" else
@@ -125,6 +133,9 @@ def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFra
     if rated.duplicate is not None:
         out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate)))
     out.append((f"{variant}: seat advantage", _seats(rated.seats)))
+    if rated.neighbours is not None:
+        out.append((f"{variant}: mean score by the bot seated before [95% CI ±]",
+                    _neighbours(rated.neighbours, list(rated.table["bot"]))))
     return out
 
 
@@ -151,7 +162,8 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
         def records(frame):
             return None if frame is None else json.loads(frame.to_json(orient="records", double_precision=10))
         return json.dumps({v: {"method": r.method, "table": records(r.table), "pairs": records(r.pairs),
-                               "seats": records(r.seats), "duplicate": records(r.duplicate),
+                               "seats": records(r.seats), "neighbours": records(r.neighbours),
+                               "duplicate": records(r.duplicate),
                                "disagreements": r.disagreements} for v, r in ratings.items()}, indent=2)
     if form == "markdown":
         parts = []

@@ -436,6 +436,7 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
         ("progress", _progress_figure(rated.progress, bots, colours)),
         ("scores", _scores_figure(scores, bots, colours)),
         ("seats", _seats_figure(rated.seats)),
+        ("neighbours", _neighbours_figure(rated)),
         ("terminations", _terminations_figure(terminations)),
     ]
     divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{_figure_html(fig, f'{slug}-{kind}')}</div>"
@@ -592,6 +593,31 @@ def _pairwise_figure(matrix: pd.DataFrame):
         hovertemplate="%{y} above %{x}: %{z:.3f}<extra></extra>"))
     return _layout(fig, "Pairwise win rate (row ranked above column)",
                    xaxis={"title": {"text": "opponent"}, "showgrid": False},
+                   yaxis={"autorange": "reversed", "title": {"text": "bot"}, "showgrid": False})
+
+
+def _neighbours_figure(rated: VariantRatings):
+    """Each bot's mean score by the bot seated right before it, against its mean score over all its games: does
+    sitting after a weak player pay?"""
+    if rated.neighbours is None:
+        return None
+    bots = list(rated.table["bot"])
+    frame = rated.neighbours.merge(rated.table[["bot", "mean_score"]].rename(columns={"mean_score": "overall"}),
+                                   on="bot")
+    frame["gain"], frame["half"] = (frame["mean_score"] - frame["overall"],
+                                    (frame["mean_score_hi"] - frame["mean_score_lo"]) / 2)
+    gain = frame.pivot(index="bot", columns="before", values="gain").reindex(index=bots, columns=bots)
+    cells = frame.assign(text=[f"{m:.1f} ±{h:.1f}" for m, h in zip(frame["mean_score"], frame["half"], strict=True)])
+    text = cells.pivot(index="bot", columns="before", values="text").reindex(index=bots, columns=bots).fillna("")
+    z = gain.to_numpy(dtype=np.float64)
+    reach = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+    fig = go.Figure(go.Heatmap(
+        z=np.where(np.isnan(z), None, z).tolist(), x=bots, y=bots, text=text.to_numpy().tolist(),
+        texttemplate="%{text}", zmin=-reach, zmax=reach, zmid=0, colorscale="RdBu", xgap=2, ygap=2,
+        colorbar={"title": {"text": "vs own mean"}, "thickness": 12},
+        hovertemplate="%{y} after %{x}: %{text} (%{z:+.2f} on its mean)<extra></extra>"))
+    return _layout(fig, "Mean score by the bot seated before [95% CI ±]",
+                   xaxis={"title": {"text": "seated before"}, "showgrid": False},
                    yaxis={"autorange": "reversed", "title": {"text": "bot"}, "showgrid": False})
 
 

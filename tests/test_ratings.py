@@ -482,3 +482,38 @@ def test_plackett_luce_recovers_known_strengths_and_agrees_with_trueskill():
     assert list(np.argsort(-rated.mu[0])) == list(np.argsort(-fitted)) == [0, 1, 2, 3]
     assert order_disagreements(["a", "b"], ["a", "b"], {"a": 1.0, "b": 0.0}) == []
     assert len(order_disagreements(["a", "b"], ["a", "b"], {"a": 0.0, "b": 1.0})) == 1
+
+
+def test_neighbour_table_shows_who_gains_from_sitting_after_a_weak_bot():
+    """Three players, each deal in a random cyclic order and all its rotations; the bot seated right after
+    `weak` scores 3 more (known truth). The neighbour table counts each bot's games by the bot before it,
+    as a direct count does, and its intervals recover the gain."""
+    rng = random.Random(5)
+    bots, rows = ["a", "b", "c", "weak"], []
+    for number, table in enumerate(itertools.combinations(bots, 3)):
+        for deal in range(150):
+            order = [table[0], *rng.sample(table[1:], 2)]
+            luck = [rng.gauss(0, 2) for _ in range(3)]
+            for rotation in range(3):
+                seated = order[rotation:] + order[:rotation]
+                scores = [luck[seat] + 3 * (seated[seat - 1] == "weak") + rng.gauss(0, 1) for seat in range(3)]
+                rows.append({"game_index": len(rows), "variant": "v", "deal": deal, "seed": number * 1000 + deal,
+                             "players": seated, "scores": scores, "ranks": ranks_of(scores)})
+    rated = rate_results(pd.DataFrame(rows), replicates=20)["v"]
+    neighbours = rated.neighbours.set_index(["bot", "before"])
+    direct = pd.DataFrame([(p, row["players"][s - 1], row["scores"][s]) for row in rows
+                           for s, p in enumerate(row["players"])], columns=["bot", "before", "score"])
+    direct = direct.groupby(["bot", "before"])["score"].agg(["count", "mean"])
+    assert len(neighbours) == len(direct) == 12
+    assert (neighbours["games"] == direct["count"].reindex(neighbours.index)).all()
+    assert np.allclose(neighbours["mean_score"], direct["mean"].reindex(neighbours.index))
+    for bot in "abc":
+        after_weak = neighbours.loc[(bot, "weak")]
+        for other in set("abc") - {bot}:
+            after_other = neighbours.loc[(bot, other)]
+            assert after_weak["mean_score_lo"] > after_other["mean_score_hi"], (bot, other)
+            gain = after_weak["mean_score"] - after_other["mean_score"]
+            half = (after_weak["mean_score_hi"] - after_weak["mean_score_lo"]
+                    + after_other["mean_score_hi"] - after_other["mean_score_lo"]) / 2
+            assert abs(gain - 3) < half, (bot, other, gain)
+    assert rate_results(results_frame(random.Random(1), {"duel": 2}, 5), replicates=5)["duel"].neighbours is None

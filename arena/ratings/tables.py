@@ -62,6 +62,8 @@ PAIR_COLUMNS = ["bot", "opponent", "games", "deals", "win_rate", "win_rate_lo", 
                 "mu_diff_lo", "mu_diff_hi", "los"]
 DUPLICATE_COLUMNS = ["bot", "opponent", "deals", *PENTANOMIAL_KEYS, "score", "score_lo", "score_hi", "score_diff",
                      "score_diff_lo", "score_diff_hi", "incomplete"]
+NEIGHBOUR_COLUMNS = ["bot", "before", "games", "deals", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score",
+                     "mean_score_lo", "mean_score_hi"]
 REQUIRED_COLUMNS = ["game_index", "variant", "players", "ranks"]
 """What rating needs of the results; `scores`, `fault_seat`, `seed` (the deal's key, else every game is its own
 deal) and `deal` (the estimate against deals) are read when present."""
@@ -78,6 +80,9 @@ class VariantRatings:
     half), its rating difference with a deal-bootstrap interval, and los = P(bot is the better)."""
     seats: pd.DataFrame
     """Columns seat, games, deals, win_rate(_lo/_hi), mean_score(_lo/_hi)."""
+    neighbours: pd.DataFrame | None = None
+    """Three or more players: NEIGHBOUR_COLUMNS, each bot's record by the bot seated right before it (who
+    moves just before it), in table order."""
     duplicate: pd.DataFrame | None = None
     """Two-player variants: DUPLICATE_COLUMNS per pairing (bot above opponent in the table)."""
     progress: pd.DataFrame | None = None
@@ -402,6 +407,8 @@ class _Variant:
         """The online pass's mu and sigma lists by bot code, carried from part to part."""
         self.win, self.score, self.pairs = ClusteredMean(), ClusteredMean(), ClusteredMean()
         self.seat_win, self.seat_score = ClusteredMean(), ClusteredMean()
+        self.after_win, self.after_score = ClusteredMean(), ClusteredMean()
+        """By (bot, the bot in the seat before), three or more players."""
         self.wins, self.forfeits = np.zeros(0, np.int64), np.zeros(0, np.int64)
         self.pentanomial, self.margin = Pentanomial(), PairedDifference()
 
@@ -463,6 +470,10 @@ class _Variant:
         seat = np.tile(np.arange(n), count)
         self.seat_win.add(won, seat, seat_deal)
         self.seat_score.add(games.scores.reshape(-1), seat, seat_deal)
+        if n > 2:
+            before = _pair_code(bots, np.roll(games.bots, 1, axis=1).reshape(-1))
+            self.after_win.add(won, before, seat_deal)
+            self.after_score.add(games.scores.reshape(-1), before, seat_deal)
         if n == 2:  # seen from the bot with the smaller code; turned to the table's order at the end
             rows = np.arange(count)
             first = np.where(games.bots[:, 0] < games.bots[:, 1], 0, 1)
@@ -524,9 +535,25 @@ class _Variant:
             table, _pairs(pairs, names, order, mu, diff_se, los),
             _seat_table(self.seat_win.take(np.arange(n)).result(proportion=True),
                         self.seat_score.take(np.arange(n)).result()),
+            self._neighbours(names, code_of, order) if n > 2 else None,
             self._duplicate(names, code_of, order) if n == 2 else None,
             _progress(outcomes, self.groups.points, progress_weights, names, k, settings, batch, boot),
             disagreements, settings.method, diff_se[np.ix_(order, order)])
+
+    def _neighbours(self, names, code_of, order) -> pd.DataFrame:
+        """Each bot's win rate and mean score by the bot seated right before it, with deal-clustered intervals."""
+        k = len(names)
+        position = np.empty(k, dtype=np.int64)
+        position[order] = np.arange(k)
+        a, b = np.divmod(np.arange(k * k), k)
+        pairing = _pair_code(code_of[a], code_of[b])
+        win = self.after_win.take(pairing).result(proportion=True)
+        score = self.after_score.take(pairing).result()
+        frame = pd.DataFrame({"bot": names[a], "before": names[b], "games": win["n"], "deals": win["units"],
+                              "win_rate": win["mean"], "win_rate_lo": win["lo"], "win_rate_hi": win["hi"],
+                              "mean_score": score["mean"], "mean_score_lo": score["lo"],
+                              "mean_score_hi": score["hi"], "_a": position[a], "_b": position[b]})[win["n"] > 0]
+        return frame.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)[NEIGHBOUR_COLUMNS]
 
     def _duplicate(self, names, code_of, order) -> pd.DataFrame:
         """Two-player pairings on duplicate deals, seen from the bot higher in the table: pentanomial counts
@@ -645,7 +672,8 @@ def csv_frames(ratings: dict[str, VariantRatings]) -> tuple[pd.DataFrame, pd.Dat
     tables = [r.table.assign(variant=v) for v, r in ratings.items()]
     parts = []
     for variant, rated in ratings.items():
-        for kind, frame in (("pair", rated.pairs), ("seat", rated.seats), ("duplicate", rated.duplicate),
+        for kind, frame in (("pair", rated.pairs), ("seat", rated.seats), ("neighbour", rated.neighbours),
+                            ("duplicate", rated.duplicate),
                             ("progress", rated.progress)):
             if frame is not None:
                 parts.append(frame.assign(variant=variant, kind=kind))
