@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import VARIANT_IDS, VARIANTS
+from conftest import VARIANT_IDS, VARIANTS, import_optional
 
-pytest.importorskip("pettingzoo")
+import_optional("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
