@@ -1,4 +1,4 @@
-"""Cards as plain ints, with lookup tables and the RULES.md notation (`TH`, `AS`, `JK`).
+"""Cards as plain ints, with lookup tables and the docs/rules.md notation (`TH`, `AS`, `JK`).
 
 A card is `suit * 13 + rank`: ranks 0..12 are A 2 3 4 5 6 7 8 9 T J Q K, suits 0..3 are
 C D H S. The joker is 52 (jokers are alike, so every joker is the same int).
@@ -35,7 +35,7 @@ _BY_NAME = {name: card for card, name in enumerate(NAME)}
 
 
 class CardError(ValueError):
-    """A string that is not a card in RULES.md notation."""
+    """A string that is not a card in docs/rules.md notation."""
 
 
 def card_name(card: Card) -> str:

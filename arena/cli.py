@@ -311,7 +311,8 @@ def reproduce(
     run: Annotated[Path, typer.Argument(help="Run directory to reproduce.")],
     workers: Annotated[int | None, typer.Option(help="Worker processes for the re-run.")] = None,
 ) -> None:
-    """Re-run a run's saved config; exit 0 only when the results digest matches."""
+    """Re-run a run's saved config; exit 0 only when the run's result parts, its manifest's digest and the
+    re-run's results all agree."""
     import json
     import tempfile
 
@@ -325,6 +326,11 @@ def reproduce(
         if not run_dir.manifest.is_file():
             fail(f"{run}: the run has not finished (no manifest.json); finish it with --resume first")
         expected = json.loads(run_dir.manifest.read_text())["digest"]
+        on_disk = run_digest(run_dir)
+        if on_disk != expected:  # the parts were changed since the run finished: nothing to re-run against
+            typer.echo(f"expected {expected}\non disk  {on_disk}")
+            typer.echo("MISMATCH: the run's result parts are not those its manifest records", err=True)
+            raise typer.Exit(1)
         config = parse_config(run_dir.config.read_text())
         with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
             again = RunDir(Path(scratch) / config.name)

@@ -431,7 +431,7 @@ def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
                       "confidence", "tie_margin", "sprt"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
-    if isinstance(workers, str):  # DESIGN.md: a Ray address in `workers` runs on that cluster
+    if isinstance(workers, str):  # a Ray address in `workers` runs on that cluster
         workers, address = 0, workers
     workers = _integer(workers, "run.workers", 0)
     if address is not None:

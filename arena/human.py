@@ -3,7 +3,7 @@
 `arena play duke_of_york human random` seats you at seat 0. At each of your turns the screen
 shows what your seat may know, taken from its observation alone (never from the game state, so
 nothing hidden can leak): the table, your hand, the scores, what the other seats did since your
-last turn, and the legal moves numbered and in RULES.md notation. Type a number or a move; `?`
+last turn, and the legal moves numbered and in docs/rules.md notation. Type a number or a move; `?`
 shows a summary of the rules, `q` or Ctrl-D leaves.
 
 `human` is not in the bot registry on purpose: only `arena play` maps the name to `HumanBot`, so a
@@ -29,7 +29,7 @@ from arena.cards import NAME, RANK, SUIT
 from arena.games import MoveError, get_game
 
 CARD_RE = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
-"""A card in RULES.md notation inside a line of text (what `styled` colours)."""
+"""A card in docs/rules.md notation inside a line of text (what `styled` colours)."""
 SUIT_STYLES = {"H": "bold red", "D": "bold red", "C": "bold", "S": "bold", "K": "bold magenta"}
 """Style by the last letter of a card's name: hearts and diamonds red; `K` is the joker (`JK`)."""
 QUIT_WORDS = ("q", "quit")
@@ -83,7 +83,7 @@ class View:
     """How a game's observation is shown. The fallback for a game without its own view lists the
     observation's fields as they are: still only what the seat may know."""
 
-    rules_text: ClassVar[str] = "No summary for this game: see shared/RULES.md."
+    rules_text: ClassVar[str] = "No summary for this game: see docs/rules.md."
 
     def board(self, obs: Any, me: int) -> list[tuple[str, str]]:
         """(label, value) rows describing the table as this seat sees it."""
@@ -364,7 +364,7 @@ class HumanBot(Bot):
         self.show_moves(obs.legal_moves)
 
     def show_moves(self, legal: Sequence[Any]) -> None:
-        """The legal moves, numbered, in RULES.md notation: `1) 7H   2) QS`, in columns so that wrapping
+        """The legal moves, numbered, in docs/rules.md notation: `1) 7H   2) QS`, in columns so that wrapping
         never splits a number from its move."""
         self.console.print(Text("moves:", style="dim"))
         items = [styled(f"{i}) {self.game.move_to_str(m)}") for i, m in enumerate(legal, 1)]

@@ -1,5 +1,5 @@
 """The referee: plays one game between bots, enforcing legality and turning faults into forfeits,
-and writes the transcript JSON of DESIGN.md."""
+and writes its transcript JSON (what `arena play --json` prints)."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def _describe(error: BaseException) -> str:
 
 
 def transcript(game: Game, rules: Any, players: Sequence[str], seed: int, played: Played) -> dict:
-    """The transcript JSON object of DESIGN.md for a played game."""
+    """The transcript JSON object of a played game (what `arena play --json` prints)."""
     deals = [{"layout": game.layout_json(layout),
               "moves": [{"seat": seat, "move": game.move_to_str(move)} for seat, move in moves]}
              for layout, moves in game.deals(played.state)]

@@ -3,7 +3,7 @@
 The frames are computed here, by replaying the transcript through the engine (`referee.replay_steps`)
 and reading each state's fields, and embedded in the page as JSON; the page's script only draws them.
 A transcript holds the full deal layout, so a replay shows every hand, pile and face-down card.
-Cards travel as their RULES.md names run together (`"7HTSJK"`: two characters a card), which keeps a
+Cards travel as their docs/rules.md names run together (`"7HTSJK"`: two characters a card), which keeps a
 page of a few hundred steps at tens of kilobytes. Nothing is fetched: no network, no plotly.
 """
 

@@ -11,7 +11,9 @@ For each game and variant it prints:
   with random moves to the end of the game, in moves/s (what ismcts spends its time on).
 
 `--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
-measurement of the two alternating in one run, and prints the speed-up of this one over it. For the search
+measurement of the two alternating in one run, and prints the speed-up of this one over it. `--interpreted`
+measures the baseline with its games interpreted (ARENA_INTERPRETED=1); without `--baseline` the baseline
+is then this checkout, which prints the speed-up of the compiled games over the same modules interpreted. For the search
 loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
 cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
 That loop calls Python functions: a compiled game's cost less to call, so for compiled games "inside the
@@ -181,11 +183,13 @@ def measure(kind: str, game_id: str, overrides: dict, seconds: float) -> float:
     return search_rate(game_id, overrides, seconds)
 
 
-def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds: float) -> float:
-    """The same measurement with the arena package of another checkout, in a fresh interpreter."""
+def measure_in(checkout: Path, kind: str, game_id: str, overrides: dict, seconds: float,
+               interpreted: bool = False) -> float:
+    """The same measurement with the arena package of another checkout (its games interpreted if asked), in a
+    fresh interpreter."""
     code = (f"import sys; sys.path[:0] = [{str(checkout)!r}, {str(HERE)!r}]; import engine; "
             f"print(engine.measure({kind!r}, {game_id!r}, {overrides!r}, {seconds!r}))")
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env = {**os.environ, "PYTHONPATH": str(checkout)} | ({"ARENA_INTERPRETED": "1"} if interpreted else {})
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -209,14 +213,20 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements of each figure, in turn")
     parser.add_argument("--baseline", type=Path, help="another arena checkout to compare with, in the same run")
+    parser.add_argument("--interpreted", action="store_true",
+                        help="the baseline's games interpreted; without --baseline, this checkout's")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
+    if args.interpreted and not args.baseline:
+        args.baseline = HERE.parent
     kinds = ["lean", "referee", "clocked", "search"]
     if args.baseline:
         kinds += ["loop", "base referee", "base search"]
     from arena.games.compiled import how_they_run
 
     print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
+    if args.baseline:
+        print(f"baseline: {args.baseline.resolve()}" + (", its games interpreted" if args.interpreted else ""))
     print(f"{args.rounds} alternating rounds of {args.seconds:g} s per figure: rates are the best round's, ratios "
           "those of the best rates (in brackets the range of each round's ratio); the lean Caterpillar loop is "
           "measured in every round")
@@ -231,7 +241,7 @@ def main() -> None:
             for _ in range(args.rounds):
                 for kind in kinds:
                     if kind.startswith("base "):
-                        rate = measure_in(args.baseline, kind[5:], game_id, overrides, args.seconds)
+                        rate = measure_in(args.baseline, kind[5:], game_id, overrides, args.seconds, args.interpreted)
                     else:
                         rate = measure(kind, game_id, overrides, args.seconds)
                     runs[kind].append(rate)

@@ -1,6 +1,6 @@
 """heuristic: plays each of the four games by hand-written strategy, the way a careful human would.
 
-The strategies follow RULES.md and the designer's notes in the seed texts, one module per game in
+The strategies follow docs/rules.md and Parlett's own notes on playing the games, one module per game in
 `heuristics/` (named by the game id), where each explains its own. Each reads only the observation
 and breaks ties with the bot's rng, so a game replays exactly.
 """

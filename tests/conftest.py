@@ -1,4 +1,9 @@
-"""Shared test data: the rules variants every game is exercised under."""
+"""Shared test data: the rules variants every game is exercised under; the optional libraries' import."""
+
+import importlib
+import os
+
+import pytest
 
 VARIANTS = [
     ("caterpillar", {}),
@@ -17,3 +22,12 @@ VARIANTS = [
     ("duke_of_york", {"values": "queen_eleven"}),
 ]
 VARIANT_IDS = [f"{game}{rules or ''}" for game, rules in VARIANTS]
+
+
+def import_optional(name: str):
+    """The reinforcement-learning library `name` (pettingzoo, pyspiel: the extra arena[rl]), or a skip of the
+    module's tests without it. CI sets ARENA_REQUIRE_RL=1, under which a missing library is an error instead:
+    `make` installs the extra, so its absence there is a broken install, not an option."""
+    if os.environ.get("ARENA_REQUIRE_RL") == "1":
+        return importlib.import_module(name)
+    return pytest.importorskip(name)

@@ -1,4 +1,4 @@
-"""Caterpillar rules, table-driven, each row citing RULES.md (section Caterpillar)."""
+"""Caterpillar rules, table-driven, each row citing docs/rules.md (section Caterpillar)."""
 
 import random
 
@@ -18,7 +18,7 @@ def position(hand0, hand1, played="", stock="", scores=(0, 0)):
                       parse_cards(stock.split()), parse_cards(played.split()), list(scores))
 
 
-# (RULES.md line, played so far, hand of the seat to move, expected legal plays)
+# (docs/rules.md line, played so far, hand of the seat to move, expected legal plays)
 LEGAL = [
     ("the first card of the game may be any card", "", "7H KS 2C", "7H KS 2C"),
     ("after that: any face card, or a numeral of the suit played just before", "3C", "7H KS 2C 9C", "KS 2C 9C"),
@@ -38,7 +38,7 @@ def test_legal_plays(rule, played, hand, legal):
         assert cat.to_move(state) is None and state.termination == "court_short"
 
 
-# (RULES.md line, played so far, card played, total after, points scored by the player)
+# (docs/rules.md line, played so far, card played, total after, points scored by the player)
 SCORING = [
     ("numeral: T += pip; T % 5 == 0 scores T", "3C", "7C", 10, 10),
     ("numeral: T not a multiple of five scores nothing", "3C", "8C", 11, 0),

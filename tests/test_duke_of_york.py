@@ -1,4 +1,4 @@
-"""Duke of York rules, table-driven, each row citing RULES.md (section Duke of York), plus property
+"""Duke of York rules, table-driven, each row citing docs/rules.md (section Duke of York), plus property
 tests over random seeds and random legal play for every `values` option."""
 
 import random
@@ -32,7 +32,7 @@ def position(hand0, hand1, table=None, values=QZ, round_=0, scores=(0, 0)):
 
 
 def do(state, *texts):
-    """Applies moves written in RULES.md notation, each checked to be legal."""
+    """Applies moves written in docs/rules.md notation, each checked to be legal."""
     for text in texts:
         move = g.parse_move(text)
         assert move in g.legal_moves(state), (text, g.legal_moves(state))
@@ -54,7 +54,7 @@ def played_position(leader, dealer, plays, values=QZ, scores=(0, 0), round_=0):
     return state
 
 
-# RULES.md: "Option values: queen_zero (Q = 0, A = 1, 2-10, J = 11, K = 12), face_value (A = 1 ... 10,
+# docs/rules.md: "Option values: queen_zero (Q = 0, A = 1, 2-10, J = 11, K = 12), face_value (A = 1 ... 10,
 # J = 11, Q = 12, K = 13), or queen_eleven (A = 1 ... 10, Q = 11, J = 12, K = 13)."
 VALUES = [
     (QZ, "QS", 0), (QZ, "AH", 1), (QZ, "7D", 7), (QZ, "TC", 10), (QZ, "JC", 11), (QZ, "KD", 12),
@@ -79,7 +79,7 @@ def test_rules_option():
         make_rules(g.Rules, {"values": "queen_twelve"})
 
 
-# RULES.md Deal: "Round 0: 5 cards to each player, then 2 cards face down to the table; the other 40
+# docs/rules.md Deal: "Round 0: 5 cards to each player, then 2 cards face down to the table; the other 40
 # cards are the stock. Later rounds: 5 cards to each from the stock; the table slots keep what lies
 # there." Round r is dealt by seat (r + 1) % 2; the other seat leads it.
 def test_deal_of_every_round():
@@ -110,7 +110,7 @@ def test_deal_of_every_round():
     assert sorted(layouts[0][1][0] + layouts[0][1][1] + layouts[0][2] + tuple(deck_start.stock)) == list(DECK)
 
 
-# RULES.md Exchange: take slot 0 or 1 into hand, then put any one card of the hand face down into that
+# docs/rules.md Exchange: take slot 0 or 1 into hand, then put any one card of the hand face down into that
 # same slot (it may be the card just taken); leader first, then the dealer (who may take the card the
 # leader just put down). A player knows which cards they put on the table themselves, nothing else.
 # (rule, leader moves, dealer moves, hands after, table after, what seat 0 / seat 1 know of the table)
@@ -170,7 +170,7 @@ def test_table_knowledge_lasts_across_rounds():
     assert g.observe(state, 1).taken == parse_card("5C")
 
 
-# RULES.md Play: going up, a player must play a card that keeps count + value <= 31 if they hold one
+# docs/rules.md Play: going up, a player must play a card that keeps count + value <= 31 if they hold one
 # (a Queen worth 0 always fits); if they hold none the play turns down and the same player plays now
 # (automatic, not a move); going down, count - value >= 0.
 # (rule, values, leader's hand, dealer's hand, plays, seat to move, count, direction, legal plays)
@@ -208,7 +208,7 @@ def test_play(rule, values, leader, dealer, plays, seat, count, direction, legal
     assert [g.move_to_str(m) for _, m in state.moves[4:]] == plays.split()
 
 
-# RULES.md Scoring a round: top of the hill, the player whose play first brought the count to its
+# docs/rules.md Scoring a round: top of the hill, the player whose play first brought the count to its
 # highest value, scores 1, or 2 if that peak is 30, or 3 if it is 31. Bottom of the hill, the player
 # who played the last card of the round (when a player is stuck, the other player) scores 1, or 2 if
 # the final count is 1, or 3 if it is 0. A round that never turned down is scored the same way.
@@ -246,7 +246,7 @@ def test_round_scoring(rule, values, leader, dealer, plays, peak, count, points)
     assert len(state.set_aside) == 10 - len(plays.split()), "unplayed cards are set aside"
 
 
-# RULES.md End: after 5 rounds, the higher total wins; equal totals are a draw.
+# docs/rules.md End: after 5 rounds, the higher total wins; equal totals are a draw.
 # (rule, scores before the last round, final scores, ranks)
 END = [
     ("the higher total wins", (5, 7), (5, 11), (1, 0)),
@@ -271,7 +271,7 @@ def test_round_r_led_by_the_non_dealer():
     assert state.dealer == 0 and [s for s, _ in state.moves] == [1, 1, 0, 0, 1, 0]
 
 
-# RULES.md notation: take:0 / take:1, discard:7H, and the card played, e.g. 7H.
+# docs/rules.md notation: take:0 / take:1, discard:7H, and the card played, e.g. 7H.
 NOTATION = [("take:0", ("take", 0)), ("take:1", ("take", 1)), ("discard:7H", ("discard", parse_card("7H"))),
             ("7H", ("play", parse_card("7H"))), ("QS", ("play", parse_card("QS")))]
 BAD = ["take:2", "take:", "discard:", "discard:XX", "discard:JK", "JK", "play:7H", "", "7H 8H", "take:0:1"]
@@ -289,7 +289,7 @@ def test_bad_notation(text):
 
 
 def test_layout_json():
-    """DESIGN.md layout: dealer, hands (2 x 5), table [slot 0, slot 1] at the start of the round."""
+    """The transcript's layout: dealer, hands (2 x 5), table [slot 0, slot 1] at the start of the round."""
     state = position("2C 3C 4C 5C 6C", "2D 3D 4D 5D 6D", table="KS QS")
     layout, moves = g.deals(state)[0]
     assert g.layout_json(layout) == {"dealer": 1, "hands": [["2C", "3C", "4C", "5C", "6C"],
@@ -320,7 +320,7 @@ def cards_everywhere(state):
 
 
 def reference_scores(state):
-    """Re-plays every round from its layout with a plain reading of RULES.md and scores it."""
+    """Re-plays every round from its layout with a plain reading of docs/rules.md and scores it."""
     value = g.VALUES[state.rules.values]
     totals = [0, 0]
     table = None

@@ -1,4 +1,4 @@
-"""Give or Take against RULES.md, section "Give or Take": table-driven rules tests on exact positions,
+"""Give or Take against docs/rules.md, section "Give or Take": table-driven rules tests on exact positions,
 then hypothesis properties over random seeds and random legal play."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def play(state, *moves: str) -> None:
         g.apply(state, move)
 
 
-# RULES.md, Values / A play / Option multiply: (id, turn_up, plays so far, hand of the seat to move, rules, legal)
+# docs/rules.md, Values / A play / Option multiply: (id, turn_up, plays so far, hand of the seat to move, rules, legal)
 LEGAL_ROWS = [
     ("add: v > c", "3C", "", "7H", DEFAULT, ["7H+"]),
     ("divide: v < c, c % v == 0", "8C", "", "4H", DEFAULT, ["4H/"]),
@@ -85,7 +85,7 @@ def test_legal_moves(turn_up, played, hand, rules, expected):
     assert legal(state) == expected
 
 
-# RULES.md, A play / Values: (id, turn_up, plays, resulting count)
+# docs/rules.md, A play / Values: (id, turn_up, plays, resulting count)
 COUNT_ROWS = [
     ("starting count: numeral", "7C", "", 7),
     ("starting count: Ace 1", "AC", "", 1),
@@ -139,7 +139,7 @@ def test_count_by_walk_matches_apply():
     assert (state.count, state.prev) == (10, g.KING_ACT)
 
 
-# RULES.md, Bonuses: (id, turn_up, plays before, hands (seat to move first), move, score change)
+# docs/rules.md, Bonuses: (id, turn_up, plays before, hands (seat to move first), move, score change)
 BONUS_ROWS = [
     ("same rank as the turn-up: player +10", "7C", "", "7H", "7H+", (10, 0)),
     ("same suit as the turn-up: opponent +10", "7C", "", "3C", "3C-", (0, 10)),
@@ -167,7 +167,7 @@ def test_bonuses(turn_up, played, hand, move, delta):
     assert (gained[mover], gained[1 - mover]) == delta
 
 
-# RULES.md, End of a deal: (id, turn_up, plays, hands left (seat 0, seat 1), last moves, final scores).
+# docs/rules.md, End of a deal: (id, turn_up, plays, hands left (seat 0, seat 1), last moves, final scores).
 # Scores include the bonuses of the plays given (checked by hand in each comment).
 END_ROWS = [
     # seat 0: 6S+ 6 -> 12 (same rank +10 to seat 0), L=6 C=12 -> seat 1 scores 36;
@@ -226,7 +226,7 @@ def test_end_of_deal_after_twelve_plays(seed):
     assert len(last) == 12 and last[-1] == (1, move)
 
 
-# RULES.md, End of the game: (id, rules, scores before, deal, final plays' delta, termination or None = plays on)
+# docs/rules.md, End of the game: (id, rules, scores before, deal, final plays' delta, termination or None = plays on)
 # The last two cards: seat 0 3S+ on QD (0 -> 3, L = C: seat 0 +10), seat 1 3C- (3 -> 0, same rank +10, seat 0 +9).
 # So a deal ends with (+19, +10).
 GAME_ROWS = [
@@ -268,13 +268,13 @@ def test_end_of_game_result_ranks():
 
 
 def test_target_not_checked_mid_deal():
-    # RULES.md: the game ends after a deal, not when a bonus takes a total past the target mid-deal
+    # docs/rules.md: the game ends after a deal, not when a bonus takes a total past the target mid-deal
     state = pos("7H 2S", "4D 2C", "7C", scores=(100, 0))
     play(state, "7H+")
     assert state.scores[0] == 110 and g.to_move(state) == 1
 
 
-# RULES.md: deal k is dealt by seat (k + 1) % 2, the other leads; a full pack shuffled afresh for every deal
+# docs/rules.md: deal k is dealt by seat (k + 1) % 2, the other leads; a full pack shuffled afresh for every deal
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**40 + 3])
 def test_deals_follow_the_seed(seed):
     state = g.new_state(g.Rules(target=10_000, max_deals=4), seed)
@@ -315,7 +315,7 @@ def test_observation_fields_mid_deal():
     assert g.observe(king, 0).last_king and g.observe(king, 0).last_value == 0
 
 
-# RULES.md, Move notation
+# docs/rules.md, Move notation
 @pytest.mark.parametrize("text, move", [("7H+", (parse_card("7H"), "+")), ("5C/", (parse_card("5C"), "/")),
                                         ("KSk", (parse_card("KS"), "k")), ("JDk", (parse_card("JD"), "k")),
                                         ("TD-", (parse_card("TD"), "-")), ("qh*", (parse_card("QH"), "*")),
@@ -337,7 +337,7 @@ def test_every_move_round_trips():
             assert g.parse_move(g.move_to_str((card, op))) == (card, op)
 
 
-# RULES.md, Options: target >= 1, multiply bool, max_deals >= 1
+# docs/rules.md, Options: target >= 1, multiply bool, max_deals >= 1
 @pytest.mark.parametrize("overrides, expected", [
     ({}, g.Rules(101, False, 50)),
     ({"target": "30", "multiply": "true", "max_deals": "2"}, g.Rules(30, True, 2)),
@@ -392,12 +392,12 @@ def _random_game(rules, seed, rng, at=None):
 
 
 def _expected_scores(rules, state) -> list[int]:
-    """The scores by an independent reading of RULES.md."""
+    """The scores by an independent reading of docs/rules.md."""
     return _expected_totals(rules, state)[-1]
 
 
 def _expected_totals(rules, state) -> list[list[int]]:
-    """Replays the transcript with an independent reading of RULES.md: the totals after each deal."""
+    """Replays the transcript with an independent reading of docs/rules.md: the totals after each deal."""
     total = [0, 0]
     totals = []
     for (_, _, turn_up), moves in g.deals(state):

@@ -1,4 +1,4 @@
-"""Go For It (RULES.md, Go For It): table-driven rules tests and property tests."""
+"""Go For It (docs/rules.md, Go For It): table-driven rules tests and property tests."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def pack(rules: g.Rules) -> Counter:
 
 def test_options_and_defaults():
     rules = g.Rules()
-    assert (rules.players, rules.jokers, rules.max_decisions) == (4, False, 5000)  # RULES.md: Options
+    assert (rules.players, rules.jokers, rules.max_decisions) == (4, False, 5000)  # docs/rules.md: Options
     assert (g.min_players, g.max_players) == (2, 6)
     assert g.players(make_rules(g.Rules, {"players": "6"})) == 6
     assert make_rules(g.Rules, {"jokers": "true"}).jokers is True
@@ -65,8 +65,8 @@ def test_bad_options(overrides):
         make_rules(g.Rules, overrides)
 
 
-# RULES.md, Deal: "as far as they go evenly; the 52 mod n left over are set aside"; jokers 2/3/2 with 3/5/6 players,
-# none with 2 or 4 ("With 2 or 4 players jokers = true adds no jokers").
+# docs/rules.md, The deal: as far as they go evenly, the 52 mod n left over set aside; jokers 2/3/2 with 3/5/6
+# players, none with 2 or 4.
 DEAL_TABLE = [
     (2, False, 26, 0, 0), (2, True, 26, 0, 0),
     (3, False, 17, 1, 0), (3, True, 18, 0, 2),
@@ -97,7 +97,7 @@ def test_deal(n, jokers, each, aside, n_jokers):
 
 
 def test_seat_0_starts_with_its_top_two_cards():
-    # RULES.md, Starting a row: seat 0 starts the first row; turning up two cards is automatic, not a decision.
+    # docs/rules.md, Starting a row: seat 0 starts the first row; turning up two cards is automatic, not a decision.
     for seed in range(30):
         state = g.new_state(g.Rules(), seed)
         top = g.deals(state)[0][0][0][0]
@@ -131,7 +131,7 @@ def test_starting_a_row(piles, row, turn, legal, pile0):
 
 
 def test_joker_pile_bottoms_are_public():
-    # RULES.md, Joker: row cards to the player's pile bottom in row order, joker to the left-hand neighbour's
+    # docs/rules.md, Joker: row cards to the player's pile bottom in row order, joker to the left-hand neighbour's
     state = position("2C 5D", "6C 8D 9S", "TC QD 4S", "AH 3H 5H", turn=0)
     state.piles[0].insert(0, JOKER)
     state.unseen[0] += 1
@@ -146,7 +146,7 @@ def test_joker_pile_bottoms_are_public():
 
 # ---------------------------------------------------------------- after each card played
 
-# id (RULES.md step), row before, card played, outcome: a legal pair (seat 0 still to decide on row + card),
+# id (docs/rules.md step), row before, card played, outcome: a legal pair (seat 0 still to decide on row + card),
 # "take" (step 5: row taken up, seat 1 starts) or "win" (step 3: row won, seat 0 starts a new row)
 STEP_TABLE = [
     ("6-plain", "2C 9D", "5H", PP),
@@ -200,7 +200,7 @@ def test_after_each_card_played(row, card, outcome):
 
 
 LAST_CARD_TABLE = [
-    # RULES.md step 1 comes first: the last card of a pile ends the game, the row goes to that player
+    # docs/rules.md step 1 comes first: the last card of a pile ends the game, the row goes to that player
     ("1-last-card-plain", "2C 9D", "5H"),
     ("1-last-card-before-joker", "2C 9D", "JK"),
     ("1-last-card-before-seven", "AC 3D 5H 7S 9C JD", "KH"),
@@ -248,7 +248,7 @@ def test_forgo_a_combination_and_play_on():
 
 
 def test_two_player_passing_example():
-    # RULES.md, Passing: "With two players: A plays, A passes, B passes; A now plays or takes."
+    # docs/rules.md, Passing: "With two players: A plays, A passes, B passes; A now plays or takes."
     state = deal("2C 9D 5H 6S", "TC QD 3H")
     assert g.legal_moves(state) == PP
     g.apply(state, "pass")
@@ -306,7 +306,7 @@ def test_position_after_passes_rebuilds_legal_moves():
 # ---------------------------------------------------------------- max_decisions, score, result
 
 def test_max_decisions_ends_with_move_limit():
-    # RULES.md: when a decision is due and max_decisions have been made: move_limit; the row counts for nobody
+    # docs/rules.md: when a decision is due and max_decisions have been made: move_limit; the row counts for nobody
     state = deal("2C 9D 5H 6S", "TC QD 3H", max_decisions=1)
     assert g.to_move(state) == 0
     g.apply(state, "pass")

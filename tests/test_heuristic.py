@@ -1,4 +1,4 @@
-"""The heuristic bot (bots/heuristic.py): table-driven decisions per game, each citing RULES.md or the
+"""The heuristic bot (bots/heuristic.py): table-driven decisions per game, each citing docs/rules.md or the
 seed's advice; clean and deterministic play in every rules variant; and that it beats random."""
 
 from __future__ import annotations
@@ -63,16 +63,16 @@ def cat_endgame(hand: str, unseen: str, last: str) -> cat.Observation:
 
 # (advice, observation, the plays that are right)
 CATERPILLAR = [
-    ("RULES.md: a numeral making T % 5 == 0 scores T (here 60)",
+    ("docs/rules.md: a numeral making T % 5 == 0 scores T (here 60)",
      cat_position("3H 4H 6H KS QD 2D 7S 8S 9S TS AS 2S 3S", "TC 9C 8C 7C 6C 5C 4C 3C 5H"), "3H"),
     ("seed: keep face cards (100 each at the end) when no play scores",
      cat_position("2H 3H KS QD JC 7S 8S 9S TS AS 2S 3S 4S", "5H"), "2H 3H"),
     ("keeps its only face card while it can follow suit",
      cat_position("2H 3H KS 7S 8S 9S TS AS 2S 3S 4S 5S 6S", "5H"), "2H 3H"),
-    ("RULES.md: forced to play a face card, the one of the suit just played on a multiple of five scores",
+    ("docs/rules.md: forced to play a face card, the one of the suit just played on a multiple of five scores",
      cat_position("KH QS JD 2D 3D 4D 7S 8S 9S TS AS 2S 3S", "TC 9C 8C 7C 6C 5C 4C 3C 2C AC TD 9D 8D 7D 6D 5H"),
      "KH"),
-    ("RULES.md court short: the opponent, with no face card and no spade, would score 100 for each of "
+    ("docs/rules.md court short: the opponent, with no face card and no spade, would score 100 for each of "
      "this seat's face cards; changing to hearts (which it must hold) costs one face card",
      cat_endgame("5S 6S QH KH KD QD TH 7C 8C 9C TC AD 2D", "AH 2H 3H 4H 5H 6H 7H 8H 9H AC 2C 3C 4C 5C 6C",
                  "9S"), "QH KH"),
@@ -118,13 +118,13 @@ def got_position(hand: str, count: int, last: str, played: int, multiply: bool =
 
 # (advice, observation, rules, the plays that are right, as `card op`)
 GIVE_OR_TAKE = [
-    ("RULES.md end of a deal: C == L on the last card scores 10 and gives nothing (A on 1 divides to 1)",
+    ("docs/rules.md end of a deal: C == L on the last card scores 10 and gives nothing (A on 1 divides to 1)",
      got_position("AC", 1, "4D", played=11), "AC/"),
-    ("RULES.md option multiply: a last Queen times the count makes 0 == L",
+    ("docs/rules.md option multiply: a last Queen times the count makes 0 == L",
      got_position("QC", 7, "4D", played=11, multiply=True), "QC*"),
-    ("RULES.md bonuses: same rank as the card before scores 10 (7C on a turned-up 7H)",
+    ("docs/rules.md bonuses: same rank as the card before scores 10 (7C on a turned-up 7H)",
      got_position("7C 4S 5D 9S KC QD", 7, "7H", played=0, turn_up="7H"), "7C+ 7C- 7C/"),
-    ("RULES.md bonuses: a card of the suit before gives the opponent 10 (not a heart on 8H)",
+    ("docs/rules.md bonuses: a card of the suit before gives the opponent 10 (not a heart on 8H)",
      got_position("2H 3H 4H 5H 9S KC", 8, "8H", played=0, turn_up="8H"), "9S+ KCk"),
     ("seed object: keep a last card that suits the likely count (King now, ten last)",
      got_position("TD KS", 6, "4D", played=9), "KSk"),
@@ -154,15 +154,15 @@ def gfi_position(row: str, mine: str, other: str, *, known: bool = False, passes
 
 # (advice, observation, the right move)
 GO_FOR_IT = [
-    ("RULES.md step 3: a seventh card always wins the row, so a six-card number is played on",
+    ("docs/rules.md step 3: a seventh card always wins the row, so a six-card number is played on",
      gfi_position("AC 2D 3H 4S 5C 6D", "KS QS JS TS", "KH QH JH TH"), "play"),
-    ("RULES.md step 1: the last card of the pile wins the row and ends the game",
+    ("docs/rules.md step 1: the last card of the pile wins the row and ends the game",
      gfi_position("AC 5D 9H", "KS", "KH QH JH TH"), "play"),
     ("seed pairs: the next card (known) pairs an intermediate card and would take the row up, so claim",
      gfi_position("2C 5D 9H KS", "5S 8C 3D", "KH QH JH TH", known=True), "claim"),
     ("seed: forgo a low combination that converts into a higher one (the known next card pairs the first)",
      gfi_position("2C 5D 9H KS", "2H 8C 3D", "KH QH JH TH", known=True), "play"),
-    ("RULES.md passing: play on rather than take up the row when the next card is known to be safe",
+    ("docs/rules.md passing: play on rather than take up the row when the next card is known to be safe",
      gfi_position("2C 5D 9H", "QC 8C 3D", "KH QH JH TH", known=True, passes=2), "play"),
 ]
 
@@ -211,9 +211,9 @@ def duke_exchange(hand: str, table=(None, None), moves=(), seat: int = 0, dealer
 
 # (advice, observation, the plays that are right)
 DUKE = [
-    ("RULES.md top of the hill: reaching 31 scores 3 (6 on 25)",
+    ("docs/rules.md top of the hill: reaching 31 scores 3 (6 on 25)",
      duke_play("6C 3D 9S 2H", "TC 9D 4H 2S"), "6C"),
-    ("RULES.md bottom of the hill: the last card down to 0 scores 3",
+    ("docs/rules.md bottom of the hill: the last card down to 0 scores 3",
      duke_play("4C 2D", "TC 9D 5H 7S 3S JS KS AS"), "4C"),
     ("seed notes: discard a numeral of which you have two",
      duke_exchange("7H 7S 2D QC 9H KS"), "discard:7H discard:7S"),

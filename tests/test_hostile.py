@@ -226,8 +226,15 @@ def test_a_crash_in_the_last_game_of_a_batch_leaves_no_clock_running(tmp_path):
 
 
 def test_the_referee_leaves_no_clock_running_after_a_crash():
-    referee.play(CAT, CAT.Rules(), [RANDOM(), zoo("raises.py:RaisesBot")], 1, move_time_limit=0.05)
-    time.sleep(0.2)  # a clock left running would raise MoveTimeout here
+    """The crashed move is taken off the clock: its stamp reads no move running, and a wait of four limits
+    is not interrupted (a MoveTimeout would raise out of the sleep and fail the test)."""
+    from arena.clock import clock_for
+
+    played = referee.play(CAT, CAT.Rules(), [RANDOM(), zoo("raises.py:RaisesBot")], 1, move_time_limit=0.05)
+    assert played.outcome.termination == "crash"
+    clock = clock_for(0.05)  # the clock the game was timed by: this thread's, kept between games
+    assert clock.stamp[0] == 0 and not clock.overdue()
+    time.sleep(0.2)
 
 
 # What play in process cannot stop.
@@ -360,24 +367,33 @@ def test_a_bot_that_kills_its_ray_worker_is_quarantined(tmp_path, baseline):
 
 @pytest.mark.slow
 def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_results(tmp_path):
+    """Each kill lands mid-run, at a random moment after the attempt wrote a part of its own and before the
+    run's last (parts of two games, so that the run outlasts the kills); every part on disk is whole, none is
+    lost, and --resume finishes the run."""
     uninterrupted = RunDir(tmp_path / "uninterrupted" / "small")
     play_missing(load_config(SMALL), uninterrupted, workers=1)
     expected = digest(load_results(uninterrupted))
+    total = Schedule(load_config(SMALL)).total
     out = tmp_path / "killed"
     run = RunDir(out / "small")
-    command = ARENA + ["tournament", str(SMALL), "--out", str(out), "--workers", "1", "--batch-size", "5",
+    command = ARENA + ["tournament", str(SMALL), "--out", str(out), "--workers", "1", "--batch-size", "2",
                        "--no-progress"]
     rng, saved = random.Random(20260515), 0
     for attempt in range(4):
         process = subprocess.Popen(command + (["--resume"] if attempt else []), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 1.8))
+        before, deadline = len(list(run.results.glob("part-*.parquet"))), time.monotonic() + 60
+        while len(list(run.results.glob("part-*.parquet"))) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0, 0.4))
+        assert process.poll() is None, "the kill lands on a running tournament, not a finished one"
         process.send_signal(signal.SIGKILL)
         process.wait()
         good, bad = scan_parts(run)
         assert not bad, "a part is written whole or not at all"
-        assert sum(end - start for start, end, _ in good) >= saved
-        saved = sum(end - start for start, end, _ in good)
+        now = sum(end - start for start, end, _ in good)
+        assert saved < now < total, "the attempt saved parts of its own, and not the last"
+        saved = now
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert digest(load_results(run)) == expected

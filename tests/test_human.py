@@ -297,7 +297,6 @@ def test_human_is_only_for_arena_play():
 
 
 def test_html_writes_a_replay_page(tmp_path):
-    pytest.importorskip("arena.replay_page")
     page = tmp_path / "game.html"
     result = CliRunner().invoke(app, ["play", "caterpillar", "human", "random", "--seed", "5", "--html", str(page)],
                                 input="1\n" * 20)

@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import VARIANT_IDS, VARIANTS
+from conftest import VARIANT_IDS, VARIANTS, import_optional
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = import_optional("pyspiel")
 
 from arena import referee  # noqa: E402
 from arena.bots import load_bot_class  # noqa: E402

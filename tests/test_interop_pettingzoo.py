@@ -1,15 +1,16 @@
 """The PettingZoo adapter and the action/observation encoding under it, for every game and rules variant."""
 
 import itertools
+import pickle
 import random
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from conftest import VARIANT_IDS, VARIANTS
+from conftest import VARIANT_IDS, VARIANTS, import_optional
 
-pytest.importorskip("pettingzoo")
+import_optional("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
@@ -110,23 +111,28 @@ def test_rank_rewards():
 @per_variant
 def test_observations_hide_what_a_seat_cannot_see(game_id, overrides):
     """At random points, each agent's observation is unchanged when the cards it cannot see are dealt
-    afresh (`sample_world` from its own observation)."""
+    afresh (`sample_world` from its own observation), and the test did deal them differently: the world's
+    pickle (as OpenSpiel serializes a state) differs from the real state's, while a clone's is the same."""
     env = pettingzoo_env(game_id, **overrides)
     game = env.game
     rng = random.Random(f"{game_id}{overrides}")
+    hidden_changed = 0
     for seed in range(8):
         env.reset(seed=seed)
         for _ in random_env_steps(env, rng):
             if rng.random() > 0.15:
                 continue
             real = env.game_state
+            assert pickle.dumps(game.clone(real)) == pickle.dumps(real)  # so that a difference means the cards
             for seat, agent in enumerate(env.possible_agents):
                 seen = env.observe(agent)
                 env.game_state = game.sample_world(game.observe(real, seat), random.Random(rng.random()))
                 other = env.observe(agent)
+                hidden_changed += pickle.dumps(env.game_state) != pickle.dumps(real)
                 env.game_state = real
                 assert np.array_equal(seen["observation"], other["observation"])
                 assert np.array_equal(seen["action_mask"], other["action_mask"])
+    assert hidden_changed
 
 
 def reordered(observation, field):

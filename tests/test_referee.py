@@ -1,4 +1,4 @@
-"""The referee: faults become forfeits as DESIGN.md says (Referee and transcript)."""
+"""The referee: faults become forfeits (docs/untrusted-bots.md) and transcripts replay."""
 
 import time
 

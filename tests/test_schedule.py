@@ -1,4 +1,4 @@
-"""The round robin schedule: tables, rotations, stable indices and seeds (DESIGN.md, Tournaments)."""
+"""The round robin schedule: tables, rotations, stable indices and seeds (docs/commands.md, Configs)."""
 
 import math
 import random

@@ -112,6 +112,36 @@ def test_reproduce_matches(run):
     assert result.exit_code == 0 and "reproduced" in result.output
 
 
+def tampered(run: Path, directory: Path) -> RunDir:
+    """A copy of the run with one score of one game in its first result part raised by 100."""
+    copy = RunDir(directory / run.name)
+    shutil.copytree(run, copy.path)
+    part = sorted(copy.results.glob("part-*.parquet"))[0]
+    columns = pq.read_table(part).to_pydict()
+    columns["scores"][3][0] += 100
+    write_part(copy, columns["game_index"][0], columns["game_index"][-1] + 1, columns)
+    return copy
+
+
+def test_reproduce_refuses_a_run_whose_parts_were_changed(run, tmp_path):
+    copy = tampered(run, tmp_path)
+    result = runner.invoke(app, ["reproduce", str(copy.path), "--workers", "1"])
+    assert result.exit_code == 1, result.output
+    assert "MISMATCH: the run's result parts are not those its manifest records" in result.output
+
+
+def test_reproduce_refuses_a_run_whose_parts_and_digest_were_changed(run, tmp_path):
+    """A forger who also writes the changed parts' digest into the manifest: the re-run gives the real games."""
+    copy = tampered(run, tmp_path)
+    manifest = json.loads(copy.manifest.read_text())
+    manifest["digest"] = run_digest(copy)
+    copy.manifest.write_text(json.dumps(manifest))
+    result = runner.invoke(app, ["reproduce", str(copy.path), "--workers", "1"])
+    assert result.exit_code == 1, result.output
+    assert "MISMATCH: the re-run gave other results" in result.output
+    assert f"expected {manifest['digest']}" in result.output and "reproduced" not in result.output
+
+
 def test_a_finished_run_is_not_overwritten_by_accident(run):
     again = runner.invoke(app, ["tournament", str(SMALL), "--out", str(run.parent), "--workers", "1", "--no-progress"])
     assert again.exit_code == 2 and "already holds a run" in again.output

@@ -1,7 +1,7 @@
 """The attacks a stranger's bot can make in process, each in a real tournament with Ray workers and with
 workers = 1: each one is stopped (a forfeit of that bot alone) or harmless to every other game.
 
-What stays possible in process by design (README, Untrusted bots; remedy: isolation = "process"):
+What stays possible in process by design (docs/untrusted-bots.md; remedy: isolation = "process"):
 reading the hidden cards, changing the game state or the rules, monkeypatching arena or other bots'
 classes, and killing the worker's sentinel or the worker itself (which quarantine turns into its crash).
 """

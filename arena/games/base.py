@@ -30,12 +30,12 @@ class Outcome(NamedTuple):
 
 
 def ranks_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
-    """Each seat's rank: the number of seats with a strictly higher score (RULES.md, Result)."""
+    """Each seat's rank: the number of seats with a strictly higher score (docs/rules.md, Result)."""
     return tuple(sum(1 for other in scores if other > mine) for mine in scores)
 
 
 class Game(Protocol):
-    """The interface of a game module (see DESIGN.md, Games)."""
+    """The interface of a game module (the functions every game module defines)."""
 
     id: str
     min_players: int
@@ -52,7 +52,7 @@ class Game(Protocol):
     def result(self, state: Any) -> Outcome: """The outcome of a finished game."""
     def observe(self, state: Any, seat: int) -> Any: """What `seat` may know, immutable."""
     def sample_world(self, observation: Any, rng: random.Random) -> Any: """A state consistent with it."""
-    def move_to_str(self, move: Move) -> str: """A move in RULES.md notation."""
+    def move_to_str(self, move: Move) -> str: """A move in docs/rules.md notation."""
     def parse_move(self, text: str) -> Move: """The move written as `text`; raises MoveError."""
     def deals(self, state: Any) -> list[tuple[Any, list[tuple[int, Move]]]]: """(layout, moves) per deal."""
     def layout_json(self, layout: Any) -> dict: """A deal's layout in the transcript format."""

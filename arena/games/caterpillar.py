@@ -1,4 +1,4 @@
-"""Caterpillar (RULES.md, Caterpillar): two players build a row of cards, scoring totals that
+"""Caterpillar (docs/rules.md, Caterpillar): two players build a row of cards, scoring totals that
 are multiples of five; face cards left in hand score 100 at the end, or go to the other player
 when someone is court short.
 

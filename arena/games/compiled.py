@@ -1,5 +1,5 @@
 """The game modules compiled with mypyc: `make` builds them (`python -m arena.games`), and where they
-are not built, the very same source runs interpreted, more slowly (README.md, The compiled engine).
+are not built, the very same source runs interpreted, more slowly (docs/benchmarks.md, The compiled engine).
 
 A compiled module (`<game>.<platform>.so` next to `<game>.py`) shadows its source on import. So a build records
 the hash of each source it compiled, and the game registry runs a game from its source when the source has

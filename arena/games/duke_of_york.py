@@ -1,4 +1,4 @@
-"""Duke of York (RULES.md, Duke of York): five rounds; each round opens with an exchange with the
+"""Duke of York (docs/rules.md, Duke of York): five rounds; each round opens with an exchange with the
 two face-down table cards, then the players march the count up the hill towards 31 and back down
 towards 0, scoring for the top of the hill and for the bottom."""
 
@@ -28,7 +28,7 @@ MOST: Final = 13
 """No card is worth more (under any `values` option)."""
 
 VALUE_CHOICES = ("queen_zero", "face_value", "queen_eleven")
-# RULES.md, Duke of York: the card values of each `values` option, by rank A 2 .. 10 J Q K.
+# docs/rules.md, Duke of York: the card values of each `values` option, by rank A 2 .. 10 J Q K.
 _BY_RANK = {
     "queen_zero": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 12),
     "face_value": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13),
@@ -168,7 +168,7 @@ def players(rules: Rules) -> int:
 
 def _new_round(state: State, first: list[Card], second: list[Card], layout) -> None:
     """Starts round `state.round` with these hands, sorted (the table and stock are already in place)."""
-    dealer = state.dealer = (state.round + 1) % 2  # RULES.md: round r is dealt by seat (r + 1) % 2
+    dealer = state.dealer = (state.round + 1) % 2  # docs/rules.md: round r is dealt by seat (r + 1) % 2
     state.hands, state.taken = [first, second], [None, None]
     state.count, state.down, state.peak, state.peak_seat = 0, False, -1, None
     state.played, state.exchange, state.layout = [], [], layout
@@ -195,7 +195,7 @@ def _start(rules: Rules, hands: list[list[Card]], table: list[Card], stock: list
 
 
 def new_state(rules: Rules, seed: int) -> State:
-    """Shuffles once (RULES.md): 5 cards to each seat, 2 to the table slots, the other 40 are the stock."""
+    """Shuffles once (docs/rules.md): 5 cards to each seat, 2 to the table slots, the other 40 are the stock."""
     deck = shuffled_deck(seed)
     return _start(rules, [deck[0:5], deck[5:10]], deck[10:12], deck[12:])
 
@@ -274,7 +274,7 @@ def _play_turn(state: State, seat: int, count: int) -> None:
         if legal:
             state.legal = legal
             return
-        state.down = True  # RULES.md: no card fits going up, so the play turns down and this seat plays now
+        state.down = True  # docs/rules.md: no card fits going up, so the play turns down and this seat plays now
     legal = _plays(hand, value, count)  # going down: count - value >= 0
     if legal:
         state.legal = legal
@@ -317,7 +317,7 @@ def apply(state: State, move: tuple) -> None:
             elif state.down:  # stuck: the round ends at once and this seat played the last card
                 _end_round(state, seat)
             else:
-                # RULES.md: no card fits going up, so the play turns down, and every card fits going down
+                # docs/rules.md: no card fits going up, so the play turns down, and every card fits going down
                 # (the count is above 31 - 13)
                 state.down = True
                 state.legal = _each(PLAY, hand)
@@ -364,7 +364,7 @@ def apply(state: State, move: tuple) -> None:
                 _play_turn(state, leader, 0)
 
 
-# RULES.md, Duke of York, scoring a round, by count 0..31: the top of the hill scores 1, or 2 if the peak is 30,
+# docs/rules.md, Duke of York, scoring a round, by count 0..31: the top of the hill scores 1, or 2 if the peak is 30,
 # or 3 if it is 31; the bottom of the hill scores 1, or 2 if the final count is 1, or 3 if it is 0.
 _TOP_POINTS: Final = (1,) * 30 + (2, 3)
 _BOTTOM_POINTS: Final = (3, 2) + (1,) * 30

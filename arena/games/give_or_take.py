@@ -1,4 +1,4 @@
-"""Give or Take (RULES.md, Give or Take): two players play six cards each onto a running count,
+"""Give or Take (docs/rules.md, Give or Take): two players play six cards each onto a running count,
 adding, subtracting, dividing (or multiplying) by each card's value; the opponent scores the square
 of how far your last card's value is from the count it made. Deals repeat until someone reaches
 the target.
@@ -26,15 +26,15 @@ id = "give_or_take"
 min_players = max_players = 2
 
 Move = tuple[Card, str]
-"""A play: (card, op), op one of `+ - / * k` (RULES.md, Move notation)."""
+"""A play: (card, op), op one of `+ - / * k` (docs/rules.md, Move notation)."""
 
 OPS: Final = "+-/*k"
 """The operations in the order legal_moves offers them."""
 BASE: Final[tuple[int, ...]] = tuple(0 if RANK[c] >= JACK else RANK[c] + 1 for c in DECK)
-"""Printed value of each card: A = 1, 2-10 face value, Q = 0, and J, K 0 (RULES.md: starting
+"""Printed value of each card: A = 1, 2-10 face value, Q = 0, and J, K 0 (docs/rules.md: starting
 count, the value a Jack copies from a turn-up, and the last-card value L)."""
 KING_ACT: Final = -1
-"""The effective value of a card that acts as a King (RULES.md, Values)."""
+"""The effective value of a card that acts as a King (docs/rules.md, Values)."""
 HAND_SIZE: Final = 6
 BONUS: Final = 10
 
@@ -42,7 +42,7 @@ BONUS: Final = 10
 @mypyc_attr(native_class=False)  # compiled, a frozen dataclass refuses copy.copy
 @dataclass(frozen=True)
 class Rules:
-    """The options of RULES.md, Give or Take."""
+    """The options of docs/rules.md, Give or Take."""
 
     target: int = option(101, "a game ends after a deal in which a total reaches this", low=1)
     multiply: bool = option(False, "a card with a value may also multiply the count (product <= 20)")
@@ -172,7 +172,7 @@ def players(rules: Rules) -> int:
 
 
 def step(count: int, value: int, op: str) -> int:
-    """The count after playing a card of effective `value` with `op` (RULES.md, A play)."""
+    """The count after playing a card of effective `value` with `op` (docs/rules.md, A play)."""
     if op == "+":
         return count + value
     if op == "-":
@@ -195,7 +195,7 @@ def effective_value(card: Card, prev: int) -> int:
 
 
 def _ops(value: int, count: int, multiply: bool) -> str:
-    """The operations open to a card of effective `value` on `count`, in OPS order (RULES.md, A play)."""
+    """The operations open to a card of effective `value` on `count`, in OPS order (docs/rules.md, A play)."""
     if value < 0:
         return "k"
     if value > count:
@@ -246,7 +246,7 @@ def _row(rows: tuple[dict[int, Row], ...], prev: int, count: int) -> Row:
 
 
 def _legal(hand: list[Card], count: int, prev: int, rows: tuple[dict[int, Row], ...]) -> tuple[Move, ...]:
-    """Every (card, op) open to a hand, in hand order then OPS order (RULES.md, A play)."""
+    """Every (card, op) open to a hand, in hand order then OPS order (docs/rules.md, A play)."""
     row = rows[prev].get(count) or _row(rows, prev, count)
     legal: tuple[Move, ...] = ()
     for card in hand:  # at most six cards: adding tuples is quicker here than any comprehension
@@ -257,7 +257,7 @@ def _legal(hand: list[Card], count: int, prev: int, rows: tuple[dict[int, Row], 
 _BONUS_TO: Final[tuple[tuple[int | None, ...], ...]] = tuple(
     tuple(0 if RANK[card] == RANK[before] else 1 if SUIT[card] == SUIT[before] else None for card in DECK)
     for before in DECK)
-"""_BONUS_TO[card before][card]: who scores the 10 bonus of a play (RULES.md, Bonuses): 0 the player
+"""_BONUS_TO[card before][card]: who scores the 10 bonus of a play (docs/rules.md, Bonuses): 0 the player
 (same rank), 1 the opponent (same suit), None nobody."""
 
 _PACK: Final = bytes(DECK)
@@ -270,7 +270,7 @@ def _set_deal(state: State, deal: int, hands: list[list[Card]], turn_up: Card,
     state.deal = deal
     state.dealer = dealer = (deal + 1) % 2
     state._hands, state._turn_up = hands, turn_up
-    count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
+    count = BASE[turn_up]  # docs/rules.md, Starting count: J or K give 0
     prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
     final: list[tuple[int, int] | None] = [None, None]
     moves: list[tuple[int, Move]] = []
@@ -338,7 +338,7 @@ def _lay_out(state: State) -> list[list[Card]]:
     state._hands = hands = [list(hand0), list(hand1)]
     state._turn_up = state._prev_card = turn_up
     state._history.append(((state.dealer, (hand0, hand1), turn_up), state.moves))
-    state._count = count = BASE[turn_up]  # RULES.md, Starting count: J or K give 0
+    state._count = count = BASE[turn_up]  # docs/rules.md, Starting count: J or K give 0
     state._prev = prev = KING_ACT if RANK[turn_up] == KING else count  # a Jack after a turned-up K acts as a King
     state._legal = _legal(hands[state.mover], count, prev, state.rows)  # type: ignore[index]
     return hands
@@ -409,7 +409,7 @@ def apply(state: State, move: Move) -> None:
         hands = _lay_out(state)
     hand = hands[seat]
     hand.remove(card)
-    to = _BONUS_TO[state._prev_card][card]  # RULES.md, Bonuses: against the actual card just before
+    to = _BONUS_TO[state._prev_card][card]  # docs/rules.md, Bonuses: against the actual card just before
     if to is not None:
         state.scores[seat ^ to] += BONUS
     state._prev = value = _VALUE_AFTER[state._prev][card]
@@ -447,13 +447,13 @@ def apply(state: State, move: Move) -> None:
 
 
 def _settled(state: State) -> bool:
-    """RULES.md, End of the game: a total has reached the target and the totals differ."""
+    """docs/rules.md, End of the game: a total has reached the target and the totals differ."""
     s = state.scores
     return max(s) >= state.rules.target and s[0] != s[1]
 
 
 def _end_deal(state: State, seat: int) -> None:
-    """RULES.md, End of a deal (`seat` played its last card): each last card scores (C - L)² to the
+    """docs/rules.md, End of a deal (`seat` played its last card): each last card scores (C - L)² to the
     opponent, 10 if C == L."""
     scores = state.scores
     first, second = state.final

@@ -1,4 +1,4 @@
-"""Go For It (RULES.md, Go For It): 2-6 players turn up cards from face-down piles onto a row,
+"""Go For It (docs/rules.md, Go For It): 2-6 players turn up cards from face-down piles onto a row,
 winning it with card combinations or taking it up; the game ends when someone plays their last
 card, and each player scores the cards won minus the cards left in their pile."""
 
@@ -36,7 +36,7 @@ _SEAT_MOVE: Final[tuple[dict[str, tuple[int, str]], ...]] = tuple(
 """(seat, move), the entries of the move history, built once rather than at every move."""
 
 JOKERS_ADDED: Final = {3: 2, 5: 3, 6: 2}
-"""Jokers added with option `jokers` so that the deal comes out even (RULES.md, Deal)."""
+"""Jokers added with option `jokers` so that the deal comes out even (docs/rules.md, Deal)."""
 SEVEN: Final = 7
 # JOKER and RANK as this module's constants, which compiled code reads without a dictionary lookup.
 _JOKER: Final = JOKER
@@ -290,7 +290,7 @@ def _new_row(state: State, seat: int) -> None:
             seat = nxt
             continue
         state.bits = _BITS[first] | _BITS[second]
-        if state.decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
+        if state.decisions >= state.limit:  # docs/rules.md: move_limit, when a decision is due
             state.termination, state.turn, state.legal = "move_limit", None, ()
         else:
             state.turn, state.legal = seat, PLAY_CLAIM if _RANK[first] == _RANK[second] else PLAY_PASS
@@ -310,7 +310,7 @@ def legal_moves(state: State) -> tuple[str, ...]:
 def apply(state: State, move: str) -> None:
     """Plays a legal move for the seat to move, then every automatic event until the next decision.
 
-    This is the inner loop of every search bot, so playing a card (RULES.md, After each card played)
+    This is the inner loop of every search bot, so playing a card (docs/rules.md, After each card played)
     is written out here rather than split into helpers: a function call costs as much as the checks."""
     seat: int = state.turn  # type: ignore[assignment]
     if state.moves is not None:  # a sampled world keeps no record of its moves: searches never read one
@@ -399,7 +399,7 @@ def apply(state: State, move: str) -> None:
         row.clear()
         _new_row(state, state.after[seat])
         return
-    if decisions >= state.limit:  # RULES.md: move_limit, when a decision is due
+    if decisions >= state.limit:  # docs/rules.md: move_limit, when a decision is due
         state.termination, state.turn, state.legal = "move_limit", None, ()
     else:  # the same player decides again
         state.legal = legal

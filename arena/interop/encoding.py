@@ -12,7 +12,7 @@
   observation keeps cards in order, a plane holds each card's place in its sequence, `(i + 1)` over the
   longest the sequence can be. Numbers are scaled by fixed constants, into [0, 1] where they are bounded
   (`high` gives each entry's bound); the last part is the legal-move mask.
-- **Text.** A short readable account of the observation, cards in RULES.md notation.
+- **Text.** A short readable account of the observation, cards in docs/rules.md notation.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class Encoding:
 
 
 def _cards(cards: Iterable[int]) -> str:
-    """Cards in RULES.md notation, `-` for none."""
+    """Cards in docs/rules.md notation, `-` for none."""
     return " ".join(NAME[c] for c in cards) or "-"
 
 
@@ -192,7 +192,7 @@ class GiveOrTakeEncoding(Encoding):
         super().__init__(game, rules)
 
     def _ops_of(self, card: int) -> str:
-        """The operations `card` can ever be played with (RULES.md, A play)."""
+        """The operations `card` can ever be played with (docs/rules.md, A play)."""
         rank = RANK[card]
         if rank == KING:
             return "k"

@@ -1,4 +1,4 @@
-"""Caterpillar (RULES.md, Caterpillar), by hand-written strategy: score multiples of five, leave the
+"""Caterpillar (docs/rules.md, Caterpillar), by hand-written strategy: score multiples of five, leave the
 opponent few scoring replies (counted from the unseen cards), keep face cards (100 each at the end)
 unless a play with one is worth more, and mind being forced to spend a face card, or making the
 opponent court short.

@@ -1,4 +1,4 @@
-"""Duke of York (RULES.md, Duke of York), by hand-written strategy: exchange towards a wide range of
+"""Duke of York (docs/rules.md, Duke of York), by hand-written strategy: exchange towards a wide range of
 values; play by a small search over sampled opponent hands (top and bottom of the hill), with a rule
 of thumb while the hands are full.
 

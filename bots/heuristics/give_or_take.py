@@ -1,4 +1,4 @@
-"""Give or Take (RULES.md, Give or Take), by hand-written strategy: take same-rank bonuses and avoid
+"""Give or Take (docs/rules.md, Give or Take), by hand-written strategy: take same-rank bonuses and avoid
 same-suit plays; plan the last two cards exactly (every card the opponent may hold), keep a good last
 card earlier on.
 
@@ -81,7 +81,7 @@ class _Unseen:
 
 
 def _bonus(card: int, prev_card: int) -> int:
-    """Bonus swing of a play for its player: +10 same rank, -10 same suit (RULES.md, Bonuses)."""
+    """Bonus swing of a play for its player: +10 same rank, -10 same suit (docs/rules.md, Bonuses)."""
     if RANK[card] == RANK[prev_card]:
         return 10
     return -10 if SUIT[card] == SUIT[prev_card] else 0

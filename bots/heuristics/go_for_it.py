@@ -1,4 +1,4 @@
-"""Go For It (RULES.md, Go For It), by hand-written strategy: the expected value of playing on (the
+"""Go For It (docs/rules.md, Go For It), by hand-written strategy: the expected value of playing on (the
 unseen cards decide the next card: a pair with the first or last card wins, an intermediate pair
 takes the row up), against claiming, passing or taking.
 
@@ -45,7 +45,7 @@ class _Pool:
 
 
 def _wins(row: list[int]) -> bool:
-    """RULES.md step 4: the row is a winning combination (pair with first or last, or by length)."""
+    """docs/rules.md step 4: the row is a winning combination (pair with first or last, or by length)."""
     c = row[-1]
     rank = RANK[c]
     if rank == RANK[row[0]] or rank == RANK[row[-2]]:
@@ -95,7 +95,7 @@ class _Planner:
         pj = pool.counts[JOKER] / pool.size if pool.size else 0.0
         known = self.next_cards[depth]
         if n == 6 and known is None:
-            # the seventh card always wins the row (RULES.md step 3), unless it is a joker
+            # the seventh card always wins the row (docs/rules.md step 3), unless it is a joker
             return (1 - pj) * (8 + self.win) + pj * (1 - n - self.lose)
         cards = [(known, 1.0)] if known is not None else pool.cards
         got = 0.0

@@ -1,0 +1,58 @@
+"""The manual: every relative link of README.md and docs/ leads to a file of the project (and to a heading
+of it, for a link with an anchor), and nothing points outside the project, where a clone has nothing."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+"""A markdown link `[text](target)` (images aside); code spans are taken out before it is applied."""
+SOURCES = ("arena", "bots", "tests", "benchmarks", "docs", "examples", "configs", ".ci")
+
+
+def links(page: Path) -> list[str]:
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)  # code blocks
+    text = re.sub(r"`[^`\n]*`", "", text)  # code spans
+    return LINK.findall(text)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as GitHub makes them: lower case, punctuation dropped, spaces to -."""
+    headings = re.findall(r"^#+\s+(.*)$", re.sub(r"```.*?```", "", page.read_text(), flags=re.S), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_every_relative_link_resolves_inside_the_project(page):
+    checked = 0
+    for target in links(page):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        found = (page.parent / path).resolve() if path else page
+        assert found.is_relative_to(ROOT), f"{target}: outside the project"
+        assert found.exists(), f"{target}: no such file"
+        if anchor and found.suffix == ".md":
+            assert anchor in anchors(found), f"{target}: no such heading"
+        checked += 1
+    assert checked or page.name != "README.md", "the front page links the manual"
+
+
+def test_the_manual_covers_what_the_front_page_promises():
+    linked = {Path(target.partition("#")[0]).name for target in links(ROOT / "README.md")}
+    assert {"commands.md", "rules.md", "numbers.md", "stopping.md", "untrusted-bots.md", "ray.md", "interop.md",
+            "python-api.md", "benchmarks.md", "writing-a-bot.md", "protocol.md"} <= linked
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 200
+
+
+def test_nothing_points_outside_the_project():
+    """No file refers to a sibling directory of the project (a clone has none)."""
+    files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "pyproject.toml"]
+    files += [p for top in SOURCES for p in (ROOT / top).rglob("*") if p.is_file() and p.suffix in
+              (".py", ".md", ".toml", ".sh", ".txt", ".json", "") and "__pycache__" not in p.parts]
+    outside = "../" + "shared"  # spelt in two, so that this file does not find itself
+    found = [f"{p.relative_to(ROOT)}" for p in files if outside in p.read_text(errors="replace")]
+    assert found == []
