@@ -472,6 +472,8 @@ class ProcessBot(Bot):
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None
     """Why the hello when the class was made failed (None when it went well)."""
+    spec: ClassVar[str | None] = None
+    """The spec of the Python bot class as the built-in host resolved it (None for a command)."""
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -574,7 +576,8 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                  "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
                  "sends_rng_state": _is_host(command),
-                 "hello_error": hello_error, "__doc__": f"The bot process `{' '.join(command)}`."}
+                 "hello_error": hello_error, "spec": hello.get("spec") if _is_host(command) else None,
+                 "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
     return _classes[key]
 
