@@ -125,6 +125,10 @@ def play(
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
     html: Annotated[Path | None, typer.Option(
         "--html", metavar="FILE", help="Write a self-contained replay page of the game to FILE.")] = None,
+    move_time_limit: Annotated[float, typer.Option(
+        help="Seconds a bot may take per move (0: no limit); no limit when a seat is human.", min=0)] = 1.0,
+    setup_time_limit: Annotated[float, typer.Option(
+        help="Seconds a bot may take to be built, and for its reset.", min=0.001)] = 10.0,
 ) -> None:
     """Play one game and print a readable account (or the transcript JSON).
 
@@ -138,10 +142,12 @@ def play(
 
     with user_errors():
         # `human` is resolved here and nowhere else: it is not in the bot registry, so configs reject it.
-        # No move_time_limit here, so the referee runs no clock: a human seat may think as long as it likes.
+        # With a human seat, moves are not timed: a person may think as long as they like.
         seats = [HumanBot() if spec == "human" else spec for spec in bots]
+        limit = None if "human" in bots or not move_time_limit else move_time_limit
         try:
-            data = play_game(game, seats, seed, parse_rule_args(rule or []))
+            data = play_game(game, seats, seed, parse_rule_args(rule or []), move_time_limit=limit,
+                             setup_time_limit=setup_time_limit)
         except LeaveGame as left:  # q or Ctrl-D at a human seat: one line, exit 0, no account of half a game
             typer.echo(str(left))
             return

@@ -2,8 +2,9 @@
 worker and with Ray workers, in real tournaments.
 
 Four attackers (tests/zoo/slow_setup.py) sleep, or spin with SIGALRM blocked, in `__init__` or in `reset`, each
-in a game of its own beside `random` and `greedy`. They behave while the config is checked (which builds each
-bot once) and misbehave once their trigger file exists. Each run completes within the limits it states; every
+in a game of its own against `random`, before the honest games of `random` and `greedy` in the same worker.
+They behave while the config is checked (which builds each bot once) and misbehave once their trigger file
+exists. Each run completes within the limits it states; every
 game of an attacker is its `timeout`; the honest games are those of a run without the attackers. A bot that
 cannot be built in time while the config is checked (it sleeps at import, or spins in every `__init__`) is
 refused with one line and exit 2, in bounded time.
@@ -35,14 +36,16 @@ SLACK = 2.0
 
 
 def config_text(trigger: Path | None, mode: str = "none", workers: int = 1) -> str:
-    """Each game of ATTACKS played by its attacker (when `trigger` is given), random and greedy, one deal."""
+    """Each game of ATTACKS played by its attacker and random (when `trigger` is given), then the honest games:
+    random and greedy at HONEST_GAME, played after the attacks, in the same worker."""
     lines = ['name = "setup"', "seed = 20261201"]
-    for game, (where, how) in ATTACKS.items():
-        lines += ["[[games]]", f'game = "{game}"', "deals = 1", "duplicate = false"]
+    for game, (where, how) in ATTACKS.items() if trigger is not None else ():
+        lines += ["[[games]]", f'game = "{game}"', "deals = 1", "duplicate = false",
+                  f'bots = ["{where}-{how}", "random"]']
         if game == "go_for_it":
             lines.append("rules = { players = 2 }")
-        if trigger is not None:
-            lines.append(f'bots = ["{where}-{how}", "random", "greedy"]')
+    lines += ["[[games]]", 'game = "go_for_it"', "deals = 2", "rules = { players = 2, jokers = true }",
+              'bots = ["random", "greedy"]']
     if trigger is not None:
         for where, how in ATTACKS.values():
             lines += ["[[bots]]", f'name = "{where}-{how}"', f'path = "{ZOO}/slow_setup.py:SlowSetupBot"',
@@ -85,7 +88,7 @@ def test_a_bot_too_slow_to_set_up_forfeits_each_game_and_the_run_goes_on(mode, w
     _, rows, _ = run_tournament(tmp_path, config_text(trigger, mode, workers), workers=workers)
     seconds = time.perf_counter() - started
     attacked = [row for row in rows if not set(row["players"]) <= HONEST]
-    assert len(attacked) == 2 * len(ATTACKS)
+    assert len(attacked) == len(ATTACKS) and len(rows) == len(ATTACKS) + 4
     for row in attacked:
         attacker = next(name for name in row["players"] if name not in HONEST)
         assert (row["players"][row["fault_seat"]], row["termination"], row["fault"], row["decisions"]) == (
