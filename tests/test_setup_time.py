@@ -17,9 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
-from test_hostile import by_game, run_tournament
+from test_hostile import by_game
 
 from arena.clock import BACKSTOP_GRACE
+from arena.config import parse_config
+from arena.results import RunDir, load_results
+from arena.runner import play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
@@ -56,6 +59,16 @@ def config_text(trigger: Path | None, mode: str = "none", workers: int = 1) -> s
     return "\n".join(lines) + "\n"
 
 
+def play(directory: Path, text: str, workers: int) -> list[dict]:
+    """Plays a run (its rating and report apart) and returns its rows, every game index once."""
+    config = parse_config(text, base=ROOT)
+    run = RunDir(directory / config.name)
+    report = play_missing(config, run, workers=workers)
+    rows = load_results(run).to_pylist()
+    assert [row["game_index"] for row in rows] == list(range(report.total))
+    return rows
+
+
 @pytest.fixture(scope="module")
 def ray_workers():
     """One local Ray instance for the module (the runner uses it rather than starting its own)."""
@@ -73,19 +86,17 @@ def workers(request):
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
-    return run_tournament(tmp_path_factory.mktemp("clean"), config_text(None))[1]
+    return play(tmp_path_factory.mktemp("clean"), config_text(None), 1)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_bot_too_slow_to_set_up_forfeits_each_game_and_the_run_goes_on(mode, workers, tmp_path, clean):
     trigger = tmp_path / "misbehave"
-    from arena.config import parse_config
-
     parse_config(config_text(trigger, mode, workers), base=ROOT)  # checked while the attackers behave
     trigger.touch()
     started = time.perf_counter()
-    _, rows, _ = run_tournament(tmp_path, config_text(trigger, mode, workers), workers=workers)
+    rows = play(tmp_path, config_text(trigger, mode, workers), workers)
     seconds = time.perf_counter() - started
     attacked = [row for row in rows if not set(row["players"]) <= HONEST]
     assert len(attacked) == len(ATTACKS) and len(rows) == len(ATTACKS) + 4
