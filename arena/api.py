@@ -79,11 +79,12 @@ def open_run(path: str | Path) -> Run:
 
 
 def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any] | None = None,
-         move_time_limit: float | None = None) -> dict:
+         move_time_limit: float | None = None, setup_time_limit: float | None = 10.0) -> dict:
     """Plays one game and returns its transcript (the JSON object of `arena play --json`).
 
     `bots` holds one bot per seat: a name, a spec such as `path/to/file.py:Class`, or a bot instance. A game
-    with a `players` option is played with as many seats as bots unless `rules` says otherwise.
+    with a `players` option is played with as many seats as bots unless `rules` says otherwise. The bots named
+    are built by the referee, within `setup_time_limit` like their `reset`; a bot over a limit forfeits.
     """
     from arena import referee
     from arena.bots import BotError, can_play, load_bot_class
@@ -96,12 +97,16 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     made = make_rules(module.Rules, overrides)
     if len(bots) != module.players(made):
         raise BotError(f"{game} with these rules needs {module.players(made)} bots, got {len(bots)}")
-    players = [load_bot_class(bot)() if isinstance(bot, str) else bot for bot in bots]
-    for bot in players:
-        if not can_play(type(bot), game):
-            raise BotError(f"bot {bot.name!r} cannot play {game}")
-    played = referee.play(module, made, players, seed, move_time_limit=move_time_limit)
-    return referee.transcript(module, made, [bot.name for bot in players], seed, played)
+    classes = [load_bot_class(bot) if isinstance(bot, str) else type(bot) for bot in bots]
+    for bot_class in classes:
+        if not can_play(bot_class, game):
+            raise BotError(f"bot {bot_class.name!r} cannot play {game}")
+    pairs = list(zip(bots, classes, strict=True))
+    makers = [bot_class if isinstance(bot, str) else (lambda bot=bot: bot) for bot, bot_class in pairs]
+    played = referee.play(module, made, makers, seed, move_time_limit=move_time_limit,
+                          setup_time_limit=setup_time_limit, built=False)
+    names = [bot_class.name if isinstance(bot, str) else bot.name for bot, bot_class in pairs]
+    return referee.transcript(module, made, names, seed, played)
 
 
 def _config(config: str | Path | Mapping[str, Any]) -> Config:

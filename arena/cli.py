@@ -125,6 +125,10 @@ def play(
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
     html: Annotated[Path | None, typer.Option(
         "--html", metavar="FILE", help="Write a self-contained replay page of the game to FILE.")] = None,
+    move_time_limit: Annotated[float, typer.Option(
+        help="Seconds a bot may take per move (0: no limit); no limit when a seat is human.", min=0)] = 1.0,
+    setup_time_limit: Annotated[float, typer.Option(
+        help="Seconds a bot may take to be built, and for its reset.", min=0.001)] = 10.0,
 ) -> None:
     """Play one game and print a readable account (or the transcript JSON).
 
@@ -138,10 +142,12 @@ def play(
 
     with user_errors():
         # `human` is resolved here and nowhere else: it is not in the bot registry, so configs reject it.
-        # No move_time_limit here, so the referee runs no clock: a human seat may think as long as it likes.
+        # With a human seat, moves are not timed: a person may think as long as they like.
         seats = [HumanBot() if spec == "human" else spec for spec in bots]
+        limit = None if "human" in bots or not move_time_limit else move_time_limit
         try:
-            data = play_game(game, seats, seed, parse_rule_args(rule or []))
+            data = play_game(game, seats, seed, parse_rule_args(rule or []), move_time_limit=limit,
+                             setup_time_limit=setup_time_limit)
         except LeaveGame as left:  # q or Ctrl-D at a human seat: one line, exit 0, no account of half a game
             typer.echo(str(left))
             return
@@ -375,18 +381,27 @@ def replay(
 @app.command()
 def submit(
     spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, or an installed module:Class.")],
-    move_time_limit: Annotated[float, typer.Option(help="Seconds allowed per move.")] = 1.0,
+    move_time_limit: Annotated[float, typer.Option(help="Seconds allowed per move.", min=0.001)] = 1.0,
+    setup_time_limit: Annotated[float, typer.Option(
+        help="Seconds allowed to load and build the bot, and for each reset.", min=0.001)] = 10.0,
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
 ) -> None:
     """Check a bot against `random` in every game it claims, then make it available by name.
 
-    Example: arena submit docs/example_bot.py:CountingBot
+    The bot runs in its own process, never in arena's: every call into it is timed (setup and moves),
+    so the checks end within these limits whatever it does. Example: arena submit docs/example_bot.py:CountingBot
     """
     from arena.submit import submit as submit_bot
 
+    typer.echo(f"checking {spec} in its own process: setup_time_limit {setup_time_limit:g}s, "
+               f"move_time_limit {move_time_limit:g}s")
     with user_errors():
-        report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit)
+        report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit,
+                            setup_time_limit=setup_time_limit)
     typer.echo(f"bot {report.name!r} ({report.spec})")
+    built = "FAILED" if report.built is None else "ok"
+    typer.echo(f"  {'setup':<13} {built:<7} " + (f"started and built in {report.built:.2f}s" if report.built
+                                                   is not None else f"not built within {setup_time_limit:g}s"))
     for check in report.checks:
         verdict = "ok" if not check.problems else "FAILED"
         typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "

@@ -1,4 +1,5 @@
-"""A preemptive per-move time limit for bots that run in this process.
+"""A preemptive time limit on every call into a bot that runs in this process: its moves, and its setup
+calls (construction and `reset`), which have a limit of their own.
 
 The referee numbers the moves of its games and writes the number of the move now running on the
 clock's stamp (0 between moves); when the move returns it reads whether the watchdog marked that move
@@ -9,6 +10,10 @@ thread, sends SIGALRM, whose handler raises MoveTimeout inside the bot's code, w
 loops and sleeps alike (and again each period, should the bot swallow it). A move is therefore cut
 off between `limit` and `limit + period` (plus the interpreter's switch interval) after it began.
 Outside the main thread (no signals there) an overrun is caught when the move returns.
+
+A setup call is stamped like a move but with its number negated: the watchdog and the backstop time a
+negative stamp against the setup limit, a positive one against the move limit, so the hot path of moves
+stays one store and one read.
 """
 
 from __future__ import annotations
@@ -24,18 +29,27 @@ class MoveTimeout(BaseException):
     `except Exception` does not swallow it)."""
 
 
+NO_LIMIT_NS = 1 << 62
+"""The allowance of a call that has no limit (about 146 years)."""
+
+
+def _ns(limit: float | None) -> int:
+    return NO_LIMIT_NS if limit is None else int(limit * 1e9)
+
+
 class MoveClock:
-    """Cuts off the moves of one thread's games that run over `limit` seconds.
+    """Cuts off the moves of one thread's games that run over `limit` seconds, and the setup calls (stamped
+    with negative numbers) that run over `setup` seconds (None: no limit).
 
     The referee gives each move a number (`ticket`, rising across the games of the clock, so that the
     watchdog tells each move from the one before), writes it in `stamp[0]` while the move runs and
     checks `fired[0]`, where the watchdog writes the number of a move it found over time. `stamp` is the
     backstop's shared page when this process has one, so the sentinel sees the same moves."""
 
-    def __init__(self, limit: float) -> None:
-        self.limit = limit
-        self.limit_ns = int(limit * 1e9)
-        self.period = min(max(limit / 20, 0.001), 0.05)
+    def __init__(self, limit: float | None, setup: float | None = None) -> None:
+        self.limit, self.setup = limit, setup
+        self.limit_ns, self.setup_ns = _ns(limit), _ns(setup)
+        self.period = min(max(min(limit or 1.0, setup or 1.0) / 20, 0.001), 0.05)
         self.board = _board
         self.stamp = _board if _board is not None else [0]
         self.fired = [0]
@@ -55,13 +69,13 @@ _wake = threading.Event()
 _watching = _handling = False
 
 
-def clock_for(limit: float) -> MoveClock:
-    """This thread's clock for moves of `limit` seconds: the one it had when it fits (a clock keeps nothing
-    of a game after it, and making one would cost each game microseconds)."""
+def clock_for(limit: float | None, setup: float | None = None) -> MoveClock:
+    """This thread's clock for moves of `limit` seconds and setup calls of `setup` seconds: the one it had when
+    it fits (a clock keeps nothing of a game after it, and making one would cost each game microseconds)."""
     clock = _clocks.get(threading.get_ident())
-    if clock is not None and clock.limit == limit and clock.board is _board:
+    if clock is not None and clock.limit == limit and clock.setup == setup and clock.board is _board:
         return clock
-    return MoveClock(limit)
+    return MoveClock(limit, setup)
 
 
 def _install(clock: MoveClock) -> None:
@@ -108,7 +122,7 @@ def _watch() -> None:
             move, since = seen.get(thread, (0, 0))
             if move != running:
                 seen[thread] = running, now
-            elif now - since > clock.limit_ns:
+            elif now - since > (clock.limit_ns if running > 0 else clock.setup_ns):
                 clock.fired[0] = running
                 if clock.preemptive and thread == main:
                     signal.pthread_kill(main, signal.SIGALRM)
@@ -131,37 +145,45 @@ ends a move within milliseconds of its limit; only a bot that defeats it waits f
 game's result is the same either way (the bot's `timeout` at that decision), so the grace only needs
 to cover a late signal on a loaded machine."""
 
-_START, _ALLOWED = 0, 1
+_START, _ALLOWED, _SETUP_ALLOWED = 0, 1, 2
+_BOARD_BYTES = 24
 _board = None
-"""The shared page, int64 slots: the number of the move now running (0 between moves) and how long a
-move may run before the backstop ends it (ns); None in a process without a backstop."""
+"""The shared page, int64 slots: the number of the call now running (0 between calls; negative for a setup
+call), how long a move may run before the backstop ends it and how long a setup call may run (ns); None in
+a process without a backstop."""
 _sentinel = None
 """This process's sentinel (a Popen), once armed."""
 
 SENTINEL = """
 import mmap, os, signal, sys, time
 fd, pid = int(sys.argv[1]), int(sys.argv[2])
-board = memoryview(mmap.mmap(fd, 16)).cast("q")
+board = memoryview(mmap.mmap(fd, 24)).cast("q")
 seen = since = 0
 while os.getppid() == pid:  # the worker is alive (an orphan sentinel has a new parent and leaves)
     running, now = board[0], time.monotonic_ns()
-    if running != seen:  # a new move (or none): timed from now
+    if running != seen:  # a new call (or none): timed from now
         seen, since = running, now
-    elif running and now - since > board[1]:
+    elif running and now - since > board[1 if running > 0 else 2]:
         os.kill(pid, signal.SIGKILL)
         break
     time.sleep(0.02)
 """
 
 
-def new_board(limit: float, fd: int = -1):
-    """A page for the backstop allowing moves of `limit` seconds: anonymous memory a forked child shares,
-    or the file `fd` (a memfd another process maps)."""
+def new_board(limit: float | None, setup: float | None = None, fd: int = -1):
+    """A page for the backstop allowing moves of `limit` seconds and setup calls of `setup` seconds (None: no
+    limit): anonymous memory a forked child shares, or the file `fd` (a memfd another process maps)."""
     import mmap
 
-    board = memoryview(mmap.mmap(fd, 16)).cast("q")
-    board[_START], board[_ALLOWED] = 0, int((limit + BACKSTOP_GRACE) * 1e9)
+    board = memoryview(mmap.mmap(fd, _BOARD_BYTES)).cast("q")
+    board[_START] = 0
+    _allow(board, limit, setup)
     return board
+
+
+def _allow(board, limit: float | None, setup: float | None) -> None:
+    board[_ALLOWED], board[_SETUP_ALLOWED] = (NO_LIMIT_NS if x is None else int((x + BACKSTOP_GRACE) * 1e9)
+                                              for x in (limit, setup))
 
 
 def use_board(board) -> None:
@@ -170,22 +192,22 @@ def use_board(board) -> None:
     _board = board
 
 
-def arm_backstop(limit: float) -> None:
-    """Gives this process a sentinel that kills it when a move runs `limit` + BACKSTOP_GRACE seconds (a new
-    one if a bot ended the last)."""
+def arm_backstop(limit: float | None, setup: float | None = None) -> None:
+    """Gives this process a sentinel that kills it when a move runs `limit` + BACKSTOP_GRACE seconds, or a
+    setup call `setup` + BACKSTOP_GRACE seconds (a new one if a bot ended the last)."""
     global _sentinel
     import subprocess
     import sys
 
     if _sentinel is None or _sentinel.poll() is not None:
         fd = os.memfd_create("arena-backstop")
-        os.ftruncate(fd, 16)
-        use_board(new_board(limit, fd))
+        os.ftruncate(fd, _BOARD_BYTES)
+        use_board(new_board(limit, setup, fd))
         _sentinel = subprocess.Popen([sys.executable, "-c", SENTINEL, str(fd), str(os.getpid())], pass_fds=[fd],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
         os.close(fd)
     else:
-        _board[_ALLOWED] = int((limit + BACKSTOP_GRACE) * 1e9)
+        _allow(_board, limit, setup)
 
 
 def idle(board) -> None:
@@ -194,16 +216,21 @@ def idle(board) -> None:
 
 
 class MoveWatch:
-    """Times the moves stamped on `board` from outside the process that plays them, as the sentinel does:
-    a move is timed from when `overrun` first sees it, so call it often (every few milliseconds)."""
+    """Times the calls stamped on `board` from outside the process that makes them, as the sentinel does:
+    a call is timed from when `overrun` first sees it, so call it often (every few milliseconds)."""
 
     def __init__(self, board) -> None:
         self.board, self.seen, self.since = board, 0, 0
 
     def overrun(self) -> bool:
-        """True when the move running on the board has run past its allowance."""
+        """True when the call running on the board has run past its allowance."""
         running, now = self.board[_START], time.monotonic_ns()
         if running != self.seen:
             self.seen, self.since = running, now
             return False
-        return running != 0 and now - self.since > self.board[_ALLOWED]
+        return running != 0 and now - self.since > self.board[_ALLOWED if running > 0 else _SETUP_ALLOWED]
+
+    @property
+    def in_setup(self) -> bool:
+        """True when the call last seen is a setup call (construction or reset), not a move."""
+        return self.seen < 0

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotError, can_play, load_bot_class, resolved_spec
 from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 
@@ -63,6 +62,8 @@ class BotEntry:
     """Address-space limit of a process bot in MiB (None: no limit)."""
     cpu_seconds: float | None = None
     """CPU seconds a process bot may use per game (None: no limit)."""
+    plays: tuple[str, ...] | None = None
+    """The games the bot says it plays when its config is checked (None: any game)."""
 
 
 STOP_RULES = ("all", "settled", "sprt")
@@ -92,6 +93,8 @@ class RunSettings:
     """A Ray cluster to run on instead of a local instance."""
     batch_size: int = 2000
     move_time_limit: float | None = 1.0
+    setup_time_limit: float = 10.0
+    """Seconds a bot may take to be built (its module's import included) and for each `reset`."""
     until: str = "all"
     """When to stop: "all" deals; "settled", once a variant's table is settled; "sprt", once the test decides."""
     max_deals: int | None = None
@@ -237,6 +240,7 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
     if (twice := _second(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
     run = _run_settings(_table(data.get("run", {}), "run"), bots)
+    bots = _checked_bots(bots, run.setup_time_limit)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
     games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
@@ -267,29 +271,88 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     for key in ("memory_mb", "cpu_seconds"):
         if key in raw:
             raise ConfigError(f'{where}{key}: applies only to a bot in its own process (isolation = "process")')
-    spec = name
-    if path is not None:
-        spec = _string(path, where + "path")
-        if ".py:" in spec and not Path(spec.split(":")[0]).is_absolute():
-            local = Path(spec.split(":")[0])
-            if not _exists(local) and _exists(base / local):
-                spec = str(base / spec)
+    spec = _string(path, where + "path") if path is not None else name
+    return BotEntry(name, path, params, _file_spec(spec, where, base) if ".py:" in spec else spec)
+
+
+def _file_spec(spec: str, where: str, base: Path) -> str:
+    """A `file.py:Class` spec with its file made absolute (relative to the cwd or else the config's folder)."""
+    file, _, class_name = spec.rpartition(":")
+    local = Path(file)
+    if not local.is_absolute() and not _exists(local) and _exists(base / local):
+        local = base / local
+    if not _is_file(local):
+        raise ConfigError(f"{where}path: no bot file {file}")
+    return f"{local.resolve()}:{class_name}"
+
+
+def _is_file(path: Path) -> bool:
     try:
-        bot_class = load_bot_class(spec)
-        bot_class(**params)
-    except BotError as error:
-        raise ConfigError(f"{where}{'path' if path else 'name'}: {error}") from None
-    except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot's own, raised while its params are checked
-        raise ConfigError(f"{where}params: {type(error).__name__}: {error}") from None
-    return BotEntry(name, path, params, resolved_spec(bot_class))
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+_checked: dict[tuple, dict] = {}
+"""What checking a Python bot found (its hello: name, games, spec), by what was checked: a config read again
+in this process does not start its bots' processes again."""
+
+
+def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
+    """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
+
+    This process never runs a bot's code: a Python bot is imported and built with its params in a host
+    process (arena/isolation.py), which must answer within the setup time limit; a command bot answers hello."""
+    import dataclasses
+    import json
+
+    from arena.isolation import BotProcessError, SetupTimeout, check_bots, entry_bot_class
+
+    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit, str(Path.cwd()),
+                _stamp(entry.spec)) for i, entry in enumerate(bots) if entry.command is None}
+    missing = [i for i, key in keys.items() if key not in _checked]
+    for i, answer in zip(missing, check_bots([(bots[i].spec, bots[i].params) for i in missing], setup_time_limit),
+                         strict=True):
+        entry, where = bots[i], f"bots[{i}]."
+        field_name = "path" if entry.path is not None else "name"
+        if isinstance(answer, SetupTimeout):
+            raise ConfigError(f"{where}{field_name}: bot {entry.name!r} could not be built within "
+                              f"setup_time_limit = {setup_time_limit:g}s")
+        if isinstance(answer, BotProcessError):
+            text = str(answer).removeprefix("BotError: ")
+            raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}")
+        _checked[keys[i]] = answer
+    checked = []
+    for i, entry in enumerate(bots):
+        if entry.command is None:
+            hello = _checked[keys[i]]
+            games = hello.get("games")
+            entry = dataclasses.replace(entry, spec=hello.get("spec") or entry.spec,
+                                        plays=None if games is None else tuple(games))
+        else:
+            try:
+                games = entry_bot_class(entry, setup_time_limit=setup_time_limit, strict=True).games
+            except BotProcessError as error:
+                raise ConfigError(f"bots[{i}].command: {error}") from None
+            entry = dataclasses.replace(entry, plays=None if games is None else tuple(sorted(games)))
+        checked.append(entry)
+    return tuple(checked)
+
+
+def _stamp(spec: str) -> tuple:
+    """When a bot file last changed (size and time): a file changed since it was checked is checked again."""
+    file = spec.rpartition(":")[0]
+    try:
+        info = Path(file).stat() if ".py" in file else None
+    except (OSError, ValueError):
+        info = None
+    return (info.st_size, info.st_mtime_ns) if info is not None else ()
 
 
 def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict) -> BotEntry:
-    """A bot that plays in its own process: a command, or a Python class run by the built-in host.
-
-    A class given as `file.py:Class` or `module:Class` is not imported here: its code runs only in the
-    host process, which also checks the params and tells its games (hello)."""
-    from arena.isolation import DEFAULT_MEMORY_MB, BotProcessError, entry_bot_class
+    """A bot that plays in its own process: a command, or a Python class run by the built-in host (checked
+    like any Python bot, in a host process)."""
+    from arena.isolation import DEFAULT_MEMORY_MB
 
     command = raw.get("command")
     memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
@@ -298,30 +361,12 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
         command = _command(command, where + "command", base)
-        spec, field_name = "command: " + shlex.join(command), "command"
+        spec = "command: " + shlex.join(command)
     else:
-        field_name = "path" if path is not None else "name"
         spec = _string(path, where + "path") if path is not None else name
         if ".py:" in spec:
-            file, _, class_name = spec.rpartition(":")
-            local = Path(file)
-            if not local.is_absolute() and not local.exists() and (base / local).exists():
-                local = base / local
-            if not local.is_file():
-                raise ConfigError(f"{where}path: no bot file {file}")
-            spec = f"{local.resolve()}:{class_name}"
-        elif ":" not in spec:  # a bot name: found the usual way (bundled and registered bots are imported)
-            try:
-                spec = resolved_spec(load_bot_class(spec))
-            except BotError as error:
-                raise ConfigError(f"{where}{field_name}: {error}") from None
-    entry = BotEntry(name, path, params, spec, "process", command, memory_mb, cpu_seconds)
-    try:
-        entry_bot_class(entry, strict=True)
-    except BotProcessError as error:
-        text = str(error)
-        raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}") from None
-    return entry
+            spec = _file_spec(spec, where, base)
+    return BotEntry(name, path, params, spec, "process", command, memory_mb, cpu_seconds)
 
 
 def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
@@ -391,10 +436,10 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: in
             if bot_name not in by_name:
                 raise ConfigError(f"{where}bots: no bot named {bot_name!r} in [[bots]]")
     for bot_name in chosen if chosen is not None else by_name:
-        bot_class = _entry_class(by_name[bot_name])
-        if not can_play(bot_class, game.id):
+        plays = by_name[bot_name].plays
+        if plays is not None and game.id not in plays:
             raise ConfigError(f"{where}game: bot {bot_name!r} cannot play {game.id} "
-                              f"(it plays {', '.join(sorted(bot_class.games))}); list the bots that can in {where}bots")
+                              f"(it plays {', '.join(sorted(plays))}); list the bots that can in {where}bots")
     players = game.players(rules)
     entrants = len(chosen) if chosen is not None else len(bots)
     if entrants < players:
@@ -417,18 +462,9 @@ def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tu
             raise ConfigError(f"run.sprt.bots: {name!r} does not play {games[0].label}")
 
 
-def _entry_class(entry: BotEntry) -> type:
-    """The class that plays a bot entry: its own, or the stand-in for its process."""
-    if entry.isolation == "process":
-        from arena.isolation import entry_bot_class
-
-        return entry_bot_class(entry)
-    return load_bot_class(entry.spec)
-
-
 def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
-    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "until", "max_deals", "round_deals",
-                      "confidence", "tie_margin", "sprt"}, "run.")
+    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "until", "max_deals",
+                      "round_deals", "confidence", "tie_margin", "sprt"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
     if isinstance(workers, str):  # a Ray address in `workers` runs on that cluster
@@ -439,6 +475,7 @@ def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     batch_size = _integer(raw.get("batch_size", 2000), "run.batch_size", 1)
     limit = raw.get("move_time_limit", 1.0)
     limit = None if limit == 0 else _number(limit, "run.move_time_limit")
+    setup_limit = _number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
     until = raw.get("until", "all")
     if until not in STOP_RULES:
         raise ConfigError(f"run.until: must be one of {', '.join(map(repr, STOP_RULES))}, not {until!r}")
@@ -454,8 +491,8 @@ def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
         raise ConfigError(f"run.confidence: must be a number in [0.5, 1), not {confidence!r}")
     tie_margin = _number(raw.get("tie_margin", 0.5), "run.tie_margin", inclusive=True)
     sprt = _sprt_settings(_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
-    return RunSettings(workers, address, batch_size, limit, until, max_deals, round_deals, confidence, tie_margin,
-                       sprt)
+    return RunSettings(workers, address, batch_size, limit, setup_limit, until, max_deals, round_deals, confidence,
+                       tie_margin, sprt)
 
 
 def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:

@@ -8,7 +8,13 @@ Python bot class runs behind the same protocol in the built-in host, `python -m 
 What a process bot gets wrong becomes the referee's usual forfeit: an answer that is not a move of
 the game, or a line that is not a JSON object, is an illegal move; a process that exits, is killed
 (memory or CPU limit) or answers `{"error": ...}` is a crash (`BotProcessError`); no answer within the
-move time limit is a timeout (`MoveTimeout`, and the process is killed).
+move time limit, or to hello or reset within the setup time limit, is a timeout (`MoveTimeout`, and the
+process is killed).
+
+Every wait on a bot process has a deadline. The built-in host first says it is ready (arena's own start-up,
+HELLO_TIMEOUT), then loads and builds the bot for its hello answer within the setup time limit; a command
+bot's start-up and hello together get HELLO_TIMEOUT; each reset (the host builds a fresh bot for it) gets the
+setup time limit, each move the move time limit; closing waits at most half a second before a kill.
 """
 
 from __future__ import annotations
@@ -39,9 +45,10 @@ from arena.games import get_game, make_rules
 
 PROTOCOL = 1
 HELLO_TIMEOUT = 30.0
-"""Seconds for a new process to answer hello (an interpreter starting on a loaded machine)."""
+"""Seconds for a new process to start: the built-in host to say it is ready, a command bot to answer hello
+(an interpreter starting on a loaded machine)."""
 RESET_TIMEOUT = 10.0
-"""Seconds for an answer to reset (no move clock runs then)."""
+"""Seconds for an answer to hello (the built-in host) or reset when no setup time limit is given."""
 DEFAULT_MEMORY_MB = 4096
 """Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
 MAX_LINE = 1 << 20
@@ -54,6 +61,10 @@ _CPU_LIFETIME = 100
 
 class BotProcessError(Exception):
     """A bot process that failed: it could not start, exited, was killed, or answered with an error."""
+
+
+class SetupTimeout(BotProcessError):
+    """No answer to hello or reset within its time limit."""
 
 
 class ProtocolError(Exception):
@@ -217,7 +228,7 @@ class BotProcess:
             answer = self.exchange(_line(message), time.perf_counter() + timeout)
         except NoAnswer:
             self.kill(f"no answer to {what}")
-            raise BotProcessError(f"no answer to {what} within {timeout:g}s") from None
+            raise SetupTimeout(f"no answer to {what} within {timeout:g}s") from None
         except ProtocolError as error:
             self.kill(f"bad answer to {what}")
             raise BotProcessError(f"bad answer to {what}: {error}") from None
@@ -229,9 +240,22 @@ class BotProcess:
             raise BotProcessError(_error_text(answer["error"]))
         return answer
 
-    def handshake(self, params: dict) -> dict:
-        """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError."""
-        answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, HELLO_TIMEOUT)
+    def handshake(self, params: dict, setup_time_limit: float | None = None) -> dict:
+        """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError
+        (SetupTimeout when late). The built-in host says first that it is ready: its start-up is arena's, and
+        only what follows (loading and building the bot) is timed by the setup time limit."""
+        if _is_host(self.command):
+            try:
+                ready = decode_answer(self._read_line(time.perf_counter() + HELLO_TIMEOUT))
+            except (NoAnswer, ProtocolError):
+                ready = None
+            if ready != {"ready": True}:
+                self.kill("did not start")
+                raise BotProcessError(f"the bot host did not start within {HELLO_TIMEOUT:g}s")
+            timeout = RESET_TIMEOUT if setup_time_limit is None else setup_time_limit
+        else:
+            timeout = HELLO_TIMEOUT
+        answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, timeout)
         games = answer.get("games")
         if answer.get("protocol", PROTOCOL) != PROTOCOL:
             problem = f"speaks protocol {_snippet(answer.get('protocol'))}, not {PROTOCOL}"
@@ -398,7 +422,7 @@ def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, 
     return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr)
 
 
-def _acquire(key: tuple, owner: Any) -> BotProcess:
+def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> BotProcess:
     """A healthy process for `key` that no other live bot instance holds; starts one (and says hello)
     when there is none. Broken and exited processes are reaped here."""
     for process in [p for p in _running if p.broken and p.creator == os.getpid()]:
@@ -418,7 +442,7 @@ def _acquire(key: tuple, owner: Any) -> BotProcess:
     command, memory_mb, cpu_seconds, params = key
     process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None)
     try:
-        process.handshake(json.loads(params))
+        process.handshake(json.loads(params), setup_time_limit)
     except BaseException:
         process.close()
         raise
@@ -439,10 +463,17 @@ class ProcessBot(Bot):
     move_time_limit: ClassVar[float | None] = None
     """The referee's move time limit (keep them equal): the deadline for an answer, should the referee's
     clock not preempt the wait."""
+    setup_time_limit: ClassVar[float | None] = None
+    """The referee's setup time limit (keep them equal): the deadline for answers to hello and reset."""
+    own_deadlines: ClassVar[bool] = True
+    """Its setup calls wait on the process with deadlines of their own, which leave out arena's start-up of
+    a fresh process: the referee does not time them with its clock."""
     sends_rng_state: ClassVar[bool] = False
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None
     """Why the hello when the class was made failed (None when it went well)."""
+    spec: ClassVar[str | None] = None
+    """The spec of the Python bot class as the built-in host resolved it (None for a command)."""
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -458,14 +489,19 @@ class ProcessBot(Bot):
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
             message["rng_state"] = _pack_rng_state(state)
-        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params)
-        self.process = process = _acquire(key, self)
+        key, setup = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params), self.setup_time_limit
         try:
-            process.limit_cpu()
-        except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
-            process.kill("CPU budget used up")
-            self.process = process = _acquire(key, self)
-        answer = process.request(message, RESET_TIMEOUT)
+            self.process = process = _acquire(key, self, setup)
+            try:
+                process.limit_cpu()
+            except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
+                process.kill("CPU budget used up")
+                self.process = process = _acquire(key, self, setup)
+            answer = process.request(message, RESET_TIMEOUT if setup is None else setup)
+        except SetupTimeout:
+            if setup is None:
+                raise
+            raise MoveTimeout from None  # the referee's timeout, as for a bot in its process
         if answer.get("ok") is not True:
             process.kill("refused reset")
             raise BotProcessError(f"bad answer to reset: {_snippet(answer)}")
@@ -515,7 +551,8 @@ _classes: dict[tuple, type] = {}
 
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
-                      move_time_limit: float | None = None, strict: bool = True) -> type:
+                      move_time_limit: float | None = None, setup_time_limit: float | None = None,
+                      strict: bool = True) -> type:
     """A bot class whose instances play through a process running `command` (made once per arguments).
 
     It says hello once now, to learn the bot's name and games (that process then plays the first
@@ -524,11 +561,12 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     """
     command = tuple(command)
     params = dict(params or {})
-    key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit)
+    key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
+           setup_time_limit)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params), None).hello or {}
+            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params), None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -536,8 +574,10 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
         games = hello.get("games")
         attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
-                 "move_time_limit": move_time_limit, "sends_rng_state": _is_host(command),
-                 "hello_error": hello_error, "__doc__": f"The bot process `{' '.join(command)}`."}
+                 "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
+                 "sends_rng_state": _is_host(command),
+                 "hello_error": hello_error, "spec": hello.get("spec") if _is_host(command) else None,
+                 "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
     return _classes[key]
 
@@ -545,6 +585,33 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
 def python_command(spec: str) -> list[str]:
     """The built-in host running the Python bot class `spec` (`/path/file.py:Class` or `module:Class`)."""
     return [sys.executable, "-m", "arena.isolation", spec]
+
+
+def check_bots(bots: Sequence[tuple[str, dict]], setup_time_limit: float | None) -> list:
+    """Each Python bot `(spec, params)` imported and built in a host process of its own, never in this one:
+    its hello answer ({"name", "games", "spec"}), or the BotProcessError (a SetupTimeout when it took longer
+    than `setup_time_limit`). The hosts start together; each is closed once it has answered."""
+    started: list = []
+    for spec, _ in bots:
+        try:
+            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env()))
+        except BotProcessError as error:
+            started.append(error)
+    answers = []
+    try:
+        for process, (_, params) in zip(started, bots, strict=True):
+            if isinstance(process, BotProcessError):
+                answers.append(process)
+                continue
+            try:
+                answers.append(process.handshake(params, setup_time_limit))
+            except BotProcessError as error:
+                answers.append(error)
+    finally:
+        for process in started:
+            if isinstance(process, BotProcess):
+                process.close()
+    return answers
 
 
 def _is_host(command: Sequence[str]) -> bool:
@@ -559,11 +626,13 @@ def _host_env() -> dict[str, str]:
     return env
 
 
-def entry_bot_class(entry: Any, move_time_limit: float | None = None, strict: bool = False) -> type:
+def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
+                    strict: bool = False) -> type:
     """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host)."""
     command = entry.command or python_command(entry.spec)
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
-                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit, strict=strict)
+                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
+                             setup_time_limit=setup_time_limit, strict=strict)
 
 
 # --- the bot side: the built-in host for Python bot classes -----------------------------------------------
@@ -623,10 +692,11 @@ class Host:
             self.params = message.get("params") or {}
             try:
                 self.bot_class(**self.params)
-            except Exception as error:
+            except BaseException as error:  # a bot's SystemExit too: this host serves no one else
                 return {"error": f"params: {type(error).__name__}: {error}"}
             games = self.bot_class.games
-            return {"name": self.bot_class.name, "games": None if games is None else sorted(games)}
+            return {"name": self.bot_class.name, "games": None if games is None else sorted(games),
+                    "spec": bots.resolved_spec(self.bot_class)}
         if kind == "reset":
             self.game = get_game(message["game"])
             self.rules = make_rules(self.game.Rules, message["rules"])
@@ -664,6 +734,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
+    stdout.write(_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup
+    stdout.flush()
     Host(argv[0]).serve(stdin, stdout)
     return 0
 

@@ -23,7 +23,7 @@ from arena import referee
 from arena.clock import MoveWatch, idle, new_board, use_board
 from arena.config import Config
 from arena.games import get_game
-from arena.runner import _prepare, _row, columns
+from arena.runner import _prepare, _row, columns, time_limits
 from arena.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
@@ -90,8 +90,8 @@ def _quarantine_host() -> None:
     sys.path[:] = path
     schedule = Schedule(config)
     board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
-    limit = config.run.move_time_limit
-    moves = new_board(limit) if limit is not None else None  # the children's move clock stamps it
+    limit, setup = config.run.move_time_limit, config.run.setup_time_limit
+    moves = new_board(limit, setup)  # the children's clock stamps it
     index = start
     while index < end:
         board[_GAME], board[_SEAT], board[_COUNT] = -1, _NO_SEAT, 0
@@ -108,8 +108,11 @@ def _quarantine_host() -> None:
         if index in (-1, end):  # done, or the child could not start (and said why)
             break
         try:
-            row = (_died_row(schedule, index, board, f"no move within {limit:g}s", "timeout") if overran
-                   else _died_row(schedule, index, board, _death(status)))
+            if overran:
+                fault = referee.setup_fault(setup) if overran == "setup" else referee.move_fault(limit)
+                row = _died_row(schedule, index, board, fault, "timeout")
+            else:
+                row = _died_row(schedule, index, board, _death(status))
         except QuarantineError as error:
             _send(out, ("error", str(error)))
             break
@@ -117,18 +120,19 @@ def _quarantine_host() -> None:
         index += 1
 
 
-def _watch(child: int, moves) -> tuple[int, bool]:
-    """Waits for a child to end, killing it if a move outruns the backstop: (exit status, overran)."""
+def _watch(child: int, moves) -> tuple[int, str | None]:
+    """Waits for a child to end, killing it if a call into a bot outruns the backstop: (exit status, None or
+    what overran: "move" or "setup")."""
     import signal
 
-    watch = MoveWatch(moves) if moves is not None else None
+    watch = MoveWatch(moves)
     while True:
-        pid, status = os.waitpid(child, os.WNOHANG if moves is not None else 0)
+        pid, status = os.waitpid(child, os.WNOHANG)
         if pid:
-            return os.waitstatus_to_exitcode(status), False
+            return os.waitstatus_to_exitcode(status), None
         if watch.overrun():  # a bot that defeated the clock inside the child
             os.kill(child, signal.SIGKILL)
-            return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), True
+            return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), "setup" if watch.in_setup else "move"
         time.sleep(0.01)
 
 
@@ -182,28 +186,23 @@ def _play_published(config: Config, schedule: Schedule, makers: list, index: int
     """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move."""
     scheduled = schedule.game(index)
     block = scheduled.block
-    bots = _SeatedBots(board)
-    for seat, bot in enumerate(scheduled.seat_bots):
-        board[_SEAT] = seat  # a bot's __init__ is its own code too
-        bots.append(makers[bot]())
-    board[_SEAT] = _NO_SEAT
-    played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, bots, scheduled.deal_seed,
-                          seeds=scheduled.bot_seeds, move_time_limit=config.run.move_time_limit)
+    seated = _SeatedMakers([makers[bot] for bot in scheduled.seat_bots], board)
+    played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, seated, scheduled.deal_seed,
+                          seeds=scheduled.bot_seeds, built=False, **time_limits(config))
     return _row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
-class _SeatedBots(list):
-    """The bots of a quarantined game: publishes each seat as the referee takes its bot in turn (to reset it)."""
+class _SeatedMakers(list):
+    """What makes the bots of a quarantined game: publishes each seat as the referee takes its maker, to build
+    that seat's bot and reset it (a bot's __init__ is its own code too)."""
 
-    def __init__(self, board) -> None:
-        super().__init__()
+    def __init__(self, makers: list, board) -> None:
+        super().__init__(makers)
         self.board = board
 
-    def __iter__(self):
-        for seat, bot in enumerate(list.__iter__(self)):
-            self.board[_SEAT] = seat
-            yield bot
-        self.board[_SEAT] = _NO_SEAT
+    def __getitem__(self, seat: int):
+        self.board[_SEAT] = seat
+        return list.__getitem__(self, seat)
 
 
 class _PublishedGame:

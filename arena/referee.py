@@ -30,23 +30,56 @@ def bot_seeds(seed: int, players: int) -> list[int]:
     return derive_seeds((seed, "bot"), players)
 
 
+def move_fault(limit: float) -> str:
+    """The fault of a move over the time limit."""
+    return f"no move within {limit:g}s"
+
+
+def setup_fault(limit: float) -> str:
+    """The fault of a construction or reset over the setup time limit."""
+    return f"no setup within {limit:g}s"
+
+
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,
-         move_time_limit: float | None = None) -> Played:
-    """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits."""
+         move_time_limit: float | None = None, setup_time_limit: float | None = None, built: bool = True) -> Played:
+    """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits.
+
+    `bots` are the bots by seat or, when not `built`, what makes each (called with no arguments: the
+    construction is the bot's code, timed like its `reset` by `setup_time_limit`)."""
     rules = _own_copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
     state = game.new_state(rules, seed)
     seeds = seeds or bot_seeds(seed, len(bots))
-    for seat, bot in enumerate(bots):
-        try:
-            bot.reset(game.id, seat, rules, seeded_rng(seeds[seat]))
-        except Exception as error:
-            return _forfeit(game, state, seat, "crash", _describe(error), 0)
-    observe, apply, to_move = game.observe, game.apply, game.to_move
-    acts = [bot.act for bot in bots]
-    clock = clock_for(move_time_limit) if move_time_limit is not None else None
-    # Moves are numbered on across the clock's games, so that its watchdog tells each from the one before;
+    timed = move_time_limit is not None or setup_time_limit is not None
+    clock = clock_for(move_time_limit, setup_time_limit) if timed else None
+    # Calls are numbered on across the clock's games, so that its watchdog tells each from the one before;
     # this game's decisions so far are the moves numbered after `first`. One count serves both.
-    first = number = clock.ticket if clock is not None else 0
+    number = clock.ticket if clock is not None else 0
+    players = []
+    try:
+        for seat in range(len(bots)):
+            bot = bots[seat]  # by index: a quarantine's list publishes the seat whose code runs
+            try:
+                if not built:
+                    number += 1
+                    bot = _setup_call(clock, number, bot)
+                number += 1
+                _setup_call(clock, number, bot.reset, game.id, seat, rules, seeded_rng(seeds[seat]),
+                            own_deadlines=getattr(type(bot), "own_deadlines", False))
+            except MoveTimeout:
+                if setup_time_limit is None:  # raised by the bot itself: no clock ran
+                    raise
+                return _forfeit(game, state, seat, "timeout", setup_fault(setup_time_limit), 0)
+            except Exception as error:
+                return _forfeit(game, state, seat, "crash", _describe(error), 0)
+            players.append(bot)
+    finally:
+        if clock is not None:
+            clock.ticket = number
+    observe, apply, to_move = game.observe, game.apply, game.to_move
+    acts = [bot.act for bot in players]
+    if move_time_limit is None:
+        clock = None
+    first = number
     if clock is not None:
         stamp, fired = clock.stamp, clock.fired
     try:
@@ -65,7 +98,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
                     if fired[0] == number:  # a bot that swallowed MoveTimeout, or no signals here
                         raise MoveTimeout
             except MoveTimeout:
-                return _forfeit(game, state, seat, "timeout", f"no move within {clock.limit:g}s", number - first - 1)
+                return _forfeit(game, state, seat, "timeout", move_fault(clock.limit), number - first - 1)
             except Exception as error:
                 return _forfeit(game, state, seat, "crash", _describe(error), number - first - 1)
             legal = observation.legal_moves
@@ -80,6 +113,23 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
         if clock is not None:
             clock.ticket = number  # however the game ended: a later move never takes an earlier one's number
     return Played(game.result(state), None, None, number - first, state)
+
+
+def _setup_call(clock, number: int, call, *args, own_deadlines: bool = False):
+    """`call(*args)` timed by the clock's setup limit (stamped as call -number); raises MoveTimeout when over it.
+    A bot with `own_deadlines` (arena's stand-in for a bot process, which waits on the process with deadlines
+    of its own, the process's start-up apart) is not stamped."""
+    if clock is None or clock.setup is None or own_deadlines:
+        return call(*args)
+    stamp = clock.stamp
+    stamp[0] = -number
+    try:
+        result = call(*args)
+    finally:
+        stamp[0] = 0
+    if clock.fired[0] == -number:  # a bot that swallowed MoveTimeout, or no signals here
+        raise MoveTimeout
+    return result
 
 
 def _own_copy(rules: Any) -> Any:

@@ -303,18 +303,20 @@ REPLAY_SECONDS = 60.0
 """The longest one example replay may take: a replay runs the bots' code again."""
 
 
-def _move_time_limit(config_text: str) -> float | None:
-    """The run's move time limit (None: none), as its config gives it."""
+def _time_limits(config_text: str) -> tuple[float | None, float]:
+    """The run's move time limit (None: none) and setup time limit, as its config gives them."""
     from arena.config import RunSettings
 
-    limit = tomllib.loads(config_text).get("run", {}).get("move_time_limit", RunSettings.move_time_limit)
-    return None if not limit else float(limit)
+    run = tomllib.loads(config_text).get("run", {})
+    limit = run.get("move_time_limit", RunSettings.move_time_limit)
+    return None if not limit else float(limit), float(run.get("setup_time_limit", RunSettings.setup_time_limit))
 
 
 def _isolated_replay(run: RunDir, index: int) -> dict:
     """`replay_game(run, index)` in a forked child: replaying runs the bots' code again, and a bot that
     exits, kills its process or hangs must cost its replay, never the report (or the run that writes it).
-    The child's moves are stamped on a backstop page, so one that defeats the clock is ended as in a run."""
+    The child's calls into bots are stamped on a backstop page, so one that defeats the clock is ended as in a
+    run."""
     import os
     import select
     import signal
@@ -323,8 +325,7 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
     from arena.clock import MoveWatch, new_board, use_board
     from arena.runner import replay_game
 
-    limit = _move_time_limit(run.config.read_text())
-    moves = new_board(limit) if limit is not None else None
+    moves = new_board(*_time_limits(run.config.read_text()))
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks
@@ -341,11 +342,12 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
             os._exit(code)
     os.close(write)
     chunks, deadline = [], time.monotonic() + REPLAY_SECONDS
-    watch = MoveWatch(moves) if moves is not None else None
+    watch = MoveWatch(moves)
     try:
         while time.monotonic() < deadline:
-            if watch is not None and watch.overrun():
-                raise TimeoutError(f"a move of game {index} ran over the time limit in its replay")
+            if watch.overrun():
+                raise TimeoutError(f"a {'setup call' if watch.in_setup else 'move'} of game {index} ran over the "
+                                   "time limit in its replay")
             if select.select([read], [], [], 0.05)[0]:
                 chunk = os.read(read, 1 << 16)
                 if not chunk:

@@ -53,7 +53,8 @@ def _bot_class(entry, config: Config) -> type:
     if entry.isolation == "process":
         from arena.isolation import entry_bot_class
 
-        return entry_bot_class(entry, move_time_limit=config.run.move_time_limit)
+        return entry_bot_class(entry, move_time_limit=config.run.move_time_limit,
+                               setup_time_limit=config.run.setup_time_limit)
     return load_bot_class(entry.spec)
 
 
@@ -73,11 +74,16 @@ def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
 
 
 def _play_scheduled(config: Config, makers: list[Callable[[], object]], scheduled) -> referee.Played:
-    """One game of the schedule, played by fresh bots (as in a tournament, so also in a replay)."""
+    """One game of the schedule, played by fresh bots (as in a tournament, so also in a replay), each built
+    by the referee under the setup time limit."""
     block = scheduled.block
-    bots = [makers[b]() for b in scheduled.seat_bots]
-    return referee.play(get_game(block.game_id), block.rules, bots, scheduled.deal_seed, seeds=scheduled.bot_seeds,
-                        move_time_limit=config.run.move_time_limit)
+    return referee.play(get_game(block.game_id), block.rules, [makers[b] for b in scheduled.seat_bots],
+                        scheduled.deal_seed, seeds=scheduled.bot_seeds, built=False, **time_limits(config))
+
+
+def time_limits(config: Config) -> dict:
+    """The referee's time limits of a config's games."""
+    return {"move_time_limit": config.run.move_time_limit, "setup_time_limit": config.run.setup_time_limit}
 
 
 def _row(scheduled, played: referee.Played, duration: float) -> tuple:
@@ -134,8 +140,7 @@ def round_batches(wanted: list[Batch], done: list[Batch], batch_size: int, sched
 def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
     clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
-    if config.run.move_time_limit is not None:
-        arm_backstop(config.run.move_time_limit)
+    arm_backstop(config.run.move_time_limit, config.run.setup_time_limit)
     return play_batch(config, start, end)
 
 
@@ -432,10 +437,10 @@ def _comparable(config: Config) -> tuple:
     """A config without its text and resolved bot paths, to compare a saved run with a new one."""
     bots = tuple((b.name, b.path, repr(b.params), b.isolation, b.command, b.memory_mb, b.cpu_seconds)
                  for b in config.bots)
+    limits = (config.run.move_time_limit, config.run.setup_time_limit)
     stopping = (config.run.until, config.run.round_deals, config.run.confidence, config.run.tie_margin,
                 repr(config.run.sprt))  # where a rule stops decides which games the run holds
-    return (config.name, config.seed, repr(config.games), bots, config.run.move_time_limit, stopping,
-            repr(config.ratings))
+    return (config.name, config.seed, repr(config.games), bots, limits, stopping, repr(config.ratings))
 
 
 def replay_game(run: RunDir, index: int) -> dict:

@@ -1,20 +1,27 @@
 """`arena submit`: check a bot before it plays, then make it available by name.
 
-A bot passes when, in every game it claims, it plays a validation set of games against `random`
-in every seat without an exception, an illegal move or a move over the time limit, and replays
-each game identically from the same seed.
+A bot passes when it is built within the setup time limit and, in every game it claims, it plays a
+validation set of games against `random` in every seat without an exception, an illegal move, a move
+over the move time limit or a reset over the setup time limit, and replays each game identically from
+the same seed.
+
+The bot is a stranger's code: it runs in its own process (the built-in host, or its command), never in
+this one, and every call into it has a deadline (arena/isolation.py), so the checks end within the
+limits they state whatever the bot does.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import referee
-from arena.bots import BotError, available_bots, can_play, load_bot_class, resolved_spec
+from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
 from arena.games import GAME_IDS, get_game, make_rules
 from arena.registry import register
 
@@ -42,6 +49,10 @@ class SubmitReport:
     checks: list[GameCheck]
     problems: list[str]
     """Problems that stop the bot being registered (those of every game included)."""
+    built: float | None = None
+    """Seconds its process took to load and build the bot (None: not within the setup time limit)."""
+    lasting_spec: str = ""
+    """A spec that finds the bot from any folder."""
 
     @property
     def ok(self) -> bool:
@@ -49,13 +60,35 @@ class SubmitReport:
         return not self.problems
 
 
-def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0) -> SubmitReport:
-    """Loads the bot named by `spec` and plays the validation games; registers nothing."""
-    bot_class = load_bot_class(spec)
+def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0,
+              setup_time_limit: float = 10.0) -> SubmitReport:
+    """Starts the bot named by `spec` in its own process and plays the validation games; registers nothing.
+    Raises BotError when the bot cannot be loaded at all."""
+    from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
+
+    command = shlex.split(spec.removeprefix("command:")) if spec.startswith("command:") else python_command(spec)
+    started = time.perf_counter()
+    try:
+        bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit)
+    except SetupTimeout:
+        close_all()
+        return SubmitReport(spec, spec, [], [f"not built within setup_time_limit = {setup_time_limit:g}s"])
+    except (BotProcessError, ValueError, OSError) as error:
+        close_all()
+        raise BotError(f"{spec}: {str(error).removeprefix('BotError: ')}") from None
+    try:
+        return _play_checks(spec, bot_class, time.perf_counter() - started, games_per_rules, move_time_limit,
+                            setup_time_limit)
+    finally:
+        close_all()
+
+
+def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int, move_time_limit: float,
+                 setup_time_limit: float) -> SubmitReport:
     name = bot_class.name
     claimed = [g for g in GAME_IDS if can_play(bot_class, g)]
     problems = [] if claimed else [f"it claims no game arena knows (games = {sorted(bot_class.games)})"]
-    random_bot = available_bots()["random"]
+    random_bot = load_spec(f"{BUNDLED_DIR / 'random_bot.py'}:RandomBot")  # arena's own: no other bot's code
     checks = []
     for game_id in claimed:
         game = get_game(game_id)
@@ -65,16 +98,17 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
             seats = game.players(rules)
             for number in range(games_per_rules):
                 seat, seed = number % seats, 1000 + number
-                problem = _one_game(game, rules, bot_class, random_bot, seat, seed, move_time_limit, check)
+                problem = _one_game(game, rules, bot_class, random_bot, seat, seed,
+                                    (move_time_limit, setup_time_limit), check)
                 if problem:
                     check.problems.append(f"{game_id} {_rules_text(overrides)}seed {seed} seat {seat}: {problem}")
                     break
         checks.append(check)
         problems += check.problems
-    return SubmitReport(name, spec, checks, problems)
+    return SubmitReport(name, spec, checks, problems, built, _lasting_spec(spec, bot_class))
 
 
-def _one_game(game, rules, bot_class, random_bot, seat, seed, limit, check: GameCheck) -> str | None:
+def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: GameCheck) -> str | None:
     """Plays one validation game twice; the problem found, or None."""
     transcripts = []
     for _ in range(2):
@@ -84,7 +118,7 @@ def _one_game(game, rules, bot_class, random_bot, seat, seed, limit, check: Game
         except Exception as error:
             return f"cannot create the bot: {type(error).__name__}: {error}"
         started = time.perf_counter()
-        played = referee.play(game, rules, lineup, seed, move_time_limit=limit)
+        played = referee.play(game, rules, lineup, seed, move_time_limit=limits[0], setup_time_limit=limits[1])
         per_move = (time.perf_counter() - started) / max(1, played.decisions)
         if played.fault_seat == seat:
             return f"{played.outcome.termination}: {played.fault}"
@@ -105,20 +139,46 @@ def _rules_text(overrides: dict) -> str:
 def _lasting_spec(spec: str, bot_class: type) -> str:
     """A spec that finds the bot from any folder: absolute paths for files and commands."""
     if not spec.startswith("command:"):
-        return resolved_spec(bot_class)
+        return bot_class.spec or spec
     words = shlex.split(spec.removeprefix("command:"))
     if Path(words[0]).exists():
         words[0] = str(Path(words[0]).resolve())
     return "command: " + shlex.join(words)
 
 
+KNOWN_BOTS = """
+import json, shlex, sys
+from arena.bots import available_bots, resolved_spec
+known = {name: "command: " + shlex.join(bot.command) if getattr(bot, "command", None) else resolved_spec(bot)
+         for name, bot in available_bots().items()}
+sys.__stdout__.write("\\n" + json.dumps(known) + "\\n")
+"""
+"""Prints the specs of the bots known by name, on its last line: their files are imported, so not in this
+process."""
+KNOWN_BOTS_SECONDS = 60.0
+"""The longest that listing the known bots may take (each is imported)."""
+
+
+def known_bots() -> dict[str, str]:
+    """The specs of the bots that can be named, by name, found in a process of their own, in bounded time."""
+    try:
+        found = subprocess.run([sys.executable, "-c", KNOWN_BOTS], capture_output=True, text=True,
+                               timeout=KNOWN_BOTS_SECONDS, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        raise BotError(f"listing the known bots took over {KNOWN_BOTS_SECONDS:g}s (a bot that hangs when "
+                       "imported?)") from None
+    try:
+        return json.loads(found.stdout.splitlines()[-1])
+    except (ValueError, IndexError):
+        raise BotError("listing the known bots failed (a bot that breaks when imported?)") from None
+
+
 def submit(spec: str, **options) -> SubmitReport:
     """Checks the bot and, when it passes, registers it by name for `arena bots` and configs."""
     report = check_bot(spec, **options)
     if report.ok:
-        bot_class = load_bot_class(spec)
-        known = available_bots().get(report.name)
-        if known is not None and resolved_spec(known) != resolved_spec(bot_class):
-            raise BotError(f"the name {report.name!r} is taken by another bot ({resolved_spec(known)}); rename yours")
-        register(report.name, _lasting_spec(spec, bot_class))
+        known = known_bots().get(report.name)
+        if known is not None and known != report.lasting_spec:
+            raise BotError(f"the name {report.name!r} is taken by another bot ({known}); rename yours")
+        register(report.name, report.lasting_spec)
     return report

@@ -1,6 +1,8 @@
 """`arena submit`: accepts the guide's example bot, rejects bad bots with a clear reason."""
 
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -35,8 +37,8 @@ def test_the_guides_example_is_accepted_and_registered():
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("def act(self, o):\n    raise ValueError('oops')\n", "crash: ValueError: oops"),
-    ("def act(self, o):\n    return 'QS'\n", "illegal_move: illegal move 'QS'"),
+    ("def act(self, o):\n    raise ValueError('oops')\n", "crash: BotProcessError: ValueError: oops"),
+    ("def act(self, o):\n    return 'QS'\n", "illegal_move: illegal move \"'QS'\" (not a move of caterpillar)"),
     ("def act(self, o):\n    return random.choice(o.legal_moves)\n", "not deterministic"),
     ("def act(self, o):\n    time.sleep(0.5)\n    return o.legal_moves[0]\n", "timeout"),
 ], ids=["raises", "illegal", "not deterministic", "too slow"])
@@ -65,3 +67,29 @@ def test_an_executable_bot_is_accepted_by_command(tmp_path):
     assert "registered: 'first-legal'" in result.output
     played = runner.invoke(app, ["play", "duke_of_york", "first-legal", "random", "--json"])
     assert played.exit_code == 0 and '"first-legal"' in played.output
+
+
+ZOO = Path(__file__).resolve().parent / "zoo"
+STALLS = {
+    "at import": (str(ZOO / "sleeps_at_import.py:SleepsAtImportBot"), "not built within setup_time_limit = 0.5s"),
+    "in __init__": (str(ZOO / "spins_in_init.py:SpinsInInitBot"), "not built within setup_time_limit = 0.5s"),
+    "in reset": ("def reset(self, *args):\n    time.sleep(3600)\ndef act(self, o):\n    return o.legal_moves[0]\n",
+                 "timeout: no setup within 0.5s"),
+    "in act": ("def act(self, o):\n    import signal\n    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+               "    while True:\n        pass\n", "timeout: no move within 0.2s"),
+}
+
+
+@pytest.mark.parametrize("where", STALLS)
+def test_a_bot_that_stalls_anywhere_is_rejected_within_the_limits_stated(tmp_path, where):
+    """The bot runs in its own process: sleeping or spinning with SIGALRM blocked, at import, in __init__, in reset
+    or in act, it is rejected with the reason, and the check ends within its limits (plus start-ups)."""
+    spec, reason = STALLS[where]
+    if not spec.endswith("Bot"):
+        spec = bot_file(tmp_path, spec)
+    started = time.perf_counter()
+    result = runner.invoke(app, ["submit", spec, "--setup-time-limit", "0.5", "--move-time-limit", "0.2"])
+    assert result.exit_code == 2
+    assert "setup_time_limit 0.5s, move_time_limit 0.2s" in result.output.splitlines()[0]
+    assert reason in result.output and "was not registered" in result.output
+    assert time.perf_counter() - started < 15  # a few interpreters' start-up and the limits, never the bot's stall
