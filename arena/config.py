@@ -56,7 +56,8 @@ class BotEntry:
     """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
     `command: ...` for a bot given by a command."""
     isolation: str = "none"
-    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py)."""
+    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py);
+    `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
     command: tuple[str, ...] | None = None
     """The executable that is the bot (docs/protocol.md), program path resolved; None for a Python class."""
     memory_mb: int | None = None
@@ -256,17 +257,18 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     name = _string(raw["name"], where + "name")
     path = raw.get("path")
     params = _table(raw.get("params", {}), where + "params")
-    isolation = raw.get("isolation", "process" if "command" in raw else "none")
-    if isolation not in ("none", "process"):
-        raise ConfigError(f'{where}isolation: must be "none" or "process", not {isolation!r}')
-    if isolation == "process":
-        return _process_bot_entry(raw, where, base, name, path, params)
+    isolation = raw.get("isolation", "sandbox" if "command" in raw else "none")
+    if isolation not in ("none", "process", "sandbox"):
+        raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
+    if isolation != "none":
+        return _process_bot_entry(raw, where, base, name, path, params, isolation)
     if "command" in raw:
         raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
-                          '(isolation = "process")')
+                          '(isolation = "sandbox", the default, or "process")')
     for key in ("memory_mb", "cpu_seconds"):
         if key in raw:
-            raise ConfigError(f'{where}{key}: applies only to a bot in its own process (isolation = "process")')
+            raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
+                              '(isolation = "process" or "sandbox")')
     spec = name
     if path is not None:
         spec = _string(path, where + "path")
@@ -284,12 +286,20 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     return BotEntry(name, path, params, resolved_spec(bot_class))
 
 
-def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict) -> BotEntry:
-    """A bot that plays in its own process: a command, or a Python class run by the built-in host.
+def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict,
+                       isolation: str) -> BotEntry:
+    """A bot that plays in its own process (sandboxed or not): a command, or a Python class run by the built-in host.
 
     A class given as `file.py:Class` or `module:Class` is not imported here: its code runs only in the
     host process, which also checks the params and tells its games (hello)."""
     from arena.isolation import DEFAULT_MEMORY_MB, BotProcessError, entry_bot_class
+    from arena.sandbox import SandboxUnavailable, check
+
+    if isolation == "sandbox":
+        try:
+            check()
+        except SandboxUnavailable as error:
+            raise ConfigError(f"{where}{error}") from None
 
     command = raw.get("command")
     memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
@@ -315,7 +325,7 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
                 spec = resolved_spec(load_bot_class(spec))
             except BotError as error:
                 raise ConfigError(f"{where}{field_name}: {error}") from None
-    entry = BotEntry(name, path, params, spec, "process", command, memory_mb, cpu_seconds)
+    entry = BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
     try:
         entry_bot_class(entry, strict=True)
     except BotProcessError as error:
@@ -419,7 +429,7 @@ def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tu
 
 def _entry_class(entry: BotEntry) -> type:
     """The class that plays a bot entry: its own, or the stand-in for its process."""
-    if entry.isolation == "process":
+    if entry.isolation != "none":
         from arena.isolation import entry_bot_class
 
         return entry_bot_class(entry)

@@ -31,7 +31,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from arena import bots
+from arena import bots, sandbox
 from arena.bots import Bot, BotError
 from arena.cards import NAME
 from arena.clock import MoveTimeout
@@ -89,13 +89,21 @@ class BotProcess:
     """A running bot: its pipes, a line buffer, and whether it still serves games."""
 
     def __init__(self, command: Sequence[str], memory_mb: int | None, cpu_seconds: float | None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, sandboxed: bool = False) -> None:
         self.command = tuple(command)
         self.cpu_seconds = cpu_seconds
+        self.sandboxed = sandboxed
+        line = self.command
+        if sandboxed:  # bwrap runs the command; inside, the environment is the sandbox's own plus the host's path
+            try:
+                sandbox.check()
+                line = sandbox.wrap(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
+            except sandbox.SandboxUnavailable as error:
+                raise BotProcessError(str(error)) from None
         stderr = _stderr_sink()
         try:
             self.popen = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
                 preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
@@ -104,6 +112,7 @@ class BotProcess:
             if stderr not in (subprocess.DEVNULL, None):
                 stderr.close()
         self.pid, self.creator = self.popen.pid, os.getpid()
+        self._bot_pid: int | None = None if sandboxed else self.pid
         self.stdin, self.stdout = self.popen.stdin.fileno(), self.popen.stdout.fileno()
         os.set_blocking(self.stdin, False)  # a bot that stops reading must not block us past the deadline
         self.readable, self.writable = select.poll(), select.poll()
@@ -172,6 +181,8 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             self.kill("closed its pipes")
             return "bot process closed its pipes"
+        if self.sandboxed and code > 128:  # bwrap exits with 128 + the signal that killed the bot
+            code = 128 - code
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -250,17 +261,24 @@ class BotProcess:
         if not self.cpu_seconds or not hasattr(_resource(), "prlimit"):
             return  # elsewhere RLIMIT_CPU stays what preexec set: a limit over the process's life
         resource = _resource()
-        used = _cpu_used(self.pid)
+        pid = self.bot_pid()
+        used = None if pid is None else _cpu_used(pid)
         if used is None:
             return
-        hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)[1]
+        hard = resource.prlimit(pid, resource.RLIMIT_CPU)[1]
         soft = math.ceil(used + self.cpu_seconds)
         if hard != resource.RLIM_INFINITY and soft >= hard:
             raise BotProcessError("CPU budget of the process used up")  # the caller starts a fresh one
         try:
-            resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
+            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
         except OSError:
             pass
+
+    def bot_pid(self) -> int | None:
+        """The pid of the bot itself: the process started, or in a sandbox the one bwrap runs (None if not found)."""
+        if self._bot_pid is None:
+            self._bot_pid = sandbox.bot_pid(self.pid)
+        return self._bot_pid
 
 
 def _resource():
@@ -394,8 +412,9 @@ def close_all() -> None:
     _pools.clear()
 
 
-def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict) -> tuple:
-    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr)
+def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
+              sandboxed: bool) -> tuple:
+    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed
 
 
 def _acquire(key: tuple, owner: Any) -> BotProcess:
@@ -415,8 +434,8 @@ def _acquire(key: tuple, owner: Any) -> BotProcess:
         if holder is None or holder is owner:
             process.owner = weakref.ref(owner) if owner is not None else None
             return process
-    command, memory_mb, cpu_seconds, params = key
-    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None)
+    command, memory_mb, cpu_seconds, params, sandboxed = key
+    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None, sandboxed)
     try:
         process.handshake(json.loads(params))
     except BaseException:
@@ -439,6 +458,8 @@ class ProcessBot(Bot):
     move_time_limit: ClassVar[float | None] = None
     """The referee's move time limit (keep them equal): the deadline for an answer, should the referee's
     clock not preempt the wait."""
+    sandboxed: ClassVar[bool] = False
+    """True when the process runs in the sandbox (arena/sandbox.py)."""
     sends_rng_state: ClassVar[bool] = False
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None
@@ -458,7 +479,7 @@ class ProcessBot(Bot):
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
             message["rng_state"] = _pack_rng_state(state)
-        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params)
+        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
         self.process = process = _acquire(key, self)
         try:
             process.limit_cpu()
@@ -515,7 +536,7 @@ _classes: dict[tuple, type] = {}
 
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
-                      move_time_limit: float | None = None, strict: bool = True) -> type:
+                      move_time_limit: float | None = None, sandboxed: bool = False, strict: bool = True) -> type:
     """A bot class whose instances play through a process running `command` (made once per arguments).
 
     It says hello once now, to learn the bot's name and games (that process then plays the first
@@ -524,11 +545,12 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     """
     command = tuple(command)
     params = dict(params or {})
-    key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit)
+    key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
+           sandboxed)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params), None).hello or {}
+            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params, sandboxed), None).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -536,7 +558,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
         games = hello.get("games")
         attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
-                 "move_time_limit": move_time_limit, "sends_rng_state": _is_host(command),
+                 "move_time_limit": move_time_limit, "sandboxed": sandboxed, "sends_rng_state": _is_host(command),
                  "hello_error": hello_error, "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
     return _classes[key]
@@ -560,10 +582,12 @@ def _host_env() -> dict[str, str]:
 
 
 def entry_bot_class(entry: Any, move_time_limit: float | None = None, strict: bool = False) -> type:
-    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host)."""
+    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host), in the
+    sandbox for `isolation = "sandbox"`."""
     command = entry.command or python_command(entry.spec)
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
-                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit, strict=strict)
+                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
+                             sandboxed=entry.isolation == "sandbox", strict=strict)
 
 
 # --- the bot side: the built-in host for Python bot classes -----------------------------------------------
@@ -669,11 +693,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load_command_spec(spec: str) -> type:
-    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md)."""
+    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
     import shlex
 
     try:
-        return process_bot_class(shlex.split(spec.removeprefix("command:")))
+        return process_bot_class(shlex.split(spec.removeprefix("command:")), sandboxed=True)
     except (BotProcessError, ValueError, OSError) as error:
         raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
 
