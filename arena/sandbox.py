@@ -102,15 +102,14 @@ def _binds(readable: list[str]) -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
-    for file in _SYSTEM_FILES:
-        if os.path.exists(file):
-            args += ["--dir", os.path.dirname(file), "--ro-bind", file, file]
     runtime = {sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix),
                str(ARENA_DIR)}
     bound = [Path(top) for top in _SYSTEM]
-    made: set[Path] = {Path("/"), Path("/tmp"), Path("/etc")}
-    for text in [*sorted(runtime), *readable]:
+    made = {Path("/"), Path("/tmp")}
+    for text in [*(f for f in _SYSTEM_FILES if os.path.exists(f)), *sorted(runtime), *readable]:
         path = Path(text)
+        if any(path.is_relative_to(b) for b in bound):
+            continue  # seen already
         for folder in reversed(path.parents):
             if folder not in made and not any(folder.is_relative_to(b) for b in bound):
                 args += ["--dir", str(folder)]

@@ -230,7 +230,7 @@ def test_outside_the_sandbox_the_attacks_get_through(attack, mode, tmp_path, pla
         bot_class.attacked.clear()
         bot = bot_class(**params)
     else:
-        bot = process_bot_class(python_command(ESCAPES), params=params, move_time_limit=LIMIT)()
+        bot = process_bot_class(python_command(ESCAPES), params=params, move_time_limit=LIMIT)(**params)
     try:
         played = referee.play(CAT, CAT.Rules(), [bot, load_bot_class("random")()], 1, move_time_limit=LIMIT)
         if attack == "orphan":
@@ -286,8 +286,8 @@ def test_a_sandboxed_bot_sees_only_its_own_file_and_the_runtime(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text("x = 1\n")
     script = ("import json, os, sys; print(json.dumps([sorted(os.listdir('/')), sorted(os.listdir('/tmp')), "
-              "dict(os.environ), os.getpid(), os.path.exists(sys.argv[1]), os.path.exists(sys.argv[2])]))")
-    line = sandbox.wrap([sys.executable, "-c", script, str(bot), str(ROOT / "bots" / "greedy.py")])
+              f"dict(os.environ), os.getpid(), os.path.exists(sys.argv[1]), os.path.exists({str(ROOT / 'bots')!r})]))")
+    line = sandbox.wrap([sys.executable, "-c", script, str(bot)])  # an argument naming a file: the bot's own
     done = subprocess.run(line, capture_output=True, text=True, timeout=60, env={**os.environ, "HOST_ONLY": "1"})
     top, tmp, env, pid, sees_bot, sees_other = json.loads(done.stdout)
     assert set(top) <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "tmp",
