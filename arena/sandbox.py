@@ -102,8 +102,8 @@ def _binds(readable: list[str]) -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
-    runtime = {sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix),
-               str(ARENA_DIR)}
+    runtime = {os.path.abspath(sys.base_prefix), os.path.abspath(sys.prefix), os.path.realpath(sys.base_prefix),
+               os.path.realpath(sys.prefix), str(ARENA_DIR)}
     bound = [Path(top) for top in _SYSTEM]
     made = {Path("/"), Path("/tmp")}
     for text in [*(f for f in _SYSTEM_FILES if os.path.exists(f)), *sorted(runtime), *readable]:
@@ -120,7 +120,7 @@ def _binds(readable: list[str]) -> list[str]:
 
 
 def _sandbox_path() -> str:
-    return os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+    return os.pathsep.join([os.path.dirname(os.path.abspath(sys.executable)), "/usr/local/bin", "/usr/bin", "/bin"])
 
 
 def _environment(extra: dict[str, str]) -> list[str]:
@@ -141,6 +141,8 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     `/`, as a config's command resolves them)."""
     argv = list(command)
     readable: list[str] = []
+    if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
+        argv[0] = os.path.abspath(argv[0])
     if len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]:
         file = argv[3].rpartition(":")[0]
         if file.endswith(".py"):

@@ -28,13 +28,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_hostile import by_game, run_tournament
+from test_hostile import by_game
 
 from arena import referee, sandbox
 from arena.bots import load_bot_class
+from arena.config import parse_config
 from arena.games import get_game
-from arena.isolation import process_bot_class, python_command
-from arena.runner import LocalWorker
+from arena.isolation import close_all, process_bot_class, python_command
+from arena.results import RunDir, load_results
+from arena.runner import LocalWorker, finish_run, play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
@@ -64,8 +66,13 @@ def toml(value) -> str:
 
 
 def zoo_config(attackers: dict[str, dict], workers: int = 1) -> str:
-    """A Caterpillar round robin of random, greedy (sandboxed) and `attackers` (name -> params of EscapesBot)."""
-    lines = ['name = "zoo"', "seed = 20260515", "[[games]]", 'game = "caterpillar"', "deals = 1"]
+    """A Caterpillar round robin of random, greedy (sandboxed) and `attackers` (name -> params of EscapesBot);
+    `closer`, whose every game costs a new process, plays one table of Give or Take against random."""
+    players = ["random", "greedy", *(name for name in attackers if name != "closer")]
+    lines = ['name = "zoo"', "seed = 20260515",
+             "[[games]]", 'game = "caterpillar"', "deals = 1", f"bots = {toml(players)}"]
+    if "closer" in attackers:
+        lines += ["[[games]]", 'game = "give_or_take"', "deals = 1", 'bots = ["random", "closer"]']
     for name, params in attackers.items():
         lines += ["[[bots]]", f'name = "{name}"', f'path = "{ESCAPES}"', 'isolation = "sandbox"',
                   "params = { " + ", ".join(f"{k} = {toml(v)}" for k, v in params.items()) + " }"]
@@ -76,6 +83,18 @@ def zoo_config(attackers: dict[str, dict], workers: int = 1) -> str:
 
 def honest(rows):
     return [r for r in rows if set(r["players"]) <= HONEST]
+
+
+def play_zoo(directory: Path, text: str, workers: int, finish: bool = True):
+    """Plays a tournament (and finishes it: ratings, report with replays, manifest); returns the run and its rows."""
+    config = parse_config(text, base=ROOT)
+    run = RunDir(directory / config.name)
+    report = play_missing(config, run, workers=workers)
+    if finish:
+        finish_run(config, run, report)
+    rows = load_results(run).to_pylist()
+    assert [row["game_index"] for row in rows] == list(range(report.total)), "every game index once"
+    return run, rows
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +139,7 @@ def planted(tmp_path_factory):
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
     """The rows of the run without the attackers."""
-    return run_tournament(tmp_path_factory.mktemp("clean"), zoo_config({}))[1]
+    return play_zoo(tmp_path_factory.mktemp("clean"), zoo_config({}), 1, finish=False)[1]
 
 
 def attacker_params(planted, server, run_dir: Path) -> dict[str, dict]:
@@ -183,9 +202,10 @@ def test_the_attack_zoo_is_denied_in_the_sandbox(workers, tmp_path, clean, plant
     home_before = set(Path.home().iterdir())
     run_dir = tmp_path / "zoo"
     started = time.perf_counter()
-    run, rows, manifest = run_tournament(tmp_path, zoo_config(attacker_params(planted, server, run_dir), workers),
-                                         workers=workers)
-    assert manifest["games"] == len(rows) and Path(run.path) == run_dir
+    # the report (its replays run the bots again) is written once: with workers = 1
+    run, rows = play_zoo(tmp_path, zoo_config(attacker_params(planted, server, run_dir), workers), workers,
+                         finish=workers == 1)
+    assert Path(run.path) == run_dir
     assert not [r["fault"] for r in rows if "escaped" in (r["fault"] or "")]
     for row in rows:
         if row["fault_seat"] is None:
@@ -221,7 +241,8 @@ OUTSIDE = ["secret", "source", "write", "connect", "proc", "orphan"]
 @pytest.mark.parametrize("mode", ["none", "process"])
 @pytest.mark.parametrize("attack", OUTSIDE)
 def test_outside_the_sandbox_the_attacks_get_through(attack, mode, tmp_path, planted, server):
-    """One game each; the home directory is not written to here: a folder of the test stands for it."""
+    """One game each (the bot's process ended after it, for `orphan`); the home directory is not written to here:
+    a folder of the test stands for it."""
     reached = len(server.reached)
     params = {"how": attack, "secret": str(planted.file), "sources": [str(ZOO / "raises.py")],
               "folders": [str(tmp_path)], "port": server.port, "marker": f"{planted.marker}-{mode}"}
@@ -233,7 +254,8 @@ def test_outside_the_sandbox_the_attacks_get_through(attack, mode, tmp_path, pla
         bot = process_bot_class(python_command(ESCAPES), params=params, move_time_limit=LIMIT)(**params)
     try:
         played = referee.play(CAT, CAT.Rules(), [bot, load_bot_class("random")()], 1, move_time_limit=LIMIT)
-        if attack == "orphan":
+        if attack == "orphan":  # it outlives the game, and in process the bot's process too
+            close_all()
             assert played.fault is None and leftovers(params["marker"])
         else:
             assert f"RuntimeError: escaped: {attack}: " in played.fault, played.fault
