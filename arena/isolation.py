@@ -113,6 +113,8 @@ class BotProcess:
                 stderr.close()
         self.pid, self.creator = self.popen.pid, os.getpid()
         self._bot_pid: int | None = None if sandboxed else self.pid
+        self.fresh = True
+        """True until its first game starts."""
         self.stdin, self.stdout = self.popen.stdin.fileno(), self.popen.stdout.fileno()
         os.set_blocking(self.stdin, False)  # a bot that stops reading must not block us past the deadline
         self.readable, self.writable = select.poll(), select.poll()
@@ -257,15 +259,23 @@ class BotProcess:
         raise BotProcessError(f"bad answer to hello: {problem}")
 
     def limit_cpu(self) -> None:
-        """Gives the process `cpu_seconds` more CPU time from now (the limit is per game, not per life)."""
+        """Gives the process `cpu_seconds` more CPU time from now (the limit is per game, not per life).
+
+        A sandboxed bot whose limit cannot be raised from here (root without CAP_SYS_RESOURCE, for a bot under
+        a uid of its own) plays each game in a fresh process, within the limit that preexec set."""
         if not self.cpu_seconds or not hasattr(_resource(), "prlimit"):
             return  # elsewhere RLIMIT_CPU stays what preexec set: a limit over the process's life
         resource = _resource()
         pid = self.bot_pid()
         used = None if pid is None else _cpu_used(pid)
-        if used is None:
-            return
-        hard = resource.prlimit(pid, resource.RLIMIT_CPU)[1]
+        try:
+            hard = None if used is None else resource.prlimit(pid, resource.RLIMIT_CPU)[1]
+        except OSError:
+            hard = None
+        if hard is None:
+            if self.fresh or not self.sandboxed:
+                return
+            raise BotProcessError("CPU limit of the process cannot be raised")  # the caller starts a fresh one
         soft = math.ceil(used + self.cpu_seconds)
         if hard != resource.RLIM_INFINITY and soft >= hard:
             raise BotProcessError("CPU budget of the process used up")  # the caller starts a fresh one
@@ -486,6 +496,7 @@ class ProcessBot(Bot):
         except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
             process.kill("CPU budget used up")
             self.process = process = _acquire(key, self)
+        process.fresh = False  # it has begun a game: its CPU limit is raised from the next one on
         answer = process.request(message, RESET_TIMEOUT)
         if answer.get("ok") is not True:
             process.kill("refused reset")

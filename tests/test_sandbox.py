@@ -318,3 +318,43 @@ def test_a_sandboxed_bot_sees_only_its_own_file_and_the_runtime(tmp_path):
     assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PWD", "LC_CTYPE"}  # PWD: bwrap's
     assert env["HOME"] == "/tmp"
     assert (pid, sees_bot, sees_other) == (2, True, False)
+
+
+BURNS = '''
+import time
+
+from arena.bots import Bot
+
+
+class Burns(Bot):
+    """Burns `seconds` of CPU at the first move of each game."""
+
+    name = "burns"
+    defaults = {"seconds": 0.5}
+
+    def act(self, observation):
+        if not getattr(self, "burnt", False):
+            self.burnt = True
+            end = time.process_time() + self.params["seconds"]
+            while time.process_time() < end:
+                pass
+        return self.rng.choice(observation.legal_moves)
+'''
+
+
+@needs_sandbox
+def test_the_cpu_limit_of_a_sandboxed_bot_is_per_game(tmp_path):
+    """cpu_seconds = 1 holds game by game: three games of 0.6 s each play on (a limit over the process's life
+    would end the second), an endless one is cut. (Where the limit cannot be raised from outside, as for root
+    without CAP_SYS_RESOURCE, each game has a fresh process.)"""
+    path = tmp_path / "burns.py"
+    path.write_text(BURNS)
+    random_bot = load_bot_class("random")
+    steady = process_bot_class(python_command(f"{path}:Burns"), params={"seconds": 0.6}, cpu_seconds=1,
+                               sandboxed=True)
+    for seed in range(3):
+        assert referee.play(CAT, CAT.Rules(), [steady(seconds=0.6), random_bot()], seed).outcome.termination == "normal"
+    endless = process_bot_class(python_command(f"{path}:Burns"), params={"seconds": 1e9}, cpu_seconds=1,
+                                sandboxed=True)
+    played = referee.play(CAT, CAT.Rules(), [endless(seconds=1e9), random_bot()], 1)
+    assert played.outcome.termination == "crash" and "killed by SIGXCPU (CPU limit)" in played.fault, played.fault
