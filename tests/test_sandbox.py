@@ -344,16 +344,17 @@ class Burns(Bot):
 
 @needs_sandbox
 def test_the_cpu_limit_of_a_sandboxed_bot_is_per_game(tmp_path):
-    """cpu_seconds = 1 holds game by game: three games of 0.6 s each play on (a limit over the process's life
+    """cpu_seconds = 1 holds game by game: three games of 0.45 s each play on (a limit over the process's life
     would end the second), an endless one is cut. (Where the limit cannot be raised from outside, as for root
     without CAP_SYS_RESOURCE, each game has a fresh process.)"""
     path = tmp_path / "burns.py"
     path.write_text(BURNS)
     random_bot = load_bot_class("random")
-    steady = process_bot_class(python_command(f"{path}:Burns"), params={"seconds": 0.6}, cpu_seconds=1,
+    steady = process_bot_class(python_command(f"{path}:Burns"), params={"seconds": 0.45}, cpu_seconds=1,
                                sandboxed=True)
     for seed in range(3):
-        assert referee.play(CAT, CAT.Rules(), [steady(seconds=0.6), random_bot()], seed).outcome.termination == "normal"
+        played = referee.play(CAT, CAT.Rules(), [steady(seconds=0.45), random_bot()], seed)
+        assert played.outcome.termination == "normal", played.fault
     endless = process_bot_class(python_command(f"{path}:Burns"), params={"seconds": 1e9}, cpu_seconds=1,
                                 sandboxed=True)
     played = referee.play(CAT, CAT.Rules(), [endless(seconds=1e9), random_bot()], 1)
