@@ -496,7 +496,7 @@ class ProcessBot(Bot):
         self.process = process = _acquire(key, self)
         try:
             process.limit_cpu()
-        except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
+        except BotProcessError:  # its lifetime CPU budget is spent (or cannot be raised): a fresh process, no fault
             process.kill("CPU budget used up")
             self.process = process = _acquire(key, self)
         process.fresh = False  # it has begun a game: its CPU limit is raised from the next one on
