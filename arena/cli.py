@@ -385,19 +385,23 @@ def submit(
     setup_time_limit: Annotated[float, typer.Option(
         help="Seconds allowed to load and build the bot, and for each reset.", min=0.001)] = 10.0,
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
+    sandbox: Annotated[bool, typer.Option(
+        help="Check the bot inside the sandbox (docs/sandbox.md); --no-sandbox: in a plain process.")] = True,
 ) -> None:
     """Check a bot against `random` in every game it claims, then make it available by name.
 
-    The bot runs in its own process, never in arena's: every call into it is timed (setup and moves),
-    so the checks end within these limits whatever it does. Example: arena submit docs/example_bot.py:CountingBot
+    The bot runs in its own process, never in arena's, inside the sandbox unless --no-sandbox: every call
+    into it is timed (setup and moves), so the checks end within these limits whatever it does.
+    Example: arena submit docs/example_bot.py:CountingBot
     """
     from arena.submit import submit as submit_bot
 
-    typer.echo(f"checking {spec} in its own process: setup_time_limit {setup_time_limit:g}s, "
+    where = "the sandbox" if sandbox else "its own process"
+    typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
                f"move_time_limit {move_time_limit:g}s")
     with user_errors():
         report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit,
-                            setup_time_limit=setup_time_limit)
+                            setup_time_limit=setup_time_limit, sandboxed=sandbox)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     built = "FAILED" if report.built is None else "ok"
     typer.echo(f"  {'setup':<13} {built:<7} " + (f"started and built in {report.built:.2f}s" if report.built

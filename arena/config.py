@@ -55,7 +55,8 @@ class BotEntry:
     """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
     `command: ...` for a bot given by a command."""
     isolation: str = "none"
-    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py)."""
+    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py);
+    `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
     command: tuple[str, ...] | None = None
     """The executable that is the bot (docs/protocol.md), program path resolved; None for a Python class."""
     memory_mb: int | None = None
@@ -260,17 +261,18 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     name = _string(raw["name"], where + "name")
     path = raw.get("path")
     params = _table(raw.get("params", {}), where + "params")
-    isolation = raw.get("isolation", "process" if "command" in raw else "none")
-    if isolation not in ("none", "process"):
-        raise ConfigError(f'{where}isolation: must be "none" or "process", not {isolation!r}')
-    if isolation == "process":
-        return _process_bot_entry(raw, where, base, name, path, params)
+    isolation = raw.get("isolation", "sandbox" if "command" in raw else "none")
+    if isolation not in ("none", "process", "sandbox"):
+        raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
+    if isolation != "none":
+        return _process_bot_entry(raw, where, base, name, path, params, isolation)
     if "command" in raw:
         raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
-                          '(isolation = "process")')
+                          '(isolation = "sandbox", the default, or "process")')
     for key in ("memory_mb", "cpu_seconds"):
         if key in raw:
-            raise ConfigError(f'{where}{key}: applies only to a bot in its own process (isolation = "process")')
+            raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
+                              '(isolation = "process" or "sandbox")')
     spec = _string(path, where + "path") if path is not None else name
     return BotEntry(name, path, params, _file_spec(spec, where, base) if ".py:" in spec else spec)
 
@@ -308,11 +310,12 @@ def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[
 
     from arena.isolation import BotProcessError, SetupTimeout, check_bots, entry_bot_class
 
-    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit, str(Path.cwd()),
-                _stamp(entry.spec)) for i, entry in enumerate(bots) if entry.command is None}
+    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit,
+                str(Path.cwd()), _stamp(entry.spec), entry.isolation == "sandbox")
+            for i, entry in enumerate(bots) if entry.command is None}
     missing = [i for i, key in keys.items() if key not in _checked]
-    for i, answer in zip(missing, check_bots([(bots[i].spec, bots[i].params) for i in missing], setup_time_limit),
-                         strict=True):
+    checks = [(bots[i].spec, bots[i].params, keys[i][-1]) for i in missing]
+    for i, answer in zip(missing, check_bots(checks, setup_time_limit), strict=True):
         entry, where = bots[i], f"bots[{i}]."
         field_name = "path" if entry.path is not None else "name"
         if isinstance(answer, SetupTimeout):
@@ -349,10 +352,18 @@ def _stamp(spec: str) -> tuple:
     return (info.st_size, info.st_mtime_ns) if info is not None else ()
 
 
-def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict) -> BotEntry:
-    """A bot that plays in its own process: a command, or a Python class run by the built-in host (checked
-    like any Python bot, in a host process)."""
+def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict,
+                       isolation: str) -> BotEntry:
+    """A bot that plays in its own process (sandboxed or not): a command, or a Python class run by the built-in
+    host (checked like any Python bot, in a host process)."""
     from arena.isolation import DEFAULT_MEMORY_MB
+    from arena.sandbox import SandboxUnavailable, check
+
+    if isolation == "sandbox":
+        try:
+            check()
+        except SandboxUnavailable as error:
+            raise ConfigError(f"{where}{error}") from None
 
     command = raw.get("command")
     memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
@@ -366,7 +377,7 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
         spec = _string(path, where + "path") if path is not None else name
         if ".py:" in spec:
             spec = _file_spec(spec, where, base)
-    return BotEntry(name, path, params, spec, "process", command, memory_mb, cpu_seconds)
+    return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
 
 
 def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:

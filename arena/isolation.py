@@ -15,6 +15,9 @@ Every wait on a bot process has a deadline. The built-in host first says it is r
 HELLO_TIMEOUT), then loads and builds the bot for its hello answer within the setup time limit; a command
 bot's start-up and hello together get HELLO_TIMEOUT; each reset (the host builds a fresh bot for it) gets the
 setup time limit, each move the move time limit; closing waits at most half a second before a kill.
+
+A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its command inside the sandbox of
+arena/sandbox.py; where none can be made, it never starts (BotProcessError).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from arena import bots
+from arena import bots, sandbox
 from arena.bots import Bot, BotError
 from arena.cards import NAME
 from arena.clock import MoveTimeout
@@ -100,13 +103,21 @@ class BotProcess:
     """A running bot: its pipes, a line buffer, and whether it still serves games."""
 
     def __init__(self, command: Sequence[str], memory_mb: int | None, cpu_seconds: float | None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, sandboxed: bool = False) -> None:
         self.command = tuple(command)
         self.cpu_seconds = cpu_seconds
+        self.sandboxed = sandboxed
+        line = self.command
+        if sandboxed:  # bwrap runs the command; inside, the environment is the sandbox's own plus the host's path
+            try:
+                sandbox.check()
+                line = sandbox.wrap(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
+            except sandbox.SandboxUnavailable as error:
+                raise BotProcessError(str(error)) from None
         stderr = _stderr_sink()
         try:
             self.popen = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
                 preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
@@ -115,6 +126,9 @@ class BotProcess:
             if stderr not in (subprocess.DEVNULL, None):
                 stderr.close()
         self.pid, self.creator = self.popen.pid, os.getpid()
+        self._bot_pid: int | None = None if sandboxed else self.pid
+        self.fresh = True
+        """True until its first game starts."""
         self.stdin, self.stdout = self.popen.stdin.fileno(), self.popen.stdout.fileno()
         os.set_blocking(self.stdin, False)  # a bot that stops reading must not block us past the deadline
         self.readable, self.writable = select.poll(), select.poll()
@@ -183,6 +197,8 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             self.kill("closed its pipes")
             return "bot process closed its pipes"
+        if self.sandboxed and code > 128:  # bwrap exits with 128 + the signal that killed the bot
+            code = 128 - code
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -270,21 +286,36 @@ class BotProcess:
         raise BotProcessError(f"bad answer to hello: {problem}")
 
     def limit_cpu(self) -> None:
-        """Gives the process `cpu_seconds` more CPU time from now (the limit is per game, not per life)."""
+        """Gives the process `cpu_seconds` more CPU time from now (the limit is per game, not per life).
+
+        A sandboxed bot whose limit cannot be raised from here (root without CAP_SYS_RESOURCE, for a bot under
+        a uid of its own) plays each game in a fresh process, within the limit that preexec set."""
         if not self.cpu_seconds or not hasattr(_resource(), "prlimit"):
             return  # elsewhere RLIMIT_CPU stays what preexec set: a limit over the process's life
         resource = _resource()
-        used = _cpu_used(self.pid)
-        if used is None:
-            return
-        hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)[1]
+        pid = self.bot_pid()
+        used = None if pid is None else _cpu_used(pid)
+        try:
+            hard = None if used is None else resource.prlimit(pid, resource.RLIMIT_CPU)[1]
+        except OSError:
+            hard = None
+        if hard is None:
+            if self.fresh or not self.sandboxed:
+                return
+            raise BotProcessError("CPU limit of the process cannot be raised")  # the caller starts a fresh one
         soft = math.ceil(used + self.cpu_seconds)
         if hard != resource.RLIM_INFINITY and soft >= hard:
             raise BotProcessError("CPU budget of the process used up")  # the caller starts a fresh one
         try:
-            resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
+            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
         except OSError:
             pass
+
+    def bot_pid(self) -> int | None:
+        """The pid of the bot itself: the process started, or in a sandbox the one bwrap runs (None if not found)."""
+        if self._bot_pid is None:
+            self._bot_pid = sandbox.bot_pid(self.pid)
+        return self._bot_pid
 
 
 def _resource():
@@ -418,8 +449,9 @@ def close_all() -> None:
     _pools.clear()
 
 
-def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict) -> tuple:
-    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr)
+def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
+              sandboxed: bool) -> tuple:
+    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed
 
 
 def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> BotProcess:
@@ -439,8 +471,8 @@ def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> B
         if holder is None or holder is owner:
             process.owner = weakref.ref(owner) if owner is not None else None
             return process
-    command, memory_mb, cpu_seconds, params = key
-    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None)
+    command, memory_mb, cpu_seconds, params, sandboxed = key
+    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None, sandboxed)
     try:
         process.handshake(json.loads(params), setup_time_limit)
     except BaseException:
@@ -468,6 +500,8 @@ class ProcessBot(Bot):
     own_deadlines: ClassVar[bool] = True
     """Its setup calls wait on the process with deadlines of their own, which leave out arena's start-up of
     a fresh process: the referee does not time them with its clock."""
+    sandboxed: ClassVar[bool] = False
+    """True when the process runs in the sandbox (arena/sandbox.py)."""
     sends_rng_state: ClassVar[bool] = False
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None
@@ -489,14 +523,16 @@ class ProcessBot(Bot):
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
             message["rng_state"] = _pack_rng_state(state)
-        key, setup = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params), self.setup_time_limit
+        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
+        setup = self.setup_time_limit
         try:
             self.process = process = _acquire(key, self, setup)
             try:
                 process.limit_cpu()
-            except BotProcessError:  # its CPU budget for a lifetime is spent: a fresh process, no fault
+            except BotProcessError:  # its lifetime CPU budget is spent (or cannot be raised): a fresh process, no fault
                 process.kill("CPU budget used up")
                 self.process = process = _acquire(key, self, setup)
+            process.fresh = False  # it has begun a game: its CPU limit is raised from the next one on
             answer = process.request(message, RESET_TIMEOUT if setup is None else setup)
         except SetupTimeout:
             if setup is None:
@@ -552,7 +588,7 @@ _classes: dict[tuple, type] = {}
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
                       move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                      strict: bool = True) -> type:
+                      sandboxed: bool = False, strict: bool = True) -> type:
     """A bot class whose instances play through a process running `command` (made once per arguments).
 
     It says hello once now, to learn the bot's name and games (that process then plays the first
@@ -562,11 +598,12 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     command = tuple(command)
     params = dict(params or {})
     key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
-           setup_time_limit)
+           setup_time_limit, sandboxed)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            hello = _acquire(_pool_key(command, memory_mb, cpu_seconds, params), None, setup_time_limit).hello or {}
+            key = _pool_key(command, memory_mb, cpu_seconds, params, sandboxed)
+            hello = _acquire(key, None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -575,7 +612,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
         attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                  "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
-                 "sends_rng_state": _is_host(command),
+                 "sandboxed": sandboxed, "sends_rng_state": _is_host(command),
                  "hello_error": hello_error, "spec": hello.get("spec") if _is_host(command) else None,
                  "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
@@ -587,19 +624,20 @@ def python_command(spec: str) -> list[str]:
     return [sys.executable, "-m", "arena.isolation", spec]
 
 
-def check_bots(bots: Sequence[tuple[str, dict]], setup_time_limit: float | None) -> list:
-    """Each Python bot `(spec, params)` imported and built in a host process of its own, never in this one:
-    its hello answer ({"name", "games", "spec"}), or the BotProcessError (a SetupTimeout when it took longer
-    than `setup_time_limit`). The hosts start together; each is closed once it has answered."""
+def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None) -> list:
+    """Each Python bot `(spec, params, sandboxed)` imported and built in a host process of its own (in the sandbox
+    if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
+    SetupTimeout when it took longer than `setup_time_limit`). The hosts start together; each is closed once it
+    has answered."""
     started: list = []
-    for spec, _ in bots:
+    for spec, _, sandboxed in bots:
         try:
-            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env()))
+            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env(), sandboxed))
         except BotProcessError as error:
             started.append(error)
     answers = []
     try:
-        for process, (_, params) in zip(started, bots, strict=True):
+        for process, (_, params, _) in zip(started, bots, strict=True):
             if isinstance(process, BotProcessError):
                 answers.append(process)
                 continue
@@ -628,11 +666,13 @@ def _host_env() -> dict[str, str]:
 
 def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
                     strict: bool = False) -> type:
-    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host)."""
+    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host), in the
+    sandbox for `isolation = "sandbox"`."""
     command = entry.command or python_command(entry.spec)
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
                              cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
-                             setup_time_limit=setup_time_limit, strict=strict)
+                             setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
+                             strict=strict)
 
 
 # --- the bot side: the built-in host for Python bot classes -----------------------------------------------
@@ -741,11 +781,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load_command_spec(spec: str) -> type:
-    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md)."""
+    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
     import shlex
 
     try:
-        return process_bot_class(shlex.split(spec.removeprefix("command:")))
+        return process_bot_class(shlex.split(spec.removeprefix("command:")), sandboxed=True)
     except (BotProcessError, ValueError, OSError) as error:
         raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
 

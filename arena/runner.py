@@ -50,7 +50,7 @@ def _prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
 
 def _bot_class(entry, config: Config) -> type:
     """The class that plays a `[[bots]]` entry: its own, or a stand-in that runs the bot in a subprocess."""
-    if entry.isolation == "process":
+    if entry.isolation != "none":
         from arena.isolation import entry_bot_class
 
         return entry_bot_class(entry, move_time_limit=config.run.move_time_limit,

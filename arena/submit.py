@@ -6,8 +6,8 @@ over the move time limit or a reset over the setup time limit, and replays each 
 the same seed.
 
 The bot is a stranger's code: it runs in its own process (the built-in host, or its command), never in
-this one, and every call into it has a deadline (arena/isolation.py), so the checks end within the
-limits they state whatever the bot does.
+this one, by default inside the sandbox (arena/sandbox.py), and every call into it has a deadline
+(arena/isolation.py), so the checks end within the limits they state whatever the bot does.
 """
 
 from __future__ import annotations
@@ -61,15 +61,21 @@ class SubmitReport:
 
 
 def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0,
-              setup_time_limit: float = 10.0) -> SubmitReport:
-    """Starts the bot named by `spec` in its own process and plays the validation games; registers nothing.
-    Raises BotError when the bot cannot be loaded at all."""
+              setup_time_limit: float = 10.0, sandboxed: bool = True) -> SubmitReport:
+    """Starts the bot named by `spec` in its own process (in the sandbox unless `sandboxed` is False) and plays
+    the validation games; registers nothing. Raises BotError when the bot cannot be loaded at all, or when no
+    sandbox can be made for it."""
     from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
 
-    command = shlex.split(spec.removeprefix("command:")) if spec.startswith("command:") else python_command(spec)
+    if spec.startswith("command:"):
+        command = shlex.split(spec.removeprefix("command:"))
+    else:  # a file made absolute: the process may start elsewhere (the sandbox's own folder)
+        file, _, class_name = spec.rpartition(":")
+        command = python_command(f"{Path(file).resolve()}:{class_name}" if file.endswith(".py") else spec)
     started = time.perf_counter()
     try:
-        bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit)
+        bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit,
+                                      sandboxed=sandboxed)
     except SetupTimeout:
         close_all()
         return SubmitReport(spec, spec, [], [f"not built within setup_time_limit = {setup_time_limit:g}s"])

@@ -341,7 +341,7 @@ def test_a_tournament_with_process_bots_gives_the_in_process_results(tmp_path):
     shell = f'\n[[bots]]\nname = "first-legal"\ncommand = "{EXAMPLES / "first_legal.sh"}"\n'
     plain = parse_config(_config_text(shell))
     isolated = parse_config(_config_text('isolation = "process"\nmemory_mb = 512\ncpu_seconds = 5\n' + shell))
-    assert [b.isolation for b in isolated.bots] == ["none", "none", "process", "process"]
+    assert [b.isolation for b in isolated.bots] == ["none", "none", "process", "sandbox"]
     digests = []
     for name, config in (("plain", plain), ("isolated", isolated)):
         run = RunDir(tmp_path / name)
@@ -366,14 +366,14 @@ def test_process_bot_config_keys(tmp_path):
                            '[[bots]]\nname = "hosted"\npath = "random"\nisolation = "process"\nmemory_mb = 0\n')
     config = load_config(config_path)  # the command is found next to the config, from any folder
     shell, hosted = config.bots[1], config.bots[2]
-    assert shell.command == (str(script), "--quiet") and shell.isolation == "process"
+    assert shell.command == (str(script), "--quiet") and shell.isolation == "sandbox"  # a command's default
     assert shell.memory_mb == isolation.DEFAULT_MEMORY_MB and shell.spec.startswith("command: ")
     assert hosted.command is None and hosted.memory_mb is None and hosted.spec.endswith("random_bot.py:RandomBot")
     assert dataclasses.replace(config.bots[0]).isolation == "none"
 
 
 @pytest.mark.parametrize(("bot", "message"), [
-    ('isolation = "docker"', 'bots[1].isolation: must be "none" or "process", not \'docker\''),
+    ('isolation = "docker"', 'bots[1].isolation: must be "none", "process" or "sandbox", not \'docker\''),
     ('path = "random"\nmemory_mb = 100', "bots[1].memory_mb: applies only to a bot in its own process"),
     ('command = "sh"\nisolation = "none"', "bots[1].isolation: a bot with a command always runs in its own process"),
     ('command = "sh"\npath = "random"', "bots[1].command: give a command or a path, not both"),
