@@ -26,7 +26,7 @@ from arena.runner import play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
-MODES = ["none", "process"]
+MODES = ["none", "process", "sandbox"]
 """Isolation modes of the attackers: a new mode is one more word here."""
 SETUP = 1.0
 """The setup time limit of these runs (seconds)."""

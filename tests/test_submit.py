@@ -93,3 +93,30 @@ def test_a_bot_that_stalls_anywhere_is_rejected_within_the_limits_stated(tmp_pat
     assert "setup_time_limit 0.5s, move_time_limit 0.2s" in result.output.splitlines()[0]
     assert reason in result.output and "was not registered" in result.output
     assert time.perf_counter() - started < 15  # a few interpreters' start-up and the limits, never the bot's stall
+
+
+def test_submit_checks_the_bot_in_the_sandbox_unless_told_otherwise(tmp_path):
+    """A bot that reads a file planted outside its folder when built: the sandbox hides the file, so it plays and
+    is registered; with --no-sandbox it reads the file and, built to fail then, is refused."""
+    secret = tmp_path / "planted" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("the planted secret")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    spec = bot_file(folder, f"""
+        def __init__(self, **params):
+            super().__init__(**params)
+            try:
+                seen = open({str(secret)!r}).read()
+            except OSError:
+                seen = None
+            if seen is not None:
+                raise RuntimeError("read a file outside its sandbox")
+
+        def act(self, observation):
+            return observation.legal_moves[0]
+        """, name="peeker")
+    sandboxed = runner.invoke(app, ["submit", spec, "--games", "1"])
+    assert sandboxed.exit_code == 0 and "in the sandbox" in sandboxed.output, sandboxed.output
+    plain = runner.invoke(app, ["submit", spec, "--games", "1", "--no-sandbox"])
+    assert plain.exit_code == 2 and "read a file outside its sandbox" in plain.output, plain.output
