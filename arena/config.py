@@ -377,6 +377,10 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
         spec = _string(path, where + "path") if path is not None else name
         if ".py:" in spec:
             spec = _file_spec(spec, where, base)
+        elif ":" not in spec and isolation == "sandbox":  # a name: a sandbox sees no registry, so its spec
+            from arena.bots import registered_bots
+
+            spec = registered_bots().get(spec, spec)
     return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
 
 

@@ -136,9 +136,9 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     """The command with its file arguments made absolute, and the files and folders the bot may read.
 
     For the built-in host (`python -m arena.isolation SPEC`) that is the bot's file (the bundled bots'
-    folder for a bundled bot, whose modules share helpers); a `module:Class` is found among the installed
-    packages. For any other command: its program, and each argument that names a file or folder (with a
-    `/`, as a config's command resolves them)."""
+    folder for a bundled bot, whose modules share helpers, or for a bot's name); a `module:Class` is found
+    among the installed packages. For any other command: its program, and each argument that names a file or
+    folder (with a `/`, as a config's command resolves them)."""
     argv = list(command)
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
@@ -148,6 +148,8 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
         if file.endswith(".py"):
             path = Path(file).resolve()
             readable.append(str(BUNDLED_BOTS if path.parent == BUNDLED_BOTS else path))
+        elif ":" not in argv[3]:  # a bot's name: found among the bundled bots, the only folder of bots it sees
+            readable.append(str(BUNDLED_BOTS))
         return argv, readable
     if "/" not in argv[0] and shutil.which(argv[0], path=_sandbox_path()) is None:
         found = shutil.which(argv[0])  # a program of the host's PATH outside the sandbox's: bound by itself

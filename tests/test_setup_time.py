@@ -53,7 +53,8 @@ def config_text(trigger: Path | None, mode: str = "none", workers: int = 1) -> s
         for where, how in ATTACKS.values():
             lines += ["[[bots]]", f'name = "{where}-{how}"', f'path = "{ZOO}/slow_setup.py:SlowSetupBot"',
                       f'isolation = "{mode}"',
-                      f'params = {{ where = "{where}", how = "{how}", trigger = "{trigger}" }}']
+                      f'params = {{ where = "{where}", how = "{how}", '
+                      f'trigger = "{"rebuilt" if mode == "sandbox" else trigger}" }}']
     lines += ["[[bots]]", 'name = "random"', "[[bots]]", 'name = "greedy"',
               "[run]", f"workers = {workers}", "batch_size = 1", "move_time_limit = 1.0", f"setup_time_limit = {SETUP}"]
     return "\n".join(lines) + "\n"

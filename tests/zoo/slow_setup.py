@@ -1,6 +1,8 @@
 """Takes too long to set up once its trigger file exists: sleeps, or spins with SIGALRM blocked (so the clock's
 signal cannot stop it: only the backstop or a deadline outside its process can), in `__init__` or in `reset`.
-Without the trigger it is a random bot, so that checking its config builds it in time."""
+Without the trigger it is a random bot, so that checking its config builds it in time. In a sandbox, which
+sees no file of the host, the trigger is `"rebuilt"`: its process has built it before (the process's hello builds it
+once, every reset builds it again; checking the config builds it once, in a process of its own)."""
 
 import os
 import signal
@@ -8,13 +10,18 @@ import time
 
 from arena.bots import Bot
 
+built = 0
+"""Bots built in this process."""
+
 
 class SlowSetupBot(Bot):
     name = "slow-setup"
     defaults = {"where": "reset", "how": "sleep", "trigger": ""}
 
     def __init__(self, **params):
+        global built
         super().__init__(**params)
+        built += 1
         if self.params["where"] == "init":
             self._stall()
 
@@ -27,7 +34,8 @@ class SlowSetupBot(Bot):
         return self.rng.choice(observation.legal_moves)
 
     def _stall(self):
-        if not os.path.exists(self.params["trigger"]):
+        trigger = self.params["trigger"]
+        if not (built > 1 if trigger == "rebuilt" else os.path.exists(trigger)):
             return
         if self.params["how"] == "sleep":
             time.sleep(3600)
