@@ -57,35 +57,45 @@ def package_rate(players: list[list[str]], ranks: list[list[int]], settings: Rat
 
 
 def million_table(deals: int, seed: int = 1) -> pa.Table:
-    """The rated columns of a results table shaped like configs/million.toml, in game-index order.
+    """The rated columns of a results table shaped like configs/million.toml, in game-index order: the three
+    pairs of its bots, every deal in both seat orders."""
+    names = sorted(MILLION_BOTS)
+    tables = np.repeat(np.array(list(combinations(range(len(names)), 2))), deals, axis=0)
+    return duplicate_table(names, np.array([MILLION_BOTS[name] for name in names]), tables, "caterpillar", seed)
 
-    Tables are the pairs of bots, each deal played in both seat orders (rotation r puts the table's
-    bot (seat + r) % 2 in a seat) under one seed. A seat's cards are the same in both rotations, so
-    the score is a deal-and-seat luck shared by the rotations, the bot's skill and the game's noise,
-    in steps of five points: the higher score wins, equal scores draw.
+
+def duplicate_table(names: list[str], skill: np.ndarray, tables: np.ndarray, variant: str, seed: int = 1) -> pa.Table:
+    """The rated columns of a results table of duplicate deals, in game-index order: one deal per row of
+    `tables` (the bot codes of its seats in rotation 0), played in every rotation under one seed.
+
+    Rotation r puts the table's bot (seat + r) % n in a seat. A seat's cards are the same in every rotation,
+    so the score is a deal-and-seat luck shared by the rotations, the bot's skill and the game's noise,
+    in steps of five points: the higher score wins, equal scores tie.
     """
     rng = np.random.default_rng(seed)
-    names = sorted(MILLION_BOTS)
-    skill = np.array([MILLION_BOTS[name] for name in names])
-    tables = np.array(list(combinations(range(len(names)), 2)))
-    units = len(tables) * deals  # (table, deal) pairs, each with its own seed
-    games = units * 2
-    table = np.repeat(np.arange(len(tables)), deals * 2)
-    deal = np.tile(np.repeat(np.arange(deals), 2), len(tables))
-    rotation = np.tile(np.arange(2), units)
-    seats = tables[table[:, None], (np.arange(2)[None, :] + rotation[:, None]) % 2]
-    luck = np.repeat(rng.normal(size=(units, 2)), 2, axis=0)
-    raw = 20 + 6 * luck + skill[seats] + 4 * rng.normal(size=(games, 2))
+    units, n = tables.shape  # deals, each with its own seed
+    games = units * n
+    unit = np.repeat(np.arange(units), n)
+    rotation = np.tile(np.arange(n), units)
+    seats = tables[unit[:, None], (np.arange(n)[None, :] + rotation[:, None]) % n]
+    luck = np.repeat(rng.normal(size=(units, n)), n, axis=0)
+    raw = 20 + 6 * luck + skill[seats] + 4 * rng.normal(size=(games, n))
     scores = 5 * np.maximum(raw.round(), 0).astype(np.int64)
-    ranks = (scores[:, ::-1] > scores).astype(np.int32)
-    # distinct 63-bit seeds, one per (table, deal): an odd multiplier is a bijection modulo 2**64
+    ranks = (scores[:, None, :] > scores[:, :, None]).sum(axis=2).astype(np.int32)
+    # the deal number within its table (rows of `tables` with the same bots)
+    _, table_of = np.unique(np.sort(tables, axis=1), axis=0, return_inverse=True)
+    table_of = table_of.reshape(-1)
+    order = np.argsort(table_of, kind="stable")
+    deal = np.empty(units, dtype=np.int64)
+    deal[order] = np.arange(units) - np.searchsorted(table_of[order], table_of[order])
+    # distinct 63-bit seeds, one per deal: an odd multiplier is a bijection modulo 2**64
     unit_seeds = (np.arange(1, units + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(1)
-    offsets = pa.array(np.arange(0, 2 * games + 1, 2, dtype=np.int32))
+    offsets = pa.array(np.arange(0, n * games + 1, n, dtype=np.int32))
     columns = {
         "game_index": pa.array(np.arange(games, dtype=np.int64)),
-        "variant": pc.take(pa.array(["caterpillar"]), pa.array(np.zeros(games, dtype=np.int32))),
-        "deal": pa.array(deal.astype(np.int32)),
-        "seed": pa.array(np.repeat(unit_seeds.astype(np.int64), 2)),
+        "variant": pc.take(pa.array([variant]), pa.array(np.zeros(games, dtype=np.int32))),
+        "deal": pa.array(deal[unit].astype(np.int32)),
+        "seed": pa.array(unit_seeds.astype(np.int64)[unit]),
         "players": pa.ListArray.from_arrays(offsets, pc.take(pa.array(names), pa.array(seats.reshape(-1)))),
         "scores": pa.ListArray.from_arrays(offsets, pa.array(scores.reshape(-1))),
         "ranks": pa.ListArray.from_arrays(offsets, pa.array(ranks.reshape(-1))),

@@ -110,30 +110,44 @@ def _trunc_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.where(flip, -mean, mean), var
 
 
-def _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff):
-    """Covariance and mean of the performances: their priors times the truncation messages on the differences."""
-    n = perf_pi.shape[-1]
-    precision = perf_pi[..., :, None] * np.eye(n) + np.einsum("...k,ki,kj->...ij", trunc_pi, diff, diff)
-    cov = np.linalg.inv(precision)
-    mean = (cov @ (perf_tau + trunc_tau @ diff)[..., None])[..., 0]
-    return cov, mean
+def _through(pi, tau, msg_pi, msg_tau, sign):
+    """The message that a performance with natural parameters (pi, tau) sends through one truncated difference
+    (its message msg_pi, msg_tau on d = p_k - p_k+1) to its neighbour: sign -1 down the chain (p_k+1 = p_k - d),
+    +1 up it (p_k = p_k+1 + d). A difference with no message yet (msg_pi 0) sends nothing."""
+    scale = 1 / (pi + msg_pi)  # = (1 / msg_pi) / (1 / pi + 1 / msg_pi), written to stay finite at msg_pi = 0
+    return msg_pi * pi * scale, (msg_pi * tau + sign * msg_tau * pi) * scale
 
 
 def _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
     """One pass over the factor of every group: refines the truncation messages (in place) and returns the
-    skill posteriors (pi, tau) of the seats. Arrays are (..., n) per seat, (..., n - 1) per difference."""
+    skill posteriors (pi, tau) of the seats. Arrays are (..., n) per seat, (..., n - 1) per difference.
+
+    The performances form a chain (each truncation ties two neighbours), so every marginal is a product of
+    local messages, exactly: without truncation k the chain falls into two independent halves, and the
+    cavity of the difference k is the left half's marginal of p_k minus the right half's of p_k+1. The
+    right halves' messages come from one sweep up the chain; a sweep down then refines the truncations in
+    turn, as the package's schedule does, each from the left messages of the ones already refined. A last
+    sweep up gives every performance its two neighbours' messages. O(n) per group, batched over groups."""
     n = cav_pi.shape[-1]
     perf_var = 1 / cav_pi + beta2  # a performance's prior: the skill's cavity plus the noise
     perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
-    diff = np.zeros((n - 1, n))
-    diff[np.arange(n - 1), np.arange(n - 1)] = 1.0
-    diff[np.arange(n - 1), np.arange(1, n)] = -1.0
-    for k in range(n - 1):  # each truncation in turn, as the package's schedule goes down the chain
-        cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
-        d_var = cov[..., k, k] - 2 * cov[..., k, k + 1] + cov[..., k + 1, k + 1]
-        d_mean = mean[..., k] - mean[..., k + 1]
-        c_pi = 1 / d_var - trunc_pi[..., k]  # the difference's cavity: all but this truncation
-        c_var, c_mean = 1 / c_pi, (d_mean / d_var - trunc_tau[..., k]) / c_pi
+
+    def from_right():  # the message each performance k < n - 1 gets from the chain above it
+        up_pi, up_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)
+        for k in range(n - 2, -1, -1):
+            up_pi[..., k], up_tau[..., k] = _through(perf_pi[..., k + 1] + up_pi[..., k + 1],
+                                                     perf_tau[..., k + 1] + up_tau[..., k + 1],
+                                                     trunc_pi[..., k], trunc_tau[..., k], 1)
+        return up_pi, up_tau
+
+    up_pi, up_tau = from_right()
+    down_pi, down_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)  # from the chain below each performance
+    for k in range(n - 1):
+        left_pi, left_tau = perf_pi[..., k] + down_pi[..., k], perf_tau[..., k] + down_tau[..., k]
+        right_pi, right_tau = perf_pi[..., k + 1] + up_pi[..., k + 1], perf_tau[..., k + 1] + up_tau[..., k + 1]
+        c_var = 1 / left_pi + 1 / right_pi  # the difference's cavity: all but this truncation
+        c_mean = left_tau / left_pi - right_tau / right_pi
+        c_pi = 1 / c_var
         c_sd = np.sqrt(c_var)
         t, eps = c_mean / c_sd, margin / c_sd
         z_mean, z_var = _trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
@@ -141,10 +155,11 @@ def _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
         post_pi = 1 / (z_var * c_var)
         trunc_pi[..., k] = post_pi - c_pi
         trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
-    cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
-    p_var = np.diagonal(cov, axis1=-2, axis2=-1)
+        down_pi[..., k + 1], down_tau[..., k + 1] = _through(left_pi, left_tau, trunc_pi[..., k], trunc_tau[..., k],
+                                                             -1)
+    up_pi, up_tau = from_right()
     # the chain's message to each performance, then through the performance noise to the skill
-    m_pi, m_tau = 1 / p_var - perf_pi, mean / p_var - perf_tau
+    m_pi, m_tau = down_pi + up_pi, down_tau + up_tau
     s_pi = m_pi / (1 + beta2 * m_pi)
     s_tau = m_tau / (1 + beta2 * m_pi)
     return cav_pi + s_pi, cav_tau + s_tau
