@@ -8,7 +8,17 @@ whole rating tables (`rate_results`, with the deal bootstrap) of a synthetic res
 configs/million.toml: 3 bots, 3 two-player tables x 170,000 deals x 2 rotations = 1,020,000 games,
 with the seconds and the process's peak resident memory.
 
+Then six-player Go For It against its play time. Synthetic duplicate results (every deal in its 6
+rotations): 100,000 and 1,000,000 games among 20 bots, each deal at a random table of 6 of them, and the
+issue's case, 7 bots at the 7 tables of 6 of them, 800 deals each (33,600 games). For each: the batch
+rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate_results`, with the deal
+bootstrap), in CPU seconds, against the play time of as many games by random bots: a sample of
+6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU
+time per game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10%
+of that play time. CPU time, not wall time, on both sides: the machine is shared.
+
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
+        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six]
 """
 
 from __future__ import annotations
@@ -34,6 +44,21 @@ MILLION_BOTS = {"greedy": 3.0, "random": 0.0, "random-2": 0.0}
 """The bots of configs/million.toml and a skill (in score steps of five points) for the synthetic scores."""
 MILLION_DEALS = 170_000
 MILLION_DRAW_PROBABILITY = 0.02
+SIX_PLAYER_GAMES = [100_000, 1_000_000]
+"""Six-player games among BOTS, in deals of 6 rotations at random tables."""
+ISSUE_BOTS = {"greedy": 3.0, "greedy-2": 3.0, "heuristic": 3.5, "heuristic-2": 3.5, "random": 0.0,
+              "random-3": 0.0, "twin": 0.0}
+"""The seven bots of the six-player example (three copies of random): 7 tables of 6, ISSUE_DEALS deals each."""
+ISSUE_DEALS = 800
+PLAY_WORKERS = 2
+PLAY_CONFIG = """
+name = "six-random"
+seed = 1
+[[games]]
+game = "go_for_it"
+deals = {deals}
+rules = {{ players = 6 }}
+""" + "".join(f'[[bots]]\nname = "random-{i}"\npath = "random"\n' for i in range(1, 7))
 
 
 def random_games(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,6 +131,64 @@ def duplicate_table(names: list[str], skill: np.ndarray, tables: np.ndarray, var
     return pa.Table.from_arrays([columns[name] for name in RATED_COLUMNS], schema=schema)
 
 
+def six_player_tables(games: int, seed: int = 2) -> pa.Table:
+    """Six-player results among BOTS: each deal at a random table of 6 (in a random seat order), 6 rotations."""
+    rng = np.random.default_rng(seed)
+    tables = np.argsort(rng.random((max(1, games // 6), BOTS)), axis=1)[:, :6]
+    names = [f"bot-{i:02d}" for i in range(BOTS)]
+    return duplicate_table(names, np.linspace(0, 4, BOTS), tables, "go_for_it", seed)
+
+
+def issue_tables() -> pa.Table:
+    """The six-player example: 7 bots at the 7 tables that leave one out, ISSUE_DEALS deals of 6 rotations each."""
+    names = list(ISSUE_BOTS)
+    tables = np.array([[bot for bot in range(len(names)) if bot != out] for out in range(len(names))])
+    return duplicate_table(names, np.array(list(ISSUE_BOTS.values())), np.repeat(tables, ISSUE_DEALS, axis=0),
+                           "go_for_it")
+
+
+def play_cpu_per_game(games: int) -> float:
+    """CPU seconds per six-player Go For It game of random bots, played by `play_batch` in this process."""
+    from arena.config import parse_config
+    from arena.runner import play_batch
+
+    config = parse_config(PLAY_CONFIG.format(deals=max(1, games // 6 + 1)))
+    play_batch(config, 0, min(games, 60))  # warm-up: imports, the schedule
+    started = time.process_time()
+    play_batch(config, 0, games)
+    return (time.process_time() - started) / games
+
+
+def six_player(args) -> None:
+    """Prints the six-player rating times against the play time of as many games."""
+    per_game = play_cpu_per_game(args.play_sample)
+    print(f"six-player Go For It, random bots, play_batch on one core: {per_game * 1e6:.0f} µs CPU per game "
+          f"({args.play_sample:,} games played); play time below = games x that / {PLAY_WORKERS} workers")
+    print(f"{'case':>26}{'games':>11}{'groups':>9}{'sweeps':>8}{'rating s':>10}{'tables s':>10}{'play s':>9}"
+          f"{'rating/play':>13}{'tables/play':>13}")
+    cases = [(f"{BOTS} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
+    for name, games in [*cases, ("issue: 7 bots, 7 tables", 0)]:
+        table = six_player_tables(games) if games else issue_tables()
+        games = table.num_rows
+        frame = results_frame(table)
+        players = np.array(table.column("players").combine_chunks().flatten().to_numpy(zero_copy_only=False))
+        codes = np.unique(players, return_inverse=True)[1].reshape(games, 6)
+        ranks = table.column("ranks").combine_chunks().flatten().to_numpy().reshape(games, 6)
+        started = time.process_time()
+        outcomes = group_outcomes(codes, ranks)
+        batch = rate_outcomes(outcomes, int(codes.max()) + 1, RatingSettings())
+        rating = time.process_time() - started
+        tables = float("nan")
+        if games <= args.tables_up_to:
+            started = time.process_time()
+            rate_results(frame, replicates=args.replicates)
+            tables = time.process_time() - started
+        play = games * per_game / PLAY_WORKERS
+        print(f"{name:>26}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{rating:>10.2f}{tables:>10.2f}"
+              f"{play:>9.1f}{rating / play:>13.1%}{tables / play:>13.1%}")
+    print(f"(tables: rate_results with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far, in MB (ru_maxrss is kB on Linux, bytes on macOS)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -118,7 +201,15 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of games and deals")
     parser.add_argument("--sample", type=int, default=2000, help="games rated by the package")
     parser.add_argument("--replicates", type=int, default=BOOTSTRAP_REPLICATES, help="deal-bootstrap replicates")
+    parser.add_argument("--play-sample", type=int, default=2000, help="six-player games played to time play")
+    parser.add_argument("--six-scale", type=float, default=1.0, help="multiplies the six-player games")
+    parser.add_argument("--tables-up-to", type=int, default=1_000_000,
+                        help="rate the whole tables of six-player cases up to this many games")
+    parser.add_argument("--only", choices=["six"], help="only the six-player cases against play time")
     args = parser.parse_args()
+    if args.only == "six":
+        six_player(args)
+        return
 
     # First, while the process is small, so that its peak memory is the tables' own.
     deals = max(1, int(MILLION_DEALS * args.scale))
@@ -160,6 +251,8 @@ def main() -> None:
                     for bot, mu, sigma in zip(check.bots, check.mu, check.sigma, strict=True))
         print(f"{players:>7}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{batch_seconds:>9.2f}"
               f"{ours:>16.2f}{theirs:>17.1f}{theirs / ours:>9.0f}×{error:>11.1e}")
+    print()
+    six_player(args)
 
 
 if __name__ == "__main__":

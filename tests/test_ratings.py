@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, rate_games, rate_results
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, rate_games, rate_results
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
@@ -231,7 +231,9 @@ def results_frame(rng: random.Random, variants: dict[str, int], deals: int, stre
     return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
 
 
-@pytest.mark.parametrize("ranks", [[0, 1], [0, 0], [1, 0, 2], [0, 0, 1], [2, 0, 1, 3, 3, 5], [0, 0, 0, 1, 2, 2]])
+@pytest.mark.parametrize("ranks", [[0, 1], [0, 0], [1, 0, 2], [0, 0, 1], [0, 1, 1], [3, 1, 0, 2], [0, 2, 2, 1],
+                                   [1, 0, 4, 2, 3], [0, 1, 1, 3, 3], [2, 0, 1, 3, 3, 5], [0, 0, 0, 1, 2, 2],
+                                   [5, 4, 3, 2, 1, 0]])
 @pytest.mark.parametrize("backend", [None, "scipy"])
 def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
     # one game, no dynamics: the posterior of that game is what the package computes (run to convergence)
@@ -244,6 +246,77 @@ def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
     tolerance = 1e-7 if backend == "scipy" else 1e-5  # EP stops when no mu or sigma moves by 1e-6 sigma
     assert np.allclose(rated.mu[0], [r.mu for (r,) in reference], rtol=0, atol=tolerance)
     assert np.allclose(rated.sigma[0], [r.sigma for (r,) in reference], rtol=0, atol=tolerance)
+
+
+def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
+    """`batch._factor` by the full n x n covariance of the performances, inverted afresh for every truncation:
+    the reference the chain's local messages must reproduce."""
+    n = cav_pi.shape[-1]
+    perf_var = 1 / cav_pi + beta2
+    perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
+    diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
+
+    def chain():
+        precision = perf_pi[..., :, None] * np.eye(n) + np.einsum("...k,ki,kj->...ij", trunc_pi, diff, diff)
+        cov = np.linalg.inv(precision)
+        return cov, (cov @ (perf_tau + trunc_tau @ diff)[..., None])[..., 0]
+
+    for k in range(n - 1):
+        cov, mean = chain()
+        d_var = cov[..., k, k] - 2 * cov[..., k, k + 1] + cov[..., k + 1, k + 1]
+        c_pi = 1 / d_var - trunc_pi[..., k]
+        c_var, c_mean = 1 / c_pi, (((mean[..., k] - mean[..., k + 1]) / d_var) - trunc_tau[..., k]) / c_pi
+        c_sd = np.sqrt(c_var)
+        t, eps = c_mean / c_sd, margin / c_sd
+        z_mean, z_var = batch._trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
+                                             np.where(drawn[..., k], eps - t, np.inf))
+        post_pi = 1 / (z_var * c_var)
+        trunc_pi[..., k] = post_pi - c_pi
+        trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
+    cov, mean = chain()
+    p_var = np.diagonal(cov, axis1=-2, axis2=-1)
+    m_pi, m_tau = 1 / p_var - perf_pi, mean / p_var - perf_tau
+    return cav_pi + m_pi / (1 + beta2 * m_pi), cav_tau + m_tau / (1 + beta2 * m_pi)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_the_chains_messages_are_the_dense_solve(n):
+    """One pass of every group's factor: the same skill posteriors and truncation messages as inverting the
+    chain's full precision, for cavities far apart and close, ties, and truncations with no message yet."""
+    rng = np.random.default_rng(n)
+    shape = (3, 400)  # replicates, groups
+    cav_pi = rng.uniform(0.005, 3, (*shape, n))
+    cav_tau = rng.normal(0, 10, (*shape, n)) * cav_pi
+    trunc_pi = rng.uniform(0, 2, (*shape, n - 1)) * (rng.random((*shape, n - 1)) < 0.7)
+    trunc_tau = rng.normal(0, 2, (*shape, n - 1)) * trunc_pi
+    drawn = rng.random((1, shape[1], n - 1)) < 0.3
+    assert drawn.any() and (trunc_pi == 0).any()
+    fast_pi, fast_tau = trunc_pi.copy(), trunc_tau.copy()
+    dense_pi, dense_tau = trunc_pi.copy(), trunc_tau.copy()
+    fast = batch._factor(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
+    dense = dense_factor(cav_pi, cav_tau, dense_pi, dense_tau, drawn, 4.1 ** 2, 0.6)
+    for ours, reference in zip((*fast, fast_pi, fast_tau), (*dense, dense_pi, dense_tau), strict=True):
+        assert np.allclose(ours, reference, rtol=1e-9, atol=1e-9 * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_batch_ratings_are_those_of_the_dense_solve(n, monkeypatch):
+    """Whole fits (and a bootstrap-like weighting warm-started from them) of random n-player games with ties:
+    the chain's messages give the posterior that inverting each game's covariance gives."""
+    rng = np.random.default_rng(10 + n)
+    bots = np.argsort(rng.random((300, 8)), axis=1)[:, :n]
+    ranks = np.sort(rng.integers(0, n, (300, n)), axis=1)  # ties common
+    outcomes = group_outcomes(bots, ranks)
+    assert outcomes.drawn.any()
+    weights = rng.poisson(1.0, (4, len(outcomes.counts))) * outcomes.counts
+    fast = rate_outcomes(outcomes, 8)
+    fast_boot = rate_outcomes(outcomes, 8, weights=weights, start=fast)
+    monkeypatch.setattr(batch, "_factor", dense_factor)
+    dense = rate_outcomes(outcomes, 8)
+    dense_boot = rate_outcomes(outcomes, 8, weights=weights, start=dense)
+    for ours, reference in ((fast, dense), (fast_boot, dense_boot)):
+        assert np.allclose(ours.mu, reference.mu, rtol=0, atol=1e-6)
+        assert np.allclose(ours.sigma, reference.sigma, rtol=0, atol=1e-6)
 
 
 def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: RatingSettings) -> tuple[float, float]:

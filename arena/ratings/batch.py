@@ -11,10 +11,11 @@ as `weight` copies of one factor, so a million games between a handful of bots a
 factors. The same engine rates many weightings of the groups at once (the deal bootstrap), one
 row of `weights` each.
 
-One game of n seats is one factor: the performances are a Gaussian chain, so with the current
-truncation messages the joint of p is an n×n Gaussian, solved exactly (batched over groups); each
-truncation is then refined in turn by moment matching (the truncated-Gaussian v and w functions,
-computed stably far into the tails). A group's message to a skill is its posterior marginal over
+One game of n seats is one factor: the performances are a Gaussian chain (each truncation ties two
+neighbours), so with the current truncation messages every marginal the factor needs is a product of
+local messages passed along the chain, exact and O(n) (batched over groups and replicates); each
+truncation is refined in turn by moment matching (the truncated-Gaussian v and w functions, computed
+stably far into the tails). A group's message to a skill is its posterior marginal over
 its cavity, counted `weight` times; a group's step is damped while it oscillates.
 """
 
