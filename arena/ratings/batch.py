@@ -130,37 +130,37 @@ def _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
     turn, as the package's schedule does, each from the left messages of the ones already refined. A last
     sweep up gives every performance its two neighbours' messages. O(n) per group, batched over groups."""
     n = cav_pi.shape[-1]
+    seat_first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # a seat's values lie together
     perf_var = 1 / cav_pi + beta2  # a performance's prior: the skill's cavity plus the noise
-    perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
+    perf_pi, perf_tau = seat_first(1 / perf_var), seat_first(cav_tau / cav_pi / perf_var)
+    t_pi, t_tau, drawn = seat_first(trunc_pi), seat_first(trunc_tau), seat_first(drawn)
 
     def from_right():  # the message each performance k < n - 1 gets from the chain above it
         up_pi, up_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)
         for k in range(n - 2, -1, -1):
-            up_pi[..., k], up_tau[..., k] = _through(perf_pi[..., k + 1] + up_pi[..., k + 1],
-                                                     perf_tau[..., k + 1] + up_tau[..., k + 1],
-                                                     trunc_pi[..., k], trunc_tau[..., k], 1)
+            up_pi[k], up_tau[k] = _through(perf_pi[k + 1] + up_pi[k + 1], perf_tau[k + 1] + up_tau[k + 1],
+                                           t_pi[k], t_tau[k], 1)
         return up_pi, up_tau
 
     up_pi, up_tau = from_right()
     down_pi, down_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)  # from the chain below each performance
     for k in range(n - 1):
-        left_pi, left_tau = perf_pi[..., k] + down_pi[..., k], perf_tau[..., k] + down_tau[..., k]
-        right_pi, right_tau = perf_pi[..., k + 1] + up_pi[..., k + 1], perf_tau[..., k + 1] + up_tau[..., k + 1]
+        left_pi, left_tau = perf_pi[k] + down_pi[k], perf_tau[k] + down_tau[k]
+        right_pi, right_tau = perf_pi[k + 1] + up_pi[k + 1], perf_tau[k + 1] + up_tau[k + 1]
         c_var = 1 / left_pi + 1 / right_pi  # the difference's cavity: all but this truncation
         c_mean = left_tau / left_pi - right_tau / right_pi
         c_pi = 1 / c_var
         c_sd = np.sqrt(c_var)
         t, eps = c_mean / c_sd, margin / c_sd
-        z_mean, z_var = _trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
-                                       np.where(drawn[..., k], eps - t, np.inf))
+        z_mean, z_var = _trunc_moments(np.where(drawn[k], -eps - t, eps - t), np.where(drawn[k], eps - t, np.inf))
         post_pi = 1 / (z_var * c_var)
-        trunc_pi[..., k] = post_pi - c_pi
-        trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
-        down_pi[..., k + 1], down_tau[..., k + 1] = _through(left_pi, left_tau, trunc_pi[..., k], trunc_tau[..., k],
-                                                             -1)
+        t_pi[k] = post_pi - c_pi
+        t_tau[k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
+        down_pi[k + 1], down_tau[k + 1] = _through(left_pi, left_tau, t_pi[k], t_tau[k], -1)
     up_pi, up_tau = from_right()
+    trunc_pi[...], trunc_tau[...] = np.moveaxis(t_pi, 0, -1), np.moveaxis(t_tau, 0, -1)
     # the chain's message to each performance, then through the performance noise to the skill
-    m_pi, m_tau = down_pi + up_pi, down_tau + up_tau
+    m_pi, m_tau = np.moveaxis(down_pi + up_pi, 0, -1), np.moveaxis(down_tau + up_tau, 0, -1)
     s_pi = m_pi / (1 + beta2 * m_pi)
     s_tau = m_tau / (1 + beta2 * m_pi)
     return cav_pi + s_pi, cav_tau + s_tau
