@@ -171,6 +171,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     """Expectation propagation over every group until no mu or sigma moves; one row per row of `weights`.
 
     weights: (replicates, groups), default the counts; start: a converged result to warm-start from.
+    Only the groups a weighting counts are rated in it: a group of zero weight adds nothing to any
+    posterior (in a deal-bootstrap replicate, a group of one deal's games has weight 0 more than a
+    third of the time; at an early progress checkpoint, most groups have).
     """
     import trueskill
 
@@ -182,18 +185,19 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     beta2 = settings.beta ** 2
     margin = trueskill.calc_draw_margin(settings.draw_probability, 2, settings.env())
     prior_pi, prior_tau = settings.sigma ** -2, settings.mu * settings.sigma ** -2
-    shape = (replicates, groups, n)
+    # one factor per (replicate, group) that counts, replicate by replicate
+    replicate, group = np.nonzero(weights > 0)
+    factors = len(group)
     if start is None:
-        msg_pi, msg_tau = np.zeros(shape), np.zeros(shape)
-        trunc_pi, trunc_tau = np.zeros((replicates, groups, n - 1)), np.zeros((replicates, groups, n - 1))
+        msg_pi, msg_tau = np.zeros((factors, n)), np.zeros((factors, n))
+        trunc_pi, trunc_tau = np.zeros((factors, n - 1)), np.zeros((factors, n - 1))
     else:
-        msg_pi, msg_tau, trunc_pi, trunc_tau = (np.broadcast_to(s[:1] if len(s) != replicates else s,
-                                                                (replicates, *s.shape[1:])).copy()
-                                                for s in start.state)
-    present = weights > 0
-    # seat (r, g, k) adds to the bot (r, bots[g, k]) of a flattened (replicates * bots) posterior
-    target = (np.arange(replicates)[:, None, None] * n_bots + outcomes.bots[None, :, :]).reshape(-1)
-    seat_weights = np.repeat(weights[:, :, None], n, axis=2).reshape(-1)
+        from_start = replicate if len(start.state[0]) == replicates else np.zeros_like(replicate)
+        msg_pi, msg_tau, trunc_pi, trunc_tau = (s[from_start, group] for s in start.state)
+    bots, drawn = outcomes.bots[group], outcomes.drawn[group]
+    # seat (f, k) adds to the bot (replicate[f], bots[f, k]) of a flattened (replicates * bots) posterior
+    target = (replicate[:, None] * n_bots + bots).reshape(-1)
+    seat_weights = np.repeat(weights[replicate, group], n)
     size = replicates * n_bots
 
     def posterior():
@@ -202,21 +206,19 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         return q_pi.reshape(replicates, n_bots), q_tau.reshape(replicates, n_bots)
 
     q_pi, q_tau = posterior()
-    rows = np.arange(replicates)[:, None, None]
-    keep = present[:, :, None]
-    damping = np.ones((replicates, groups, 1))
-    last_pi, last_tau = np.zeros(shape), np.zeros(shape)
+    damping = np.ones((factors, 1))
+    last_pi, last_tau = np.zeros((factors, n)), np.zeros((factors, n))
     sweeps = 0
     while sweeps < MAX_SWEEPS:
         sweeps += 1
-        cav_pi = q_pi[rows, outcomes.bots[None]] - np.where(keep, msg_pi, 0.0)
-        cav_tau = q_tau[rows, outcomes.bots[None]] - np.where(keep, msg_tau, 0.0)
-        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, outcomes.drawn[None], beta2, margin)
+        cav_pi = q_pi[replicate[:, None], bots] - msg_pi
+        cav_tau = q_tau[replicate[:, None], bots] - msg_tau
+        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin)
         step_pi, step_tau = post_pi - cav_pi - msg_pi, post_tau - cav_tau - msg_tau
         # A group's copies share one message, so its update feeds back through its own weight - 1
         # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
         # while it flips direction from one sweep to the next and freed again while it does not.
-        flips = ((step_pi * last_pi).sum(axis=2) + (step_tau * last_tau).sum(axis=2) < 0)[:, :, None]
+        flips = ((step_pi * last_pi).sum(axis=1) + (step_tau * last_tau).sum(axis=1) < 0)[:, None]
         damping = np.where(flips, damping / 2, np.minimum(1.0, damping * 1.5))
         last_pi, last_tau = step_pi, step_tau
         msg_pi, msg_tau = msg_pi + damping * step_pi, msg_tau + damping * step_tau
@@ -228,9 +230,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
         with np.errstate(invalid="ignore", divide="ignore"):
             shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
-        shift = np.nan_to_num(shift)[:, None, None]
-        msg_tau = msg_tau + msg_pi * shift
-        new_tau = new_tau + (new_pi - prior_pi) * shift[:, :, 0]
+        shift = np.nan_to_num(shift)
+        msg_tau = msg_tau + msg_pi * shift[replicate, None]
+        new_tau = new_tau + (new_pi - prior_pi) * shift[:, None]
         q_pi, q_tau = new_pi, new_tau
         # converged when the full, undamped steps would move no mu or sigma (up to the common level)
         full_pi = q_pi + np.bincount(target, seat_weights * step_pi.reshape(-1), size).reshape(replicates, n_bots)
@@ -242,4 +244,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         change = max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
             break
-    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, (msg_pi, msg_tau, trunc_pi, trunc_tau))
+    state = []
+    for per_factor in (msg_pi, msg_tau, trunc_pi, trunc_tau):  # by (replicate, group), zero where not rated
+        full = np.zeros((replicates, groups, per_factor.shape[1]))
+        full[replicate, group] = per_factor
+        state.append(full)
+    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, tuple(state))
