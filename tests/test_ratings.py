@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, rate_games, rate_results
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
@@ -319,6 +319,26 @@ def test_batch_ratings_are_those_of_the_dense_solve(n, monkeypatch):
         assert np.allclose(ours.sigma, reference.sigma, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_newton_replicates_are_the_refitted_ones(n):
+    """The bootstrap's Newton step from the fit against EP refitted on each weighting: the same replicates
+    up to the fit's curvature, so the same standard errors of ratings and of their differences."""
+    rng = np.random.default_rng(20 + n)
+    skill = np.linspace(0, 1.5, 8)
+    bots = np.argsort(rng.random((3000, 8)), axis=1)[:, :n]
+    perf = skill[bots] + rng.normal(0, 1, bots.shape)
+    ranks = (np.round(perf * 2)[:, None, :] > np.round(perf * 2)[:, :, None]).sum(axis=2)  # some ties
+    outcomes = group_outcomes(bots, ranks)
+    weights = rng.poisson(np.broadcast_to(outcomes.counts, (60, len(outcomes.counts)))).astype(float)  # by game
+    fit = rate_outcomes(outcomes, 8)
+    refit = rate_outcomes(outcomes, 8, weights=weights, start=fit).mu
+    newton = batch.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)
+    assert np.allclose(newton.mean(axis=1), RatingSettings().mu)
+    assert np.corrcoef((refit - fit.mu).ravel(), (newton - fit.mu).ravel())[0, 1] > 0.99
+    assert np.allclose(newton.std(axis=0), refit.std(axis=0), rtol=0.05)
+    assert np.allclose(tables._difference_se(newton), tables._difference_se(refit), rtol=0.05, equal_nan=True)
+
+
 def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: RatingSettings) -> tuple[float, float]:
     """Mean and sd of the skill difference of two bots after these games, by quadrature of the exact posterior
     (the difference's prior is N(0, 2 sigma^2); a game is P(performance difference beyond the draw margin))."""
@@ -435,7 +455,10 @@ def test_batch_orders_by_the_data_where_online_follows_the_last_games():
     assert rated["win_rate"].iloc[0] == rated["win_rate"].max()
 
 
-def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval():
+@pytest.mark.parametrize("refit", [True, False])
+def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval(refit, monkeypatch):
+    if not refit:
+        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
     misses = 0
     for seed in range(6):
         df = results_frame(random.Random(seed), {"duel": 2, "trio": 3}, 40, {"bot-0": 0.5, "bot-1": 0.5},
@@ -449,7 +472,10 @@ def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval
     assert misses <= 2
 
 
-def test_rating_interval_matches_a_brute_force_deal_bootstrap():
+@pytest.mark.parametrize("refit", [True, False])
+def test_rating_interval_matches_a_brute_force_deal_bootstrap(refit, monkeypatch):
+    if not refit:  # every replicate a Newton step from the fit, as for many outcome groups
+        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
     df = results_frame(random.Random(4), {"duel": 2}, 40, {"bot-0": 1.0}, BOTS[:3])
     rated = rate_results(df, replicates=200)["duel"]
     table = rated.table.set_index("bot")

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import sparse, special
 
 from arena.config import RatingSettings
 
@@ -250,3 +250,40 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         full[replicate, group] = per_factor
         state.append(full)
     return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, tuple(state))
+
+
+def linear_replicates(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
+                      weights: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """The mu of every bot under each weighting of the groups (replicates, groups), by one Newton step from
+    the fit of the counts: (replicates, bots), each row's mean the prior mean as in a fit.
+
+    Each group's factor is taken as EP left it: with its converged truncation messages, the likelihood of its
+    bots' skills is a Gaussian (performances = skills + noise, truncations on their differences) whose
+    precision couples every seat of the game. Its gradient at the fit is (E[p] - mu) / beta², E[p] the mean of
+    the performances given the skills at the fit; its Hessian, (I - cov(p) / beta²) / beta². A weighting's
+    step is the full Hessian's solve of its change of the weighted gradients: the linearised bootstrap, which
+    costs one pass over the groups and a bots × bots solve, not an EP fit per replicate."""
+    groups, n = outcomes.bots.shape
+    weights = np.asarray(weights, dtype=np.float64)
+    beta2 = settings.beta ** 2
+    mu = fit.mu[0]
+    _, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
+    diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
+    hessian = np.zeros(n_bots * n_bots)
+    change = np.zeros((len(weights), n_bots))
+    for first in range(0, groups, chunk):
+        part = slice(first, min(groups, first + chunk))
+        bots = outcomes.bots[part]
+        precision = np.eye(n) / beta2 + np.einsum("gk,ki,kj->gij", trunc_pi[part], diff, diff)
+        cov = np.linalg.inv(precision)
+        mean = (cov @ (trunc_tau[part] @ diff + mu[bots] / beta2)[..., None])[..., 0]
+        gradient = (mean - mu[bots]) / beta2
+        block = (np.eye(n) - cov / beta2) / beta2
+        pairs = (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1)
+        hessian += np.bincount(pairs, (outcomes.counts[part, None, None] * block).reshape(-1), n_bots * n_bots)
+        seats = sparse.csr_matrix((gradient.reshape(-1), (np.repeat(np.arange(len(bots)), n), bots.reshape(-1))),
+                                  shape=(len(bots), n_bots))
+        change += np.asarray(seats.T @ (weights[:, part] - outcomes.counts[part]).T).T
+    hessian = hessian.reshape(n_bots, n_bots) + np.eye(n_bots) / settings.sigma ** 2
+    step = np.linalg.solve(hessian, change.T).T
+    return mu + step - step.mean(axis=1, keepdims=True)
