@@ -332,7 +332,7 @@ def test_newton_replicates_are_the_refitted_ones(n):
     weights = rng.poisson(np.broadcast_to(outcomes.counts, (60, len(outcomes.counts)))).astype(float)  # by game
     fit = rate_outcomes(outcomes, 8)
     refit = rate_outcomes(outcomes, 8, weights=weights, start=fit).mu
-    newton = batch.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)
+    newton = batch.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)[0]
     assert np.allclose(newton.mean(axis=1), RatingSettings().mu)
     assert np.corrcoef((refit - fit.mu).ravel(), (newton - fit.mu).ravel())[0, 1] > 0.99
     assert np.allclose(newton.std(axis=0), refit.std(axis=0), rtol=0.05)

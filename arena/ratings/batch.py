@@ -252,25 +252,35 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, tuple(state))
 
 
+def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:
+    """(groups, bots): each group's per-seat values under its seats' bots."""
+    groups, n = bots.shape
+    return sparse.csr_matrix((values.reshape(-1), (np.repeat(np.arange(groups), n), bots.reshape(-1))),
+                             shape=(groups, n_bots))
+
+
 def linear_replicates(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
-                      weights: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """The mu of every bot under each weighting of the groups (replicates, groups), by one Newton step from
-    the fit of the counts: (replicates, bots), each row's mean the prior mean as in a fit.
+                      weights: np.ndarray, own_curvature: bool = False,
+                      chunk: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+    """The mu and sigma of every bot under each weighting of the groups (replicates, groups), by one Newton
+    step from the fit of the counts: (replicates, bots) each, each row's mean mu the prior mean as in a fit.
 
     Each group's factor is taken as EP left it: with its converged truncation messages, the likelihood of its
     bots' skills is a Gaussian (performances = skills + noise, truncations on their differences) whose
     precision couples every seat of the game. Its gradient at the fit is (E[p] - mu) / beta², E[p] the mean of
     the performances given the skills at the fit; its Hessian, (I - cov(p) / beta²) / beta². A weighting's
-    step is the full Hessian's solve of its change of the weighted gradients: the linearised bootstrap, which
-    costs one pass over the groups and a bots × bots solve, not an EP fit per replicate."""
+    step solves the Hessian (the fit's, or with `own_curvature` the weighting's own, for weightings far from
+    the counts) for its change of the weighted gradients: the linearised bootstrap, which costs one pass over
+    the groups and a bots × bots solve per weighting, not an EP fit. sigma: the fit's messages, reweighted."""
     groups, n = outcomes.bots.shape
     weights = np.asarray(weights, dtype=np.float64)
     beta2 = settings.beta ** 2
     mu = fit.mu[0]
-    _, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
+    msg_pi, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
     diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
-    hessian = np.zeros(n_bots * n_bots)
+    curvature = np.zeros((len(weights) if own_curvature else 1, n_bots * n_bots))
     change = np.zeros((len(weights), n_bots))
+    q_pi = np.zeros((len(weights), n_bots))
     for first in range(0, groups, chunk):
         part = slice(first, min(groups, first + chunk))
         bots = outcomes.bots[part]
@@ -279,11 +289,14 @@ def linear_replicates(outcomes: Outcomes, n_bots: int, settings: RatingSettings,
         mean = (cov @ (trunc_tau[part] @ diff + mu[bots] / beta2)[..., None])[..., 0]
         gradient = (mean - mu[bots]) / beta2
         block = (np.eye(n) - cov / beta2) / beta2
-        pairs = (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1)
-        hessian += np.bincount(pairs, (outcomes.counts[part, None, None] * block).reshape(-1), n_bots * n_bots)
-        seats = sparse.csr_matrix((gradient.reshape(-1), (np.repeat(np.arange(len(bots)), n), bots.reshape(-1))),
-                                  shape=(len(bots), n_bots))
-        change += np.asarray(seats.T @ (weights[:, part] - outcomes.counts[part]).T).T
-    hessian = hessian.reshape(n_bots, n_bots) + np.eye(n_bots) / settings.sigma ** 2
-    step = np.linalg.solve(hessian, change.T).T
-    return mu + step - step.mean(axis=1, keepdims=True)
+        pairs = sparse.csr_matrix((block.reshape(-1), (np.repeat(np.arange(len(bots)), n * n),
+                                                       (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
+                                  shape=(len(bots), n_bots * n_bots))
+        by_weight = weights[:, part] if own_curvature else outcomes.counts[None, part]
+        curvature += np.asarray(pairs.T @ by_weight.T).T
+        change += np.asarray(_by_bot(gradient, bots, n_bots).T @ (weights[:, part] - outcomes.counts[part]).T).T
+        q_pi += np.asarray(_by_bot(msg_pi[part], bots, n_bots).T @ weights[:, part].T).T
+    prior_pi = settings.sigma ** -2
+    hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * prior_pi
+    step = np.linalg.solve(hessian, change[..., None])[..., 0]
+    return mu + step - step.mean(axis=1, keepdims=True), (q_pi + prior_pi) ** -0.5

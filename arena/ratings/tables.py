@@ -564,8 +564,8 @@ def _bootstrap(outcomes: Outcomes, weights: np.ndarray, k: int, settings: Rating
     from the fit (`linear_replicates`): the large-sample limit of the refit, and within a few percent of its
     standard errors even at a few thousand games (benchmarks/ratings.py prints both)."""
     groups, n = outcomes.bots.shape
-    if groups * n > EP_BOOTSTRAP_SEATS:
-        return linear_replicates(outcomes, k, settings, batch, weights)
+    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:
+        return linear_replicates(outcomes, k, settings, batch, weights)[0]
     chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
     rows = [rate_outcomes(outcomes, k, settings, weights[start:start + chunk], start=batch).mu
             for start in range(0, len(weights), chunk)]
@@ -641,12 +641,15 @@ def _progress(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray
     bootstrap standard error over the posterior sigma), so it counts deals as the final one does."""
     if points is None or weights is None:
         return None
-    rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
+    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:  # as in `_bootstrap`: a Newton step from the fit
+        mu, sigma = linear_replicates(outcomes, k, settings, batch, weights, own_curvature=True)
+    else:
+        rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
+        mu, sigma = rated.mu, rated.sigma
     widen = boot.std(axis=0, ddof=1) / batch.sigma[0] if len(boot) > 1 else np.ones(k)
-    half = Z95 * rated.sigma * widen
+    half = Z95 * sigma * widen
     return pd.DataFrame({"deals": np.repeat(points, k), "bot": np.tile(names, len(points)),
-                         "mu": rated.mu.reshape(-1), "mu_lo": (rated.mu - half).reshape(-1),
-                         "mu_hi": (rated.mu + half).reshape(-1)})
+                         "mu": mu.reshape(-1), "mu_lo": (mu - half).reshape(-1), "mu_hi": (mu + half).reshape(-1)})
 
 
 def csv_frames(ratings: dict[str, VariantRatings]) -> tuple[pd.DataFrame, pd.DataFrame]:
