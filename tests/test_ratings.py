@@ -339,6 +339,23 @@ def test_newton_replicates_are_the_refitted_ones(n):
     assert np.allclose(tables._difference_se(newton), tables._difference_se(refit), rtol=0.05, equal_nan=True)
 
 
+def test_six_player_tables_by_newton_steps_are_those_of_refits(monkeypatch):
+    """Six players, more outcome groups than EP_BOOTSTRAP_SEATS allows to refit: the deal bootstrap's intervals
+    and the estimate against deals, by Newton steps from the fit, against refitting every weighting by EP."""
+    df = results_frame(random.Random(12), {"six": 6}, 25, {"bot-0": 2.0, "bot-1": 1.0}, BOTS[:7])
+    assert len(df) * 6 > tables.EP_BOOTSTRAP_SEATS
+    newton = rate_results(df, replicates=60)["six"]
+    monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 10 ** 12)
+    refit = rate_results(df, replicates=60)["six"]
+    a, b = newton.table.set_index("bot"), refit.table.set_index("bot").loc[newton.table["bot"]]
+    assert np.allclose(a["mu"], b["mu"], rtol=0, atol=1e-12)
+    assert np.allclose(a["mu_hi"] - a["mu_lo"], b["mu_hi"] - b["mu_lo"], rtol=0.05)
+    half = (refit.progress["mu_hi"] - refit.progress["mu_lo"]) / 2
+    assert (np.abs(newton.progress["mu"] - refit.progress["mu"]) < 0.02 * half).all()
+    # widened by the bootstrap's standard errors over sigma: as close as the table's intervals
+    assert np.allclose(newton.progress["mu_hi"] - newton.progress["mu_lo"], 2 * half, rtol=0.05)
+
+
 def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: RatingSettings) -> tuple[float, float]:
     """Mean and sd of the skill difference of two bots after these games, by quadrature of the exact posterior
     (the difference's prior is N(0, 2 sigma^2); a game is P(performance difference beyond the draw margin))."""
