@@ -562,7 +562,7 @@ def _bootstrap(outcomes: Outcomes, weights: np.ndarray, k: int, settings: Rating
 
     Each replicate is refitted by EP where that is cheap (EP_BOOTSTRAP_SEATS), else taken one Newton step
     from the fit (`linear_replicates`): the large-sample limit of the refit, and within a few percent of its
-    standard errors even at a few thousand games (benchmarks/ratings.py prints both)."""
+    standard errors even at a few thousand games (test_newton_replicates_are_the_refitted_ones)."""
     groups, n = outcomes.bots.shape
     if outcomes.bots.size > EP_BOOTSTRAP_SEATS:
         return linear_replicates(outcomes, k, settings, batch, weights)[0]
