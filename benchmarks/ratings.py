@@ -8,7 +8,17 @@ whole rating tables (`rate_results`, with the deal bootstrap) of a synthetic res
 configs/million.toml: 3 bots, 3 two-player tables x 170,000 deals x 2 rotations = 1,020,000 games,
 with the seconds and the process's peak resident memory.
 
+Then six-player Go For It against its play time. Synthetic duplicate results (every deal in its 6
+rotations): 100,000 and 1,000,000 games among 20 bots, each deal at a random table of 6 of them, and the
+issue's case, 7 bots at the 7 tables of 6 of them, 800 deals each (33,600 games). For each: the batch
+rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate_results`, with the deal
+bootstrap), in CPU seconds, against the play time of as many games by random bots: a sample of
+6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU
+time per game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10%
+of that play time. CPU time, not wall time, on both sides: the machine is shared.
+
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
+        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six]
 """
 
 from __future__ import annotations
@@ -34,6 +44,21 @@ MILLION_BOTS = {"greedy": 3.0, "random": 0.0, "random-2": 0.0}
 """The bots of configs/million.toml and a skill (in score steps of five points) for the synthetic scores."""
 MILLION_DEALS = 170_000
 MILLION_DRAW_PROBABILITY = 0.02
+SIX_PLAYER_GAMES = [100_000, 1_000_000]
+"""Six-player games among BOTS, in deals of 6 rotations at random tables."""
+ISSUE_BOTS = {"greedy": 3.0, "greedy-2": 3.0, "heuristic": 3.5, "heuristic-2": 3.5, "random": 0.0,
+              "random-3": 0.0, "twin": 0.0}
+"""The seven bots of the six-player example (three copies of random): 7 tables of 6, ISSUE_DEALS deals each."""
+ISSUE_DEALS = 800
+PLAY_WORKERS = 2
+PLAY_CONFIG = """
+name = "six-random"
+seed = 1
+[[games]]
+game = "go_for_it"
+deals = {deals}
+rules = {{ players = 6 }}
+""" + "".join(f'[[bots]]\nname = "random-{i}"\npath = "random"\n' for i in range(1, 7))
 
 
 def random_games(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -57,35 +82,45 @@ def package_rate(players: list[list[str]], ranks: list[list[int]], settings: Rat
 
 
 def million_table(deals: int, seed: int = 1) -> pa.Table:
-    """The rated columns of a results table shaped like configs/million.toml, in game-index order.
+    """The rated columns of a results table shaped like configs/million.toml, in game-index order: the three
+    pairs of its bots, every deal in both seat orders."""
+    names = sorted(MILLION_BOTS)
+    tables = np.repeat(np.array(list(combinations(range(len(names)), 2))), deals, axis=0)
+    return duplicate_table(names, np.array([MILLION_BOTS[name] for name in names]), tables, "caterpillar", seed)
 
-    Tables are the pairs of bots, each deal played in both seat orders (rotation r puts the table's
-    bot (seat + r) % 2 in a seat) under one seed. A seat's cards are the same in both rotations, so
-    the score is a deal-and-seat luck shared by the rotations, the bot's skill and the game's noise,
-    in steps of five points: the higher score wins, equal scores draw.
+
+def duplicate_table(names: list[str], skill: np.ndarray, tables: np.ndarray, variant: str, seed: int = 1) -> pa.Table:
+    """The rated columns of a results table of duplicate deals, in game-index order: one deal per row of
+    `tables` (the bot codes of its seats in rotation 0), played in every rotation under one seed.
+
+    Rotation r puts the table's bot (seat + r) % n in a seat. A seat's cards are the same in every rotation,
+    so the score is a deal-and-seat luck shared by the rotations, the bot's skill and the game's noise,
+    in steps of five points: the higher score wins, equal scores tie.
     """
     rng = np.random.default_rng(seed)
-    names = sorted(MILLION_BOTS)
-    skill = np.array([MILLION_BOTS[name] for name in names])
-    tables = np.array(list(combinations(range(len(names)), 2)))
-    units = len(tables) * deals  # (table, deal) pairs, each with its own seed
-    games = units * 2
-    table = np.repeat(np.arange(len(tables)), deals * 2)
-    deal = np.tile(np.repeat(np.arange(deals), 2), len(tables))
-    rotation = np.tile(np.arange(2), units)
-    seats = tables[table[:, None], (np.arange(2)[None, :] + rotation[:, None]) % 2]
-    luck = np.repeat(rng.normal(size=(units, 2)), 2, axis=0)
-    raw = 20 + 6 * luck + skill[seats] + 4 * rng.normal(size=(games, 2))
+    units, n = tables.shape  # deals, each with its own seed
+    games = units * n
+    unit = np.repeat(np.arange(units), n)
+    rotation = np.tile(np.arange(n), units)
+    seats = tables[unit[:, None], (np.arange(n)[None, :] + rotation[:, None]) % n]
+    luck = np.repeat(rng.normal(size=(units, n)), n, axis=0)
+    raw = 20 + 6 * luck + skill[seats] + 4 * rng.normal(size=(games, n))
     scores = 5 * np.maximum(raw.round(), 0).astype(np.int64)
-    ranks = (scores[:, ::-1] > scores).astype(np.int32)
-    # distinct 63-bit seeds, one per (table, deal): an odd multiplier is a bijection modulo 2**64
+    ranks = (scores[:, None, :] > scores[:, :, None]).sum(axis=2).astype(np.int32)
+    # the deal number within its table (rows of `tables` with the same bots)
+    _, table_of = np.unique(np.sort(tables, axis=1), axis=0, return_inverse=True)
+    table_of = table_of.reshape(-1)
+    order = np.argsort(table_of, kind="stable")
+    deal = np.empty(units, dtype=np.int64)
+    deal[order] = np.arange(units) - np.searchsorted(table_of[order], table_of[order])
+    # distinct 63-bit seeds, one per deal: an odd multiplier is a bijection modulo 2**64
     unit_seeds = (np.arange(1, units + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(1)
-    offsets = pa.array(np.arange(0, 2 * games + 1, 2, dtype=np.int32))
+    offsets = pa.array(np.arange(0, n * games + 1, n, dtype=np.int32))
     columns = {
         "game_index": pa.array(np.arange(games, dtype=np.int64)),
-        "variant": pc.take(pa.array(["caterpillar"]), pa.array(np.zeros(games, dtype=np.int32))),
-        "deal": pa.array(deal.astype(np.int32)),
-        "seed": pa.array(np.repeat(unit_seeds.astype(np.int64), 2)),
+        "variant": pc.take(pa.array([variant]), pa.array(np.zeros(games, dtype=np.int32))),
+        "deal": pa.array(deal[unit].astype(np.int32)),
+        "seed": pa.array(unit_seeds.astype(np.int64)[unit]),
         "players": pa.ListArray.from_arrays(offsets, pc.take(pa.array(names), pa.array(seats.reshape(-1)))),
         "scores": pa.ListArray.from_arrays(offsets, pa.array(scores.reshape(-1))),
         "ranks": pa.ListArray.from_arrays(offsets, pa.array(ranks.reshape(-1))),
@@ -94,6 +129,64 @@ def million_table(deals: int, seed: int = 1) -> pa.Table:
     }
     schema = pa.schema([SCHEMA.field(name) for name in RATED_COLUMNS])
     return pa.Table.from_arrays([columns[name] for name in RATED_COLUMNS], schema=schema)
+
+
+def six_player_tables(games: int, seed: int = 2) -> pa.Table:
+    """Six-player results among BOTS: each deal at a random table of 6 (in a random seat order), 6 rotations."""
+    rng = np.random.default_rng(seed)
+    tables = np.argsort(rng.random((max(1, games // 6), BOTS)), axis=1)[:, :6]
+    names = [f"bot-{i:02d}" for i in range(BOTS)]
+    return duplicate_table(names, np.linspace(0, 4, BOTS), tables, "go_for_it", seed)
+
+
+def issue_tables() -> pa.Table:
+    """The six-player example: 7 bots at the 7 tables that leave one out, ISSUE_DEALS deals of 6 rotations each."""
+    names = list(ISSUE_BOTS)
+    tables = np.array([[bot for bot in range(len(names)) if bot != out] for out in range(len(names))])
+    return duplicate_table(names, np.array(list(ISSUE_BOTS.values())), np.repeat(tables, ISSUE_DEALS, axis=0),
+                           "go_for_it")
+
+
+def play_cpu_per_game(games: int) -> float:
+    """CPU seconds per six-player Go For It game of random bots, played by `play_batch` in this process."""
+    from arena.config import parse_config
+    from arena.runner import play_batch
+
+    config = parse_config(PLAY_CONFIG.format(deals=max(1, games // 6 + 1)))
+    play_batch(config, 0, min(games, 60))  # warm-up: imports, the schedule
+    started = time.process_time()
+    play_batch(config, 0, games)
+    return (time.process_time() - started) / games
+
+
+def six_player(args) -> None:
+    """Prints the six-player rating times against the play time of as many games."""
+    per_game = play_cpu_per_game(args.play_sample)
+    print(f"six-player Go For It, random bots, play_batch on one core: {per_game * 1e6:.0f} µs CPU per game "
+          f"({args.play_sample:,} games played); play time below = games x that / {PLAY_WORKERS} workers")
+    print(f"{'case':>26}{'games':>11}{'groups':>9}{'sweeps':>8}{'rating s':>10}{'tables s':>10}{'play s':>9}"
+          f"{'rating/play':>13}{'tables/play':>13}")
+    cases = [(f"{BOTS} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
+    for name, games in [*cases, ("issue: 7 bots, 7 tables", 0)]:
+        table = six_player_tables(games) if games else issue_tables()
+        games = table.num_rows
+        frame = results_frame(table)
+        players = np.array(table.column("players").combine_chunks().flatten().to_numpy(zero_copy_only=False))
+        codes = np.unique(players, return_inverse=True)[1].reshape(games, 6)
+        ranks = table.column("ranks").combine_chunks().flatten().to_numpy().reshape(games, 6)
+        started = time.process_time()
+        outcomes = group_outcomes(codes, ranks)
+        batch = rate_outcomes(outcomes, int(codes.max()) + 1, RatingSettings())
+        rating = time.process_time() - started
+        tables = float("nan")
+        if games <= args.tables_up_to:
+            started = time.process_time()
+            rate_results(frame, replicates=args.replicates)
+            tables = time.process_time() - started
+        play = games * per_game / PLAY_WORKERS
+        print(f"{name:>26}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{rating:>10.2f}{tables:>10.2f}"
+              f"{play:>9.1f}{rating / play:>13.1%}{tables / play:>13.1%}")
+    print(f"(tables: rate_results with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
 
 
 def peak_rss_mb() -> float:
@@ -108,7 +201,15 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of games and deals")
     parser.add_argument("--sample", type=int, default=2000, help="games rated by the package")
     parser.add_argument("--replicates", type=int, default=BOOTSTRAP_REPLICATES, help="deal-bootstrap replicates")
+    parser.add_argument("--play-sample", type=int, default=2000, help="six-player games played to time play")
+    parser.add_argument("--six-scale", type=float, default=1.0, help="multiplies the six-player games")
+    parser.add_argument("--tables-up-to", type=int, default=1_000_000,
+                        help="rate the whole tables of six-player cases up to this many games")
+    parser.add_argument("--only", choices=["six"], help="only the six-player cases against play time")
     args = parser.parse_args()
+    if args.only == "six":
+        six_player(args)
+        return
 
     # First, while the process is small, so that its peak memory is the tables' own.
     deals = max(1, int(MILLION_DEALS * args.scale))
@@ -150,6 +251,8 @@ def main() -> None:
                     for bot, mu, sigma in zip(check.bots, check.mu, check.sigma, strict=True))
         print(f"{players:>7}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{batch_seconds:>9.2f}"
               f"{ours:>16.2f}{theirs:>17.1f}{theirs / ours:>9.0f}×{error:>11.1e}")
+    print()
+    six_player(args)
 
 
 if __name__ == "__main__":

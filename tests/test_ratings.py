@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, rate_games, rate_results
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
@@ -231,7 +231,9 @@ def results_frame(rng: random.Random, variants: dict[str, int], deals: int, stre
     return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
 
 
-@pytest.mark.parametrize("ranks", [[0, 1], [0, 0], [1, 0, 2], [0, 0, 1], [2, 0, 1, 3, 3, 5], [0, 0, 0, 1, 2, 2]])
+@pytest.mark.parametrize("ranks", [[0, 1], [0, 0], [1, 0, 2], [0, 0, 1], [0, 1, 1], [3, 1, 0, 2], [0, 2, 2, 1],
+                                   [1, 0, 4, 2, 3], [0, 1, 1, 3, 3], [2, 0, 1, 3, 3, 5], [0, 0, 0, 1, 2, 2],
+                                   [5, 4, 3, 2, 1, 0]])
 @pytest.mark.parametrize("backend", [None, "scipy"])
 def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
     # one game, no dynamics: the posterior of that game is what the package computes (run to convergence)
@@ -244,6 +246,114 @@ def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
     tolerance = 1e-7 if backend == "scipy" else 1e-5  # EP stops when no mu or sigma moves by 1e-6 sigma
     assert np.allclose(rated.mu[0], [r.mu for (r,) in reference], rtol=0, atol=tolerance)
     assert np.allclose(rated.sigma[0], [r.sigma for (r,) in reference], rtol=0, atol=tolerance)
+
+
+def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
+    """`batch._factor` by the full n x n covariance of the performances, inverted afresh for every truncation:
+    the reference the chain's local messages must reproduce."""
+    n = cav_pi.shape[-1]
+    perf_var = 1 / cav_pi + beta2
+    perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
+    diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
+
+    def chain():
+        precision = perf_pi[..., :, None] * np.eye(n) + np.einsum("...k,ki,kj->...ij", trunc_pi, diff, diff)
+        cov = np.linalg.inv(precision)
+        return cov, (cov @ (perf_tau + trunc_tau @ diff)[..., None])[..., 0]
+
+    for k in range(n - 1):
+        cov, mean = chain()
+        d_var = cov[..., k, k] - 2 * cov[..., k, k + 1] + cov[..., k + 1, k + 1]
+        c_pi = 1 / d_var - trunc_pi[..., k]
+        c_var, c_mean = 1 / c_pi, (((mean[..., k] - mean[..., k + 1]) / d_var) - trunc_tau[..., k]) / c_pi
+        c_sd = np.sqrt(c_var)
+        t, eps = c_mean / c_sd, margin / c_sd
+        z_mean, z_var = batch._trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
+                                             np.where(drawn[..., k], eps - t, np.inf))
+        post_pi = 1 / (z_var * c_var)
+        trunc_pi[..., k] = post_pi - c_pi
+        trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
+    cov, mean = chain()
+    p_var = np.diagonal(cov, axis1=-2, axis2=-1)
+    m_pi, m_tau = 1 / p_var - perf_pi, mean / p_var - perf_tau
+    return cav_pi + m_pi / (1 + beta2 * m_pi), cav_tau + m_tau / (1 + beta2 * m_pi)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_the_chains_messages_are_the_dense_solve(n):
+    """One pass of every group's factor: the same skill posteriors and truncation messages as inverting the
+    chain's full precision, for cavities far apart and close, ties, and truncations with no message yet."""
+    rng = np.random.default_rng(n)
+    shape = (3, 400)  # replicates, groups
+    cav_pi = rng.uniform(0.005, 3, (*shape, n))
+    cav_tau = rng.normal(0, 10, (*shape, n)) * cav_pi
+    trunc_pi = rng.uniform(0, 2, (*shape, n - 1)) * (rng.random((*shape, n - 1)) < 0.7)
+    trunc_tau = rng.normal(0, 2, (*shape, n - 1)) * trunc_pi
+    drawn = rng.random((1, shape[1], n - 1)) < 0.3
+    assert drawn.any() and (trunc_pi == 0).any()
+    fast_pi, fast_tau = trunc_pi.copy(), trunc_tau.copy()
+    dense_pi, dense_tau = trunc_pi.copy(), trunc_tau.copy()
+    fast = batch._factor(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
+    dense = dense_factor(cav_pi, cav_tau, dense_pi, dense_tau, drawn, 4.1 ** 2, 0.6)
+    for ours, reference in zip((*fast, fast_pi, fast_tau), (*dense, dense_pi, dense_tau), strict=True):
+        assert np.allclose(ours, reference, rtol=1e-9, atol=1e-9 * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_batch_ratings_are_those_of_the_dense_solve(n, monkeypatch):
+    """Whole fits (and a bootstrap-like weighting warm-started from them) of random n-player games with ties:
+    the chain's messages give the posterior that inverting each game's covariance gives."""
+    rng = np.random.default_rng(10 + n)
+    bots = np.argsort(rng.random((300, 8)), axis=1)[:, :n]
+    ranks = np.sort(rng.integers(0, n, (300, n)), axis=1)  # ties common
+    outcomes = group_outcomes(bots, ranks)
+    assert outcomes.drawn.any()
+    weights = rng.poisson(1.0, (4, len(outcomes.counts))) * outcomes.counts
+    fast = rate_outcomes(outcomes, 8)
+    fast_boot = rate_outcomes(outcomes, 8, weights=weights, start=fast)
+    monkeypatch.setattr(batch, "_factor", dense_factor)
+    dense = rate_outcomes(outcomes, 8)
+    dense_boot = rate_outcomes(outcomes, 8, weights=weights, start=dense)
+    for ours, reference in ((fast, dense), (fast_boot, dense_boot)):
+        assert np.allclose(ours.mu, reference.mu, rtol=0, atol=1e-6)
+        assert np.allclose(ours.sigma, reference.sigma, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_newton_replicates_are_the_refitted_ones(n):
+    """The bootstrap's Newton step from the fit against EP refitted on each weighting: the same replicates
+    up to the fit's curvature, so the same standard errors of ratings and of their differences."""
+    rng = np.random.default_rng(20 + n)
+    skill = np.linspace(0, 1.5, 8)
+    bots = np.argsort(rng.random((3000, 8)), axis=1)[:, :n]
+    perf = skill[bots] + rng.normal(0, 1, bots.shape)
+    ranks = (np.round(perf * 2)[:, None, :] > np.round(perf * 2)[:, :, None]).sum(axis=2)  # some ties
+    outcomes = group_outcomes(bots, ranks)
+    weights = rng.poisson(np.broadcast_to(outcomes.counts, (60, len(outcomes.counts)))).astype(float)  # by game
+    fit = rate_outcomes(outcomes, 8)
+    refit = rate_outcomes(outcomes, 8, weights=weights, start=fit).mu
+    newton = batch.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)[0]
+    assert np.allclose(newton.mean(axis=1), RatingSettings().mu)
+    assert np.corrcoef((refit - fit.mu).ravel(), (newton - fit.mu).ravel())[0, 1] > 0.99
+    assert np.allclose(newton.std(axis=0), refit.std(axis=0), rtol=0.05)
+    assert np.allclose(tables._difference_se(newton), tables._difference_se(refit), rtol=0.05, equal_nan=True)
+
+
+def test_six_player_tables_by_newton_steps_are_those_of_refits(monkeypatch):
+    """Six players, more outcome groups than EP_BOOTSTRAP_SEATS allows to refit: the deal bootstrap's intervals
+    and the estimate against deals, by Newton steps from the fit, against refitting every weighting by EP."""
+    df = results_frame(random.Random(12), {"six": 6}, 25, {"bot-0": 2.0, "bot-1": 1.0}, BOTS[:7])
+    assert len(df) * 6 > tables.EP_BOOTSTRAP_SEATS
+    newton = rate_results(df, replicates=60)["six"]
+    monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 10 ** 12)
+    refit = rate_results(df, replicates=60)["six"]
+    a, b = newton.table.set_index("bot"), refit.table.set_index("bot").loc[newton.table["bot"]]
+    assert np.allclose(a["mu"], b["mu"], rtol=0, atol=1e-12)
+    assert np.allclose(a["mu_hi"] - a["mu_lo"], b["mu_hi"] - b["mu_lo"], rtol=0.05)
+    half = (refit.progress["mu_hi"] - refit.progress["mu_lo"]) / 2
+    assert (np.abs(newton.progress["mu"] - refit.progress["mu"]) < 0.02 * half).all()
+    # widened by the bootstrap's standard errors over sigma: as close as the table's intervals
+    assert np.allclose(newton.progress["mu_hi"] - newton.progress["mu_lo"], 2 * half, rtol=0.05)
 
 
 def exact_duel_posterior(wins: int, draws: int, losses: int, rating_settings: RatingSettings) -> tuple[float, float]:
@@ -373,7 +483,10 @@ def test_batch_orders_by_the_data_where_online_follows_the_last_games():
     assert mu[1]["bot-0"] < mu[0]["bot-0"] - 2 and mu[1]["bot-0"] < mu[1].drop("bot-0").max(), (mu[0], mu[1])
 
 
-def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval():
+@pytest.mark.parametrize("refit", [True, False])
+def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval(refit, monkeypatch):
+    if not refit:
+        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
     misses = 0
     for seed in range(6):
         df = results_frame(random.Random(seed), {"duel": 2, "trio": 3}, 40, {"bot-0": 0.5, "bot-1": 0.5},
@@ -387,7 +500,10 @@ def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval
     assert misses <= 2
 
 
-def test_rating_interval_matches_a_brute_force_deal_bootstrap():
+@pytest.mark.parametrize("refit", [True, False])
+def test_rating_interval_matches_a_brute_force_deal_bootstrap(refit, monkeypatch):
+    if not refit:  # every replicate a Newton step from the fit, as for many outcome groups
+        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
     df = results_frame(random.Random(4), {"duel": 2}, 40, {"bot-0": 1.0}, BOTS[:3])
     rated = rate_results(df, replicates=200)["duel"]
     table = rated.table.set_index("bot")

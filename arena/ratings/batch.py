@@ -11,10 +11,11 @@ as `weight` copies of one factor, so a million games between a handful of bots a
 factors. The same engine rates many weightings of the groups at once (the deal bootstrap), one
 row of `weights` each.
 
-One game of n seats is one factor: the performances are a Gaussian chain, so with the current
-truncation messages the joint of p is an n×n Gaussian, solved exactly (batched over groups); each
-truncation is then refined in turn by moment matching (the truncated-Gaussian v and w functions,
-computed stably far into the tails). A group's message to a skill is its posterior marginal over
+One game of n seats is one factor: the performances are a Gaussian chain (each truncation ties two
+neighbours), so with the current truncation messages every marginal the factor needs is a product of
+local messages passed along the chain, exact and O(n) (batched over groups and replicates); each
+truncation is refined in turn by moment matching (the truncated-Gaussian v and w functions, computed
+stably far into the tails). A group's message to a skill is its posterior marginal over
 its cavity, counted `weight` times; a group's step is damped while it oscillates.
 """
 
@@ -24,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import sparse, special
 
 from arena.config import RatingSettings
 
@@ -110,41 +111,56 @@ def _trunc_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.where(flip, -mean, mean), var
 
 
-def _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff):
-    """Covariance and mean of the performances: their priors times the truncation messages on the differences."""
-    n = perf_pi.shape[-1]
-    precision = perf_pi[..., :, None] * np.eye(n) + np.einsum("...k,ki,kj->...ij", trunc_pi, diff, diff)
-    cov = np.linalg.inv(precision)
-    mean = (cov @ (perf_tau + trunc_tau @ diff)[..., None])[..., 0]
-    return cov, mean
+def _through(pi, tau, msg_pi, msg_tau, sign):
+    """The message that a performance with natural parameters (pi, tau) sends through one truncated difference
+    (its message msg_pi, msg_tau on d = p_k - p_k+1) to its neighbour: sign -1 down the chain (p_k+1 = p_k - d),
+    +1 up it (p_k = p_k+1 + d). A difference with no message yet (msg_pi 0) sends nothing."""
+    scale = 1 / (pi + msg_pi)  # = (1 / msg_pi) / (1 / pi + 1 / msg_pi), written to stay finite at msg_pi = 0
+    return msg_pi * pi * scale, (msg_pi * tau + sign * msg_tau * pi) * scale
 
 
 def _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
     """One pass over the factor of every group: refines the truncation messages (in place) and returns the
-    skill posteriors (pi, tau) of the seats. Arrays are (..., n) per seat, (..., n - 1) per difference."""
+    skill posteriors (pi, tau) of the seats. Arrays are (..., n) per seat, (..., n - 1) per difference.
+
+    The performances form a chain (each truncation ties two neighbours), so every marginal is a product of
+    local messages, exactly: without truncation k the chain falls into two independent halves, and the
+    cavity of the difference k is the left half's marginal of p_k minus the right half's of p_k+1. The
+    right halves' messages come from one sweep up the chain; a sweep down then refines the truncations in
+    turn, as the package's schedule does, each from the left messages of the ones already refined. A last
+    sweep up gives every performance its two neighbours' messages. O(n) per group, batched over groups."""
     n = cav_pi.shape[-1]
+    seat_first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # a seat's values lie together
     perf_var = 1 / cav_pi + beta2  # a performance's prior: the skill's cavity plus the noise
-    perf_pi, perf_tau = 1 / perf_var, cav_tau / cav_pi / perf_var
-    diff = np.zeros((n - 1, n))
-    diff[np.arange(n - 1), np.arange(n - 1)] = 1.0
-    diff[np.arange(n - 1), np.arange(1, n)] = -1.0
-    for k in range(n - 1):  # each truncation in turn, as the package's schedule goes down the chain
-        cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
-        d_var = cov[..., k, k] - 2 * cov[..., k, k + 1] + cov[..., k + 1, k + 1]
-        d_mean = mean[..., k] - mean[..., k + 1]
-        c_pi = 1 / d_var - trunc_pi[..., k]  # the difference's cavity: all but this truncation
-        c_var, c_mean = 1 / c_pi, (d_mean / d_var - trunc_tau[..., k]) / c_pi
+    perf_pi, perf_tau = seat_first(1 / perf_var), seat_first(cav_tau / cav_pi / perf_var)
+    t_pi, t_tau, drawn = seat_first(trunc_pi), seat_first(trunc_tau), seat_first(drawn)
+
+    def from_right():  # the message each performance k < n - 1 gets from the chain above it
+        up_pi, up_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)
+        for k in range(n - 2, -1, -1):
+            up_pi[k], up_tau[k] = _through(perf_pi[k + 1] + up_pi[k + 1], perf_tau[k + 1] + up_tau[k + 1],
+                                           t_pi[k], t_tau[k], 1)
+        return up_pi, up_tau
+
+    up_pi, up_tau = from_right()
+    down_pi, down_tau = np.zeros_like(perf_pi), np.zeros_like(perf_tau)  # from the chain below each performance
+    for k in range(n - 1):
+        left_pi, left_tau = perf_pi[k] + down_pi[k], perf_tau[k] + down_tau[k]
+        right_pi, right_tau = perf_pi[k + 1] + up_pi[k + 1], perf_tau[k + 1] + up_tau[k + 1]
+        c_var = 1 / left_pi + 1 / right_pi  # the difference's cavity: all but this truncation
+        c_mean = left_tau / left_pi - right_tau / right_pi
+        c_pi = 1 / c_var
         c_sd = np.sqrt(c_var)
         t, eps = c_mean / c_sd, margin / c_sd
-        z_mean, z_var = _trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
-                                       np.where(drawn[..., k], eps - t, np.inf))
+        z_mean, z_var = _trunc_moments(np.where(drawn[k], -eps - t, eps - t), np.where(drawn[k], eps - t, np.inf))
         post_pi = 1 / (z_var * c_var)
-        trunc_pi[..., k] = post_pi - c_pi
-        trunc_tau[..., k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
-    cov, mean = _chain(perf_pi, perf_tau, trunc_pi, trunc_tau, diff)
-    p_var = np.diagonal(cov, axis1=-2, axis2=-1)
+        t_pi[k] = post_pi - c_pi
+        t_tau[k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
+        down_pi[k + 1], down_tau[k + 1] = _through(left_pi, left_tau, t_pi[k], t_tau[k], -1)
+    up_pi, up_tau = from_right()
+    trunc_pi[...], trunc_tau[...] = np.moveaxis(t_pi, 0, -1), np.moveaxis(t_tau, 0, -1)
     # the chain's message to each performance, then through the performance noise to the skill
-    m_pi, m_tau = 1 / p_var - perf_pi, mean / p_var - perf_tau
+    m_pi, m_tau = np.moveaxis(down_pi + up_pi, 0, -1), np.moveaxis(down_tau + up_tau, 0, -1)
     s_pi = m_pi / (1 + beta2 * m_pi)
     s_tau = m_tau / (1 + beta2 * m_pi)
     return cav_pi + s_pi, cav_tau + s_tau
@@ -155,6 +171,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     """Expectation propagation over every group until no mu or sigma moves; one row per row of `weights`.
 
     weights: (replicates, groups), default the counts; start: a converged result to warm-start from.
+    Only the groups a weighting counts are rated in it: a group of zero weight adds nothing to any
+    posterior (in a deal-bootstrap replicate, a group of one deal's games has weight 0 more than a
+    third of the time; at an early progress checkpoint, most groups have).
     """
     import trueskill
 
@@ -166,18 +185,19 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     beta2 = settings.beta ** 2
     margin = trueskill.calc_draw_margin(settings.draw_probability, 2, settings.env())
     prior_pi, prior_tau = settings.sigma ** -2, settings.mu * settings.sigma ** -2
-    shape = (replicates, groups, n)
+    # one factor per (replicate, group) that counts, replicate by replicate
+    replicate, group = np.nonzero(weights > 0)
+    factors = len(group)
     if start is None:
-        msg_pi, msg_tau = np.zeros(shape), np.zeros(shape)
-        trunc_pi, trunc_tau = np.zeros((replicates, groups, n - 1)), np.zeros((replicates, groups, n - 1))
+        msg_pi, msg_tau = np.zeros((factors, n)), np.zeros((factors, n))
+        trunc_pi, trunc_tau = np.zeros((factors, n - 1)), np.zeros((factors, n - 1))
     else:
-        msg_pi, msg_tau, trunc_pi, trunc_tau = (np.broadcast_to(s[:1] if len(s) != replicates else s,
-                                                                (replicates, *s.shape[1:])).copy()
-                                                for s in start.state)
-    present = weights > 0
-    # seat (r, g, k) adds to the bot (r, bots[g, k]) of a flattened (replicates * bots) posterior
-    target = (np.arange(replicates)[:, None, None] * n_bots + outcomes.bots[None, :, :]).reshape(-1)
-    seat_weights = np.repeat(weights[:, :, None], n, axis=2).reshape(-1)
+        from_start = replicate if len(start.state[0]) == replicates else np.zeros_like(replicate)
+        msg_pi, msg_tau, trunc_pi, trunc_tau = (s[from_start, group] for s in start.state)
+    bots, drawn = outcomes.bots[group], outcomes.drawn[group]
+    # seat (f, k) adds to the bot (replicate[f], bots[f, k]) of a flattened (replicates * bots) posterior
+    target = (replicate[:, None] * n_bots + bots).reshape(-1)
+    seat_weights = np.repeat(weights[replicate, group], n)
     size = replicates * n_bots
 
     def posterior():
@@ -186,21 +206,19 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         return q_pi.reshape(replicates, n_bots), q_tau.reshape(replicates, n_bots)
 
     q_pi, q_tau = posterior()
-    rows = np.arange(replicates)[:, None, None]
-    keep = present[:, :, None]
-    damping = np.ones((replicates, groups, 1))
-    last_pi, last_tau = np.zeros(shape), np.zeros(shape)
+    damping = np.ones((factors, 1))
+    last_pi, last_tau = np.zeros((factors, n)), np.zeros((factors, n))
     sweeps = 0
     while sweeps < MAX_SWEEPS:
         sweeps += 1
-        cav_pi = q_pi[rows, outcomes.bots[None]] - np.where(keep, msg_pi, 0.0)
-        cav_tau = q_tau[rows, outcomes.bots[None]] - np.where(keep, msg_tau, 0.0)
-        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, outcomes.drawn[None], beta2, margin)
+        cav_pi = q_pi[replicate[:, None], bots] - msg_pi
+        cav_tau = q_tau[replicate[:, None], bots] - msg_tau
+        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin)
         step_pi, step_tau = post_pi - cav_pi - msg_pi, post_tau - cav_tau - msg_tau
         # A group's copies share one message, so its update feeds back through its own weight - 1
         # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
         # while it flips direction from one sweep to the next and freed again while it does not.
-        flips = ((step_pi * last_pi).sum(axis=2) + (step_tau * last_tau).sum(axis=2) < 0)[:, :, None]
+        flips = ((step_pi * last_pi).sum(axis=1) + (step_tau * last_tau).sum(axis=1) < 0)[:, None]
         damping = np.where(flips, damping / 2, np.minimum(1.0, damping * 1.5))
         last_pi, last_tau = step_pi, step_tau
         msg_pi, msg_tau = msg_pi + damping * step_pi, msg_tau + damping * step_tau
@@ -212,9 +230,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
         with np.errstate(invalid="ignore", divide="ignore"):
             shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
-        shift = np.nan_to_num(shift)[:, None, None]
-        msg_tau = msg_tau + msg_pi * shift
-        new_tau = new_tau + (new_pi - prior_pi) * shift[:, :, 0]
+        shift = np.nan_to_num(shift)
+        msg_tau = msg_tau + msg_pi * shift[replicate, None]
+        new_tau = new_tau + (new_pi - prior_pi) * shift[:, None]
         q_pi, q_tau = new_pi, new_tau
         # converged when the full, undamped steps would move no mu or sigma (up to the common level)
         full_pi = q_pi + np.bincount(target, seat_weights * step_pi.reshape(-1), size).reshape(replicates, n_bots)
@@ -226,4 +244,59 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         change = max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
             break
-    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, (msg_pi, msg_tau, trunc_pi, trunc_tau))
+    state = []
+    for per_factor in (msg_pi, msg_tau, trunc_pi, trunc_tau):  # by (replicate, group), zero where not rated
+        full = np.zeros((replicates, groups, per_factor.shape[1]))
+        full[replicate, group] = per_factor
+        state.append(full)
+    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, tuple(state))
+
+
+def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:
+    """(groups, bots): each group's per-seat values under its seats' bots."""
+    groups, n = bots.shape
+    return sparse.csr_matrix((values.reshape(-1), (np.repeat(np.arange(groups), n), bots.reshape(-1))),
+                             shape=(groups, n_bots))
+
+
+def linear_replicates(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
+                      weights: np.ndarray, own_curvature: bool = False,
+                      chunk: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+    """The mu and sigma of every bot under each weighting of the groups (replicates, groups), by one Newton
+    step from the fit of the counts: (replicates, bots) each, each row's mean mu the prior mean as in a fit.
+
+    Each group's factor is taken as EP left it: with its converged truncation messages, the likelihood of its
+    bots' skills is a Gaussian (performances = skills + noise, truncations on their differences) whose
+    precision couples every seat of the game. Its gradient at the fit is (E[p] - mu) / beta², E[p] the mean of
+    the performances given the skills at the fit; its Hessian, (I - cov(p) / beta²) / beta². A weighting's
+    step solves the Hessian (the fit's, or with `own_curvature` the weighting's own, for weightings far from
+    the counts) for its change of the weighted gradients: the linearised bootstrap, which costs one pass over
+    the groups and a bots × bots solve per weighting, not an EP fit. sigma: the fit's messages, reweighted."""
+    groups, n = outcomes.bots.shape
+    weights = np.asarray(weights, dtype=np.float64)
+    beta2 = settings.beta ** 2
+    mu = fit.mu[0]
+    msg_pi, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
+    diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
+    curvature = np.zeros((len(weights) if own_curvature else 1, n_bots * n_bots))
+    change = np.zeros((len(weights), n_bots))
+    q_pi = np.zeros((len(weights), n_bots))
+    for first in range(0, groups, chunk):
+        part = slice(first, min(groups, first + chunk))
+        bots = outcomes.bots[part]
+        precision = np.eye(n) / beta2 + np.einsum("gk,ki,kj->gij", trunc_pi[part], diff, diff)
+        cov = np.linalg.inv(precision)
+        mean = (cov @ (trunc_tau[part] @ diff + mu[bots] / beta2)[..., None])[..., 0]
+        gradient = (mean - mu[bots]) / beta2
+        block = (np.eye(n) - cov / beta2) / beta2
+        pairs = sparse.csr_matrix((block.reshape(-1), (np.repeat(np.arange(len(bots)), n * n),
+                                                       (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
+                                  shape=(len(bots), n_bots * n_bots))
+        by_weight = weights[:, part] if own_curvature else outcomes.counts[None, part]
+        curvature += np.asarray(pairs.T @ by_weight.T).T
+        change += np.asarray(_by_bot(gradient, bots, n_bots).T @ (weights[:, part] - outcomes.counts[part]).T).T
+        q_pi += np.asarray(_by_bot(msg_pi[part], bots, n_bots).T @ weights[:, part].T).T
+    prior_pi = settings.sigma ** -2
+    hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * prior_pi
+    step = np.linalg.solve(hessian, change[..., None])[..., 0]
+    return mu + step - step.mean(axis=1, keepdims=True), (q_pi + prior_pi) ** -0.5

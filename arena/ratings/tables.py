@@ -6,7 +6,8 @@ two-player variants the pentanomial counts and duplicate score difference of dea
 interval counts deals, not games: all rotations of a deal share its cards (`arena.ratings.deals`),
 and rating intervals come from a Poisson bootstrap of whole deals: in each replicate every deal counts
 a Poisson(1) number of times, drawn from a hash of a fixed seed, the replicate and the deal's seed, so
-the same results always give the same table, whatever their order. Bots not separated at 95% share a
+the same results always give the same table, whatever their order; each replicate is refitted, or for
+many outcome groups taken one Newton step from the fit (`_bootstrap`). Bots not separated at 95% share a
 tier. A Plackett-Luce fit of the same games cross-checks the order.
 
 The results are read once, a part at a time in game-index order (`rate_parts`), and never held whole.
@@ -30,7 +31,7 @@ import pyarrow.compute as pc
 from scipy import sparse, special
 
 from arena.config import RatingSettings
-from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
+from arena.ratings.batch import Outcomes, group_outcomes, linear_replicates, rate_outcomes
 from arena.ratings.deals import (
     PENTANOMIAL_KEYS,
     Z95,
@@ -54,6 +55,9 @@ PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
 BOOTSTRAP_DEALS = 8192
 """Deals whose bootstrap weights are drawn at once (a few MB), however large a part."""
+EP_BOOTSTRAP_SEATS = 2400
+"""Outcome groups times seats up to which every bootstrap replicate is refitted by EP (at 200 replicates,
+up to about half a second); beyond, the replicates are a Newton step from the fit."""
 
 TABLE_COLUMNS = ["rank", "tier", "bot", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "games", "deals", "wins",
                  "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "mean_score_lo", "mean_score_hi",
@@ -581,8 +585,14 @@ class _Variant:
 
 def _bootstrap(outcomes: Outcomes, weights: np.ndarray, k: int, settings: RatingSettings,
                batch) -> np.ndarray:
-    """Batch mu of every bot in each deal-bootstrap replicate (a row of group weights): (replicates, bots)."""
+    """Batch mu of every bot in each deal-bootstrap replicate (a row of group weights): (replicates, bots).
+
+    Each replicate is refitted by EP where that is cheap (EP_BOOTSTRAP_SEATS), else taken one Newton step
+    from the fit (`linear_replicates`): the large-sample limit of the refit, and within a few percent of its
+    standard errors even at a few thousand games (test_newton_replicates_are_the_refitted_ones)."""
     groups, n = outcomes.bots.shape
+    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:
+        return linear_replicates(outcomes, k, settings, batch, weights)[0]
     chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
     rows = [rate_outcomes(outcomes, k, settings, weights[start:start + chunk], start=batch).mu
             for start in range(0, len(weights), chunk)]
@@ -658,12 +668,15 @@ def _progress(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray
     bootstrap standard error over the posterior sigma), so it counts deals as the final one does."""
     if points is None or weights is None:
         return None
-    rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
+    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:  # as in `_bootstrap`: a Newton step from the fit
+        mu, sigma = linear_replicates(outcomes, k, settings, batch, weights, own_curvature=True)
+    else:
+        rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
+        mu, sigma = rated.mu, rated.sigma
     widen = boot.std(axis=0, ddof=1) / batch.sigma[0] if len(boot) > 1 else np.ones(k)
-    half = Z95 * rated.sigma * widen
+    half = Z95 * sigma * widen
     return pd.DataFrame({"deals": np.repeat(points, k), "bot": np.tile(names, len(points)),
-                         "mu": rated.mu.reshape(-1), "mu_lo": (rated.mu - half).reshape(-1),
-                         "mu_hi": (rated.mu + half).reshape(-1)})
+                         "mu": mu.reshape(-1), "mu_lo": (mu - half).reshape(-1), "mu_hi": (mu + half).reshape(-1)})
 
 
 def csv_frames(ratings: dict[str, VariantRatings]) -> tuple[pd.DataFrame, pd.DataFrame]:
