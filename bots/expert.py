@@ -26,6 +26,7 @@ from pathlib import Path
 from arena.bots import Bot, load_spec
 
 _heuristic = sys.modules[load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot").__module__]
+
 STRATEGIES = _heuristic.STRATEGIES
 GAMES = _heuristic.GAMES
 
@@ -51,3 +52,4 @@ class ExpertBot(Bot):
 
     def act(self, observation):
         return self.strategy(observation, self.strategy_params, self.rng)
+
