@@ -210,3 +210,18 @@ name = "heuristic"
     assert bot.strategy_params["samples"] == 5
     with pytest.raises(ConfigError, match="depth"):
         parse_config(text.replace("iterations = 5", "depth = 3"))
+
+
+def test_match_carries_the_sprt_model_into_its_config():
+    """`arena match --sprt-model nelo` writes model = "nelo" into the match's config, which parses back; the
+    default stays logistic, and a config with an unknown model is refused by name."""
+    from arena.stopping import match_config
+
+    nelo = parse_config(match_config("caterpillar", "heuristic", "greedy", sprt=[0, 5], max_deals=10, rules={},
+                                     players=None, field="random", seed=1, model="nelo"))
+    assert nelo.run.sprt.model == "nelo"
+    text = match_config("caterpillar", "heuristic", "greedy", sprt=[0, 5], max_deals=10, rules={}, players=None,
+                        field="random", seed=1)
+    assert parse_config(text).run.sprt.model == "logistic"
+    with pytest.raises(ConfigError, match="run.sprt.model"):
+        parse_config(text.replace("beta = 0.05", 'beta = 0.05, model = "bayesian"'))
