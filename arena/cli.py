@@ -226,6 +226,13 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     typer.echo(f"report: {run.report.resolve().as_uri()}")
 
 
+class SprtModel(StrEnum):
+    """What the bounds of `arena match --sprt` are."""
+
+    logistic = "logistic"
+    nelo = "nelo"
+
+
 @app.command()
 def match(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar.")],
@@ -240,6 +247,8 @@ def match(
                                                 min=2)] = None,
     field: Annotated[str, typer.Option(help="The bot that fills the seats beyond A and B.")] = "random",
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 1,
+    sprt_model: Annotated[SprtModel, typer.Option(
+        help="What elo0 and elo1 are: logistic Elo, or normalized Elo (nelo) as fastchess has it.")] = "logistic",
     workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
     address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
     resume: Annotated[bool, typer.Option(help="Finish an interrupted match.")] = False,
@@ -268,7 +277,7 @@ def match(
         if len(numbers) not in (2, 4):
             fail(f"--sprt takes elo0,elo1 or elo0,elo1,alpha,beta, not {sprt!r}")
         text = match_config(game, first, second, sprt=numbers, max_deals=max_deals, rules=parse_rule_args(rule or []),
-                            players=players, field=field, seed=seed)
+                            players=players, field=field, seed=seed, model=SprtModel(sprt_model).value)
         settings = parse_config(text)
     run_config(settings, workers=workers, address=address, resume=resume, overwrite=overwrite, out=out,
                progress=progress)

@@ -68,6 +68,7 @@ class BotEntry:
 
 
 STOP_RULES = ("all", "settled", "sprt")
+SPRT_MODELS = ("logistic", "nelo")
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class SprtSettings:
     """The chance of accepting H1 when H0 holds."""
     beta: float = 0.05
     """The chance of accepting H0 when H1 holds."""
+    model: str = "logistic"
+    """The Elo of elo0 and elo1: "logistic" or "nelo" (normalized, arena.stopping.sprt_llr)."""
 
 
 @dataclass(frozen=True)
@@ -511,7 +514,7 @@ def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
 
 
 def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
-    _check_keys(raw, {"bots", "elo0", "elo1", "alpha", "beta"}, "run.sprt.")
+    _check_keys(raw, {"bots", "elo0", "elo1", "alpha", "beta", "model"}, "run.sprt.")
     names = raw.get("bots")
     if (not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names)
             or names[0] == names[1]):
@@ -533,7 +536,10 @@ def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
         if not isinstance(value, float) or not 0 < value < 0.5:
             raise ConfigError(f"run.sprt.{key}: must be a number in (0, 0.5), not {value!r}")
         errors[key] = value
-    return SprtSettings((names[0], names[1]), elo["elo0"], elo["elo1"], errors["alpha"], errors["beta"])
+    model = raw.get("model", "logistic")
+    if model not in SPRT_MODELS:
+        raise ConfigError(f"run.sprt.model: must be one of {', '.join(SPRT_MODELS)}, not {model!r}")
+    return SprtSettings((names[0], names[1]), elo["elo0"], elo["elo1"], errors["alpha"], errors["beta"], model)
 
 
 def rating_settings(raw: dict) -> RatingSettings:

@@ -17,6 +17,12 @@ games of a deal, cancels inside it. The SPRT is the generalised (normal) approxi
 fastchess and cutechess-cli with logistic Elo bounds: LLR = N (s1 - s0)(2 m - s0 - s1) / (2 v),
 where m and v are the mean and variance of the deal scores and s0, s1 the scores that elo0, elo1
 mean. It is checked in simulation against its nominal error rates (tests/test_stopping.py).
+
+With `model = "nelo"` the bounds are normalized Elo, as fastchess's pentanomial model has them: a deal
+counts as a pair of games, and nelo = (800 / ln 10) (m - 1/2) / (sigma sqrt 2), sigma the standard
+deviation of the deal scores; so s0, s1 = 1/2 + nelo * sigma * sqrt(2) ln 10 / 800, from the deals seen.
+Normalized Elo measures how fast a test can tell the bots apart, whatever the share of drawn deals
+(tests/test_expert.py checks it against fastchess's formula and in simulation).
 """
 
 from __future__ import annotations
@@ -63,13 +69,21 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
-def sprt_llr(count, total, total_sq, elo0: float, elo1: float):
-    """The generalised SPRT's log-likelihood ratio of `count` deal scores with this sum and sum of squares."""
-    s0, s1 = elo_score(elo0), elo_score(elo1)
+NELO_SCALE = 800 / math.log(10)
+"""Normalized Elo per unit of (score - 1/2) / standard deviation of one game's score."""
+
+
+def sprt_llr(count, total, total_sq, elo0: float, elo1: float, model: str = "logistic"):
+    """The generalised SPRT's log-likelihood ratio of `count` deal scores with this sum and sum of squares,
+    elo0 and elo1 in logistic Elo or (model "nelo") normalized Elo."""
     n = np.asarray(count, dtype=np.float64)
     weight = n + 2 * _PSEUDO
     mean = (np.asarray(total) + _PSEUDO) / weight
     variance = (np.asarray(total_sq) + _PSEUDO) / weight - mean ** 2
+    if model == "nelo":  # a deal as a game pair: a game's standard deviation is sqrt(2 variance)
+        s0, s1 = (0.5 + elo * np.sqrt(2 * variance) / NELO_SCALE for elo in (elo0, elo1))
+    else:
+        s0, s1 = elo_score(elo0), elo_score(elo1)
     return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
 
 
@@ -87,7 +101,7 @@ def simulate_sprt(draw_deals, runs: int, sprt: SprtSettings, max_deals: int, loo
         total[open_] += scores.sum(axis=1)
         total_sq[open_] += (scores ** 2).sum(axis=1)
         played += step
-        llr = sprt_llr(played, total[open_], total_sq[open_], sprt.elo0, sprt.elo1)
+        llr = sprt_llr(played, total[open_], total_sq[open_], sprt.elo0, sprt.elo1, sprt.model)
         decided = (llr >= upper) | (llr <= lower)
         verdict[open_[decided]] = np.where(llr[decided] >= upper, 1, -1)
         deals[open_[decided]] = played
@@ -158,7 +172,8 @@ def match_stats(results: pa.Table, sprt: SprtSettings) -> MatchStats:
     mean = float(per_deal.mean()) if count else 0.5
     se = float(per_deal.std(ddof=1) / math.sqrt(count)) if count > 1 else math.inf
     lo, hi = mean - Z95 * se, mean + Z95 * se
-    llr = float(sprt_llr(count, per_deal.sum(), (per_deal ** 2).sum(), sprt.elo0, sprt.elo1)) if count else 0.0
+    llr = (float(sprt_llr(count, per_deal.sum(), (per_deal ** 2).sum(), sprt.elo0, sprt.elo1, sprt.model))
+           if count else 0.0)
     lower, upper = sprt_bounds(sprt.alpha, sprt.beta)
     verdict = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "undecided"
     zeros = np.zeros(games, dtype=np.int64)
@@ -281,7 +296,7 @@ class Rounds:
 
 
 def match_config(game: str, first: str, second: str, *, sprt: list[float], max_deals: int, rules: dict[str, str],
-                 players: int | None, field: str, seed: int) -> str:
+                 players: int | None, field: str, seed: int, model: str = "logistic") -> str:
     """The TOML config of a match: A and B (and field bots in the other seats) on duplicate deals of one
     game, stopped by the SPRT. Saved in the run directory, it makes the match reproducible like any run."""
     game_module = get_game(game)
@@ -311,7 +326,7 @@ def match_config(game: str, first: str, second: str, *, sprt: list[float], max_d
         lines += ["[[bots]]", f"name = {text(name_)}", *([f"path = {text(spec)}"] if spec != name_ else []), ""]
     lines += ["[run]", 'until = "sprt"', f"max_deals = {max_deals}",
               f"sprt = {{ bots = [{text(names[0])}, {text(names[1])}], elo0 = {elo0!r}, elo1 = {elo1!r}, "
-              f"alpha = {alpha!r}, beta = {beta!r} }}"]
+              f"alpha = {alpha!r}, beta = {beta!r}{f', model = {text(model)}' if model != 'logistic' else ''} }}"]
     return "\n".join(lines) + "\n"
 
 
