@@ -37,8 +37,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import special
 
-from arena.bots import load_bot_class
-from arena.config import Config, SprtSettings
+from arena.bots import SPEC_LOADERS, BotError, load_bot_class
+from arena.config import Config, RunSettings, SprtSettings
 from arena.games import RulesError, get_game, make_rules
 from arena.ratings.deals import PENTANOMIAL_KEYS, Z95, paired_difference, pentanomial
 from arena.ratings.tables import rate_results
@@ -295,6 +295,23 @@ class Rounds:
         return data
 
 
+def _bot_names(specs: list[str]) -> list[str]:
+    """Each bot's name as it tells it: a Python bot in a host process of its own, within the default setup time
+    limit (its code never runs here), any other (a command, an OpenSpiel search) through its loader."""
+    from arena.isolation import BotProcessError, SetupTimeout, check_bots
+
+    limit = RunSettings.setup_time_limit
+
+    python = [spec for spec in dict.fromkeys(specs) if not any(map(spec.startswith, SPEC_LOADERS))]
+    told = dict(zip(python, check_bots([(spec, {}, False) for spec in python], limit), strict=True))
+    for spec, answer in told.items():
+        if isinstance(answer, SetupTimeout):
+            raise BotError(f"bot {spec!r} could not be built within setup_time_limit = {limit:g}s")
+        if isinstance(answer, BotProcessError):
+            raise BotError(str(answer).removeprefix("BotError: "))
+    return [told[spec]["name"] if spec in told else load_bot_class(spec).name for spec in specs]
+
+
 def match_config(game: str, first: str, second: str, *, sprt: list[float], max_deals: int, rules: dict[str, str],
                  players: int | None, field: str, seed: int, model: str = "logistic") -> str:
     """The TOML config of a match: A and B (and field bots in the other seats) on duplicate deals of one
@@ -308,7 +325,7 @@ def match_config(game: str, first: str, second: str, *, sprt: list[float], max_d
     made = make_rules(game_module.Rules, rules)
     seats = game_module.players(made)
     specs = [first, second] + [field] * (seats - 2)
-    names = [load_bot_class(spec).name for spec in specs]
+    names = _bot_names(specs)
     if names[1] == names[0]:
         names[1] += "-2"  # a self-match: the same bot entered twice
     names[2:] = [f"{name} (field {i})" for i, name in enumerate(names[2:], 1)]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from itertools import combinations
 from types import SimpleNamespace
 
@@ -318,3 +319,17 @@ def test_the_match_config_is_a_readable_toml_file():
     config = parse_config(text)
     assert config.run.sprt == SprtSettings(("heuristic", "heuristic-2"), -5.0, 5.0, 0.1, 0.1)
     assert config.run.until == "sprt" and config.games[0].deals == 10
+
+
+def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path):
+    """The match's own process never imports a bot's file: the bot says its name from a host process."""
+    marker = tmp_path / "imported-by"
+    bot = tmp_path / "stranger.py"
+    bot.write_text(f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                   "from arena.bots import Bot\n\n\nclass Stranger(Bot):\n    name = 'stranger'\n\n"
+                   "    def act(self, observation):\n        return observation.legal_moves[0]\n")
+    text = match_config("caterpillar", f"{bot}:Stranger", "random", sprt=[0, 10], max_deals=10, rules={},
+                        players=None, field="random", seed=1)
+    assert 'name = "stranger"' in text
+    pids = {int(line) for line in marker.read_text().split()}
+    assert pids and os.getpid() not in pids
