@@ -188,20 +188,21 @@ def test_the_python_script_example_plays_and_replays():
 ])
 def test_a_misbehaving_process_forfeits_and_the_next_game_is_fine(tmp_path, misbehaving, mode, termination, fault):
     trigger = tmp_path / "trigger"
+    limit = 0.3 if mode == "hang" else 2.0  # filling 160 MB can take over 0.3 s on a loaded machine: not a hang
     bot = process_bot_class(python_command(misbehaving), params={"mode": mode, "trigger": str(trigger)},
-                            memory_mb=160, move_time_limit=0.3)
+                            memory_mb=160, move_time_limit=limit)
     game, rules = _rules("caterpillar", {})
     trigger.touch()
     first = [bot(mode=mode, trigger=str(trigger)), RANDOM()]
     started = time.perf_counter()
-    played = referee.play(game, rules, first, 1, move_time_limit=0.3)
+    played = referee.play(game, rules, first, 1, move_time_limit=limit)
     assert time.perf_counter() - started < 5
     assert (played.outcome.termination, played.fault_seat) == (termination, 0)
     assert fault in played.fault
     broken = first[0].process
     assert broken.broken
     second = [bot(mode=mode, trigger=str(trigger)), RANDOM()]
-    played = referee.play(game, rules, second, 1, move_time_limit=0.3)
+    played = referee.play(game, rules, second, 1, move_time_limit=limit)
     assert played.outcome.termination == "normal"
     assert second[0].process is not broken and second[0].process.pid != broken.pid
     assert broken.popen.returncode is not None  # reaped when it was replaced
