@@ -95,6 +95,25 @@ class BatchRatings:
 
 def _trunc_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of a standard normal truncated to [lo, hi] (hi may be inf), stable far in the tails."""
+    above = np.isinf(hi)  # a win: the one-sided truncation, most differences, has a cheaper closed form
+    if above.all():
+        return _moments_above(lo)
+    mean, var = np.empty_like(lo), np.empty_like(lo)
+    mean[above], var[above] = _moments_above(lo[above])
+    mean[~above], var[~above] = _moments_within(lo[~above], hi[~above])
+    return mean, var
+
+
+def _moments_above(lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of a standard normal truncated to [lo, inf): the inverse Mills ratio phi(lo) / Q(lo),
+    by erfcx, exact far into either tail (it underflows to 0 only where the mean is 0 to double precision)."""
+    with np.errstate(over="ignore"):
+        mean = 1 / (math.sqrt(math.pi / 2) * special.erfcx(lo / _SQRT2))
+    return mean, np.clip(1 + lo * mean - mean * mean, 1e-300, 1.0)
+
+
+def _moments_within(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_trunc_moments` of any interval."""
     flip = lo > 0  # mirror the right tail into the left, where erfcx keeps the ratios exact
     lo, hi = np.where(flip, -hi, lo), np.where(flip, -lo, hi)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
