@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse, special
@@ -303,17 +304,40 @@ class NewtonTerms:
     """(bots,) the fit's mu"""
     per_group: sparse.csr_matrix
     """(groups, 2 bots): each group's gradient, then its messages' precision, under its seats' bots."""
-    curvature: sparse.csr_matrix
-    """(groups, bots²): each group's Hessian block under its seats' pairs of bots."""
+    bots: np.ndarray
+    """(groups, seats) the groups' bots"""
+    blocks: np.ndarray
+    """(groups, seats, seats): each group's Hessian block, by seat (a third of the memory of a sparse matrix)."""
     counts: np.ndarray
     prior_pi: float
+    chunk: int = 65536
+    """Groups whose Hessian blocks are spread over the bots at once."""
+
+    def curvature(self, weights: np.ndarray) -> np.ndarray:
+        """(weightings, bots²): the Hessian blocks summed under each weighting of the groups."""
+        n_bots, (groups, n) = len(self.mu), self.bots.shape
+        out = np.zeros((len(weights), n_bots * n_bots))
+        for first in range(0, groups, self.chunk):
+            part = slice(first, min(groups, first + self.chunk))
+            bots = self.bots[part]
+            pairs = sparse.csr_matrix((self.blocks[part].reshape(-1),
+                                       (np.repeat(np.arange(len(bots)), n * n),
+                                        (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
+                                      shape=(len(bots), n_bots * n_bots))
+            out += np.asarray(pairs.T @ weights[:, part].T).T
+        return out
+
+    @cached_property
+    def fit_curvature(self) -> np.ndarray:
+        """(1, bots²): the Hessian of the fit, under the counts."""
+        return self.curvature(self.counts[None, :])
 
     def replicates(self, weights: np.ndarray, own_curvature: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The mu and sigma of every bot under each weighting of the groups (replicates, groups), by one Newton
         step from the fit: (replicates, bots) each, each row's mean mu the prior mean as in a fit. sigma: the
         fit's messages, reweighted."""
         weights = np.asarray(weights, dtype=np.float64)
-        curvature = np.asarray(self.curvature.T @ weights.T).T if own_curvature else None
+        curvature = self.curvature(weights) if own_curvature else None
         return self.step(np.asarray(self.per_group.T @ weights.T).T, curvature)
 
     def step(self, sums: np.ndarray, curvature: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -321,7 +345,7 @@ class NewtonTerms:
         weighted curvature (replicates, bots²)."""
         n_bots = len(self.mu)
         if curvature is None:
-            curvature = (self.curvature.T @ self.counts)[None, :]
+            curvature = self.fit_curvature
         change = sums[:, :n_bots] - self.per_group[:, :n_bots].T @ self.counts
         hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * self.prior_pi
         step = np.linalg.solve(hessian, change[..., None])[..., 0]
@@ -336,7 +360,7 @@ def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit:
     mu = fit.mu[0]
     msg_pi, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
     diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
-    per_group, curvature = [], []
+    per_group, blocks = [], []
     for first in range(0, groups, chunk):
         part = slice(first, min(groups, first + chunk))
         bots = outcomes.bots[part]
@@ -346,14 +370,12 @@ def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit:
         gradient = (mean - mu[bots]) / beta2
         block = (np.eye(n) - cov / beta2) / beta2
         per_group.append(sparse.hstack([_by_bot(gradient, bots, n_bots), _by_bot(msg_pi[part], bots, n_bots)]))
-        curvature.append(sparse.csr_matrix(
-            (block.reshape(-1), (np.repeat(np.arange(len(bots)), n * n),
-                                 (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
-            shape=(len(bots), n_bots * n_bots)))
+        blocks.append(block)
     stacked = lambda blocks, width: (sparse.vstack(blocks, format="csr") if blocks
                                      else sparse.csr_matrix((0, width)))
-    return NewtonTerms(mu, stacked(per_group, 2 * n_bots), stacked(curvature, n_bots * n_bots),
-                       outcomes.counts, settings.sigma ** -2)
+    return NewtonTerms(mu, stacked(per_group, 2 * n_bots), outcomes.bots,
+                       np.concatenate(blocks) if blocks else np.zeros((0, n, n)), outcomes.counts,
+                       settings.sigma ** -2, chunk)
 
 
 def linear_replicates(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
