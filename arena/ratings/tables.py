@@ -56,6 +56,9 @@ PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
 BOOTSTRAP_DEALS = 8192
 """Deals whose bootstrap weights are drawn at once (a few MB), however large a part."""
+ADD_GAMES = 65536
+"""Games (of whole deals) added to the running sums at once: a six-player game has 30 ordered pairs, so the
+temporaries of a million games at once would take gigabytes."""
 EP_BOOTSTRAP_SEATS = 2400
 """Outcome groups times seats up to which every bootstrap replicate is refitted by EP (at 200 replicates,
 up to about half a second); beyond, the replicates are a Newton step from the fit."""
@@ -492,7 +495,17 @@ class _Variant:
                       seated.key, seated.deal)
 
     def _add(self, games: _Games) -> None:
-        """Adds games of whole deals (in any order) to every order-free running sum."""
+        """Adds games of whole deals (in any order) to every order-free running sum, ADD_GAMES at most at once."""
+        if len(games) <= ADD_GAMES:
+            self._add_deals(games)
+            return
+        deal = np.unique(games.key, return_inverse=True)[1].reshape(-1)
+        step = max(1, ADD_GAMES * int(deal.max() + 1) // len(games))  # deals in about ADD_GAMES games
+        for first in range(0, int(deal.max()) + 1, step):
+            self._add_deals(games.select((deal >= first) & (deal < first + step)))
+
+    def _add_deals(self, games: _Games) -> None:
+        """`_add` of a slice of whole deals."""
         count, n = games.bots.shape
         k = len(self.codes)
         deal_keys, deal = np.unique(games.key, return_inverse=True)  # the deals numbered 0.. by key
