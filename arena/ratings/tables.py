@@ -55,7 +55,7 @@ their rating difference excludes zero."""
 PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
 BOOTSTRAP_DEALS = 8192
-"""Deals whose bootstrap weights are drawn at once (a few MB), however large a part."""
+"""Deals whose bootstrap weights are drawn at once (a few MB), however many a variant has."""
 ADD_GAMES = 65536
 """Games (of whole deals) added to the running sums at once: a six-player game has 30 ordered pairs, so the
 temporaries of a million games at once would take gigabytes."""
