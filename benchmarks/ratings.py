@@ -15,7 +15,8 @@ rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate
 bootstrap), in CPU seconds, against the play time of as many games by random bots: a sample of
 6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU
 time per game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10%
-of that play time. CPU time, not wall time, on both sides: the machine is shared.
+of that play time. CPU time, not wall time, on both sides: the machine is shared. Last, the process's peak
+resident memory so far (the cases run from the smallest frame to the largest, the issue's last).
 
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
         [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six]
@@ -165,7 +166,7 @@ def six_player(args) -> None:
     print(f"six-player Go For It, random bots, play_batch on one core: {per_game * 1e6:.0f} µs CPU per game "
           f"({args.play_sample:,} games played); play time below = games x that / {PLAY_WORKERS} workers")
     print(f"{'case':>26}{'games':>11}{'groups':>9}{'sweeps':>8}{'rating s':>10}{'tables s':>10}{'play s':>9}"
-          f"{'rating/play':>13}{'tables/play':>13}")
+          f"{'rating/play':>13}{'tables/play':>13}{'peak MB':>9}")
     cases = [(f"{BOTS} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
     for name, games in [*cases, ("issue: 7 bots, 7 tables", 0)]:
         table = six_player_tables(games) if games else issue_tables()
@@ -185,7 +186,7 @@ def six_player(args) -> None:
             tables = time.process_time() - started
         play = games * per_game / PLAY_WORKERS
         print(f"{name:>26}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{rating:>10.2f}{tables:>10.2f}"
-              f"{play:>9.1f}{rating / play:>13.1%}{tables / play:>13.1%}")
+              f"{play:>9.1f}{rating / play:>13.1%}{tables / play:>13.1%}{peak_rss_mb():>9,.0f}")
     print(f"(tables: rate_results with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
 
 

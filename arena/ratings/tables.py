@@ -12,10 +12,11 @@ tier. A Plackett-Luce fit of the same games cross-checks the order.
 
 The results are read once, a part at a time in game-index order (`rate_parts`), and never held whole.
 Every statistic is a sum over deals, and the games of one deal (its seat rotations) are consecutive in
-game-index order: each part adds its whole deals to running sums (outcome-group counts and their
-bootstrap weights, clustered sums, pentanomial counts) and holds back its last deal, which the next
-part may continue. Only the online pass goes game by game, its ratings carried from part to part.
-Memory depends on the bots and the outcome groups, not on the number of games.
+game-index order: each part adds its whole deals to running sums (outcome-group counts, clustered
+sums, pentanomial counts) and holds back its last deal, which the next part may continue. Only the
+online pass goes game by game, its ratings carried from part to part. Memory depends on the bots and
+the outcome groups, and for the deal bootstrap 8 bytes a game (its group and its deal) and a deal's
+key: a replicate's weight of each group is summed deal by deal only once the fit is known.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import pyarrow.compute as pc
 from scipy import sparse, special
 
 from arena.config import RatingSettings
-from arena.ratings.batch import Outcomes, group_outcomes, linear_replicates, rate_outcomes
+from arena.ratings.batch import NewtonTerms, Outcomes, group_outcomes, newton_terms, outcome_keys, rate_outcomes
 from arena.ratings.deals import (
     PENTANOMIAL_KEYS,
     Z95,
@@ -54,7 +55,10 @@ their rating difference excludes zero."""
 PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
 BOOTSTRAP_DEALS = 8192
-"""Deals whose bootstrap weights are drawn at once (a few MB), however large a part."""
+"""Deals whose bootstrap weights are drawn at once (a few MB), however many a variant has."""
+ADD_GAMES = 65536
+"""Games (of whole deals) added to the running sums at once: a six-player game has 30 ordered pairs, so the
+temporaries of a million games at once would take gigabytes."""
 EP_BOOTSTRAP_SEATS = 2400
 """Outcome groups times seats up to which every bootstrap replicate is refitted by EP (at 200 replicates,
 up to about half a second); beyond, the replicates are a Newton step from the fit."""
@@ -322,36 +326,36 @@ def _progress_points(deals: int) -> np.ndarray:
 
 
 class _OutcomeGroups:
-    """A variant's outcome groups found so far (bots in first-appearance codes), each with its games, its
-    games weighted by every bootstrap replicate's deal weights, and its games by the first progress
-    checkpoint that counts them."""
+    """A variant's outcome groups found so far (bots in first-appearance codes), each with its games and its
+    games by the first progress checkpoint that counts them; and every game's group and deal."""
 
     def __init__(self, replicates: int, points: np.ndarray | None) -> None:
         self.replicates, self.points = replicates, points
-        self.index: dict[bytes, int] = {}
-        self.bots: list[np.ndarray] = []
-        self.drawn: list[np.ndarray] = []
+        self.bots = np.zeros((0, 0), dtype=np.int64)
+        self.drawn = np.zeros((0, 0), dtype=bool)
+        self.base = 0
+        """Outcome keys (`outcome_keys`) take bot codes below this power of two."""
+        self.keys = np.zeros(0, dtype=np.int64)
+        """The groups' keys, sorted, and the group of each."""
+        self.key_groups = np.zeros(0, dtype=np.int64)
         self.counts = np.zeros(0)
-        self.boot = np.zeros((0, replicates))
+        self.game_groups: list[np.ndarray] = []
+        self.game_deals: list[np.ndarray] = []
+        """Per part, every game's group and deal (numbered from 0 over all the parts)."""
+        self.deal_keys: list[np.ndarray] = []
         self.progress = None if points is None else np.zeros((0, len(points) + 1), dtype=np.int64)
 
     def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
             deal_numbers: np.ndarray | None) -> None:
         """Adds games of whole deals: `deal` numbers the deals 0.., `deal_keys` are their keys."""
         local = group_outcomes(bots, ranks)
-        rows = np.empty(len(local.counts), dtype=np.int64)
-        for i, (seated, drawn) in enumerate(zip(local.bots, local.drawn, strict=True)):
-            key = seated.tobytes() + drawn.tobytes()
-            if key not in self.index:
-                self.index[key] = len(self.index)
-                self.bots.append(seated)
-                self.drawn.append(drawn)
-            rows[i] = self.index[key]
-        size = len(self.index)
+        rows = self._rows(local.bots, local.drawn)
+        size = len(self.bots)
         self.counts = _grown(self.counts, size)
         self.counts[rows] += local.counts
-        self.boot = _grown(self.boot, size)
-        self.boot[rows] += _weighted_counts(local.game_group, len(rows), deal, deal_keys, self.replicates)
+        self.game_groups.append(rows[local.game_group].astype(np.int32))
+        self.game_deals.append((deal + sum(map(len, self.deal_keys))).astype(np.int32))
+        self.deal_keys.append(deal_keys)
         if self.progress is not None and deal_numbers is None:
             self.progress = None
         if self.progress is not None:
@@ -361,38 +365,76 @@ class _OutcomeGroups:
             self.progress[rows] += np.bincount(local.game_group * width + checkpoint,
                                                minlength=len(rows) * width).reshape(-1, width)
 
-    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, np.ndarray, np.ndarray | None]:
+    def _rows(self, bots: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+        """The group of each of these distinct outcomes, new ones added: a sorted search of their keys."""
+        if not len(self.bots):
+            self.bots, self.drawn = bots[:0], drawn[:0]
+        base = max(self.base, 1 << int(bots.max(initial=0)).bit_length())  # a power of two: rarely re-keyed
+        keys = outcome_keys(bots, drawn, base)
+        if keys is None or base != self.base:  # the stored groups' keys change
+            if keys is None:  # too many bots for an int64 per outcome: the outcomes numbered in order instead
+                rows = np.concatenate([np.concatenate([self.bots, bots]), np.concatenate([self.drawn, drawn])], axis=1)
+                numbers = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)
+                stored, keys = numbers[:len(self.bots)], numbers[len(self.bots):]
+            else:
+                stored = outcome_keys(self.bots, self.drawn, base)
+            self.base, self.key_groups = base, np.argsort(stored)
+            self.keys = stored[self.key_groups]
+        at = np.searchsorted(self.keys, keys)
+        found = self.keys[np.minimum(at, len(self.keys) - 1)] == keys if len(self.keys) else np.zeros(len(keys), bool)
+        groups = np.empty(len(keys), dtype=np.int64)
+        groups[found] = self.key_groups[at[found]]
+        new = np.flatnonzero(~found)
+        new = new[np.argsort(keys[new])]  # in key order, so that their places in the sorted keys ascend
+        groups[new] = len(self.bots) + np.arange(len(new))
+        self.bots, self.drawn = np.concatenate([self.bots, bots[new]]), np.concatenate([self.drawn, drawn[new]])
+        self.keys = np.insert(self.keys, at[new], keys[new])
+        self.key_groups = np.insert(self.key_groups, at[new], groups[new])
+        return groups
+
+    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, _DealGames, np.ndarray | None]:
         """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
-        do not depend on the order of the games): the outcomes, their bootstrap weights (replicates, groups)
-        and their games before each progress checkpoint (checkpoints, groups)."""
-        bots = name_code[np.array(self.bots)]
-        drawn = np.array(self.drawn, dtype=bool).reshape(len(bots), -1)
+        do not depend on the order of the games): the outcomes, their games by deal and their games before
+        each progress checkpoint (checkpoints, groups)."""
+        bots, drawn = name_code[self.bots], self.drawn
         ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
         canonical = group_outcomes(bots, ranks)  # tied bots reordered by their new codes
         place = canonical.game_group
-        counts, boot = np.empty_like(self.counts), np.empty_like(self.boot)
-        counts[place], boot[place] = self.counts, self.boot
+        counts = np.empty_like(self.counts)
+        counts[place] = self.counts
         progress = None
         if self.progress is not None:
             progress = np.empty_like(self.progress)
             progress[place] = self.progress
             progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
-        return Outcomes(canonical.bots, canonical.drawn, counts), boot.T, progress
+        keys = np.concatenate(self.deal_keys) if self.deal_keys else np.zeros(0, np.int64)
+        by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
+        position = np.empty(len(keys), dtype=np.int64)
+        position[by_key] = np.arange(len(keys))
+        game_deals = position[np.concatenate(self.game_deals)] if self.game_deals else np.zeros(0, np.int64)
+        game_groups = place[np.concatenate(self.game_groups)] if self.game_groups else np.zeros(0, np.int64)
+        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)), shape=(len(keys), len(bots)))
+        return Outcomes(canonical.bots, canonical.drawn, counts), _DealGames(games, keys[by_key]), progress
 
 
-def _weighted_counts(game_group: np.ndarray, groups: int, deal: np.ndarray, deal_keys: np.ndarray,
-                     replicates: int) -> np.ndarray:
-    """(groups, replicates): each group's games, every game weighted by its deal's Poisson bootstrap weight."""
-    out = np.zeros((groups, replicates))
-    if not replicates:
+@dataclass(frozen=True)
+class _DealGames:
+    """A variant's games by deal, for the deal bootstrap."""
+
+    games: sparse.csr_matrix
+    """(deals, groups) each deal's games in each outcome group"""
+    keys: np.ndarray
+    """(deals,) each deal's key, which draws its bootstrap weights"""
+
+    def weighted(self, per_deal, replicates: int) -> np.ndarray:
+        """(replicates, columns): the rows of `per_deal` (deals, columns; dense or sparse), each deal's row
+        counted its Poisson weight times in each replicate, BOOTSTRAP_DEALS deals at a time."""
+        out = np.zeros((replicates, per_deal.shape[1]))
+        for first in range(0, len(self.keys) if replicates else 0, BOOTSTRAP_DEALS):
+            last = min(first + BOOTSTRAP_DEALS, len(self.keys))
+            weights = poisson_weights(self.keys[first:last], replicates, BOOTSTRAP_SEED).astype(np.float64)
+            out += np.asarray(per_deal[first:last].T @ weights).T
         return out
-    for first in range(0, len(deal_keys), BOOTSTRAP_DEALS):
-        last = min(first + BOOTSTRAP_DEALS, len(deal_keys))
-        mine = (deal >= first) & (deal < last)
-        games = sparse.csr_matrix((np.ones(np.count_nonzero(mine)), (game_group[mine], deal[mine] - first)),
-                                  shape=(groups, last - first))  # games per (group, deal)
-        out += games @ poisson_weights(deal_keys[first:last], replicates, BOOTSTRAP_SEED)
-    return out
 
 
 class _Variant:
@@ -453,7 +495,17 @@ class _Variant:
                       seated.key, seated.deal)
 
     def _add(self, games: _Games) -> None:
-        """Adds games of whole deals (in any order) to every order-free running sum."""
+        """Adds games of whole deals (in any order) to every order-free running sum, ADD_GAMES at most at once."""
+        if len(games) <= ADD_GAMES:
+            self._add_deals(games)
+            return
+        deal = np.unique(games.key, return_inverse=True)[1].reshape(-1)
+        step = max(1, ADD_GAMES * int(deal.max() + 1) // len(games))  # deals in about ADD_GAMES games
+        for first in range(0, int(deal.max()) + 1, step):
+            self._add_deals(games.select((deal >= first) & (deal < first + step)))
+
+    def _add_deals(self, games: _Games) -> None:
+        """`_add` of a slice of whole deals."""
         count, n = games.bots.shape
         k = len(self.codes)
         deal_keys, deal = np.unique(games.key, return_inverse=True)  # the deals numbered 0.. by key
@@ -504,9 +556,11 @@ class _Variant:
         name_code = np.empty(k, dtype=np.int64)
         name_code[code_of] = np.arange(k)
 
-        outcomes, boot_weights, progress_weights = self.groups.outcomes(name_code)
+        outcomes, deal_games, progress_weights = self.groups.outcomes(name_code)
         batch = rate_outcomes(outcomes, k, settings)
-        boot = _bootstrap(outcomes, boot_weights, k, settings, batch)
+        # Many groups: every weighting is a Newton step from the fit, whose terms serve them all.
+        newton = newton_terms(outcomes, k, settings, batch) if outcomes.bots.size > EP_BOOTSTRAP_SEATS else None
+        boot = _bootstrap(outcomes, deal_games, self.replicates, k, settings, batch, newton)
         if self.online is not None:
             mu, sigma = np.array(self.online[0])[code_of], np.array(self.online[1])[code_of]
             half = Z95 * sigma  # the package's own sigma: the online pass has no deal-level interval
@@ -541,7 +595,7 @@ class _Variant:
                         self.seat_score.take(np.arange(n)).result()),
             self._neighbours(names, code_of, order) if n > 2 else None,
             self._duplicate(names, code_of, order) if n == 2 else None,
-            _progress(outcomes, self.groups.points, progress_weights, names, k, settings, batch, boot),
+            _progress(outcomes, self.groups.points, progress_weights, names, k, settings, batch, boot, newton),
             disagreements, settings.method, diff_se[np.ix_(order, order)])
 
     def _neighbours(self, names, code_of, order) -> pd.DataFrame:
@@ -583,16 +637,19 @@ class _Variant:
 
 # --- from the sums to the tables -------------------------------------------------------------------
 
-def _bootstrap(outcomes: Outcomes, weights: np.ndarray, k: int, settings: RatingSettings,
-               batch) -> np.ndarray:
-    """Batch mu of every bot in each deal-bootstrap replicate (a row of group weights): (replicates, bots).
+def _bootstrap(outcomes: Outcomes, deal_games: _DealGames, replicates: int, k: int, settings: RatingSettings,
+               batch, newton: NewtonTerms | None) -> np.ndarray:
+    """Batch mu of every bot in each deal-bootstrap replicate: (replicates, bots).
 
     Each replicate is refitted by EP where that is cheap (EP_BOOTSTRAP_SEATS), else taken one Newton step
-    from the fit (`linear_replicates`): the large-sample limit of the refit, and within a few percent of its
-    standard errors even at a few thousand games (test_newton_replicates_are_the_refitted_ones)."""
+    from the fit (`newton`): the large-sample limit of the refit, and within a few percent of its standard
+    errors even at a few thousand games (test_newton_replicates_are_the_refitted_ones). A Newton step is
+    linear in the weights, so it needs no replicate's weight of each group: only each deal's sums."""
     groups, n = outcomes.bots.shape
-    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:
-        return linear_replicates(outcomes, k, settings, batch, weights)[0]
+    if newton is not None:
+        per_deal = (deal_games.games @ newton.per_group).toarray()  # (deals, 2 bots)
+        return newton.step(deal_games.weighted(per_deal, replicates))[0]
+    weights = deal_games.weighted(deal_games.games, replicates)
     chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
     rows = [rate_outcomes(outcomes, k, settings, weights[start:start + chunk], start=batch).mu
             for start in range(0, len(weights), chunk)]
@@ -660,7 +717,7 @@ def _seat_table(win: dict, score: dict) -> pd.DataFrame:
 
 
 def _progress(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray | None, names, k: int,
-              settings: RatingSettings, batch, boot: np.ndarray) -> pd.DataFrame | None:
+              settings: RatingSettings, batch, boot: np.ndarray, newton: NewtonTerms | None) -> pd.DataFrame | None:
     """The batch estimate on the first d deals of every table, at each checkpoint d (`weights`: the groups'
     games before each).
 
@@ -668,8 +725,8 @@ def _progress(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray
     bootstrap standard error over the posterior sigma), so it counts deals as the final one does."""
     if points is None or weights is None:
         return None
-    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:  # as in `_bootstrap`: a Newton step from the fit
-        mu, sigma = linear_replicates(outcomes, k, settings, batch, weights, own_curvature=True)
+    if newton is not None:  # as in `_bootstrap`: a Newton step from the fit
+        mu, sigma = newton.replicates(weights, own_curvature=True)
     else:
         rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
         mu, sigma = rated.mu, rated.sigma
