@@ -646,3 +646,19 @@ def test_neighbour_table_shows_who_gains_from_sitting_after_a_weak_bot():
                     + after_other["mean_score_hi"] - after_other["mean_score_lo"]) / 2
             assert abs(gain - 3) < half, (bot, other, gain)
     assert rate_results(results_frame(random.Random(1), {"duel": 2}, 5), replicates=5)["duel"].neighbours is None
+
+
+@pytest.mark.parametrize("one_sided", [True, False])
+def test_truncated_moments_are_scipys_far_into_the_tails(one_sided):
+    """The truncated normal's mean and variance (a win: [lo, inf); a draw: [lo, hi]) against scipy's truncnorm,
+    from the bulk to 30 standard deviations out, where a naive ratio of tail masses is 0/0."""
+    from scipy.stats import truncnorm
+
+    from arena.ratings.batch import _trunc_moments
+
+    lo = np.linspace(-30, 30, 241)
+    hi = np.full_like(lo, np.inf) if one_sided else lo + 0.7
+    mean, var = _trunc_moments(lo, hi)
+    ref_mean, ref_var = truncnorm.stats(lo, hi, moments="mv")
+    assert np.allclose(mean, ref_mean, rtol=1e-7, atol=1e-9)
+    assert np.allclose(var, ref_var, rtol=1e-5, atol=1e-9)
