@@ -323,7 +323,7 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
     import time
 
     from arena.clock import MoveWatch, new_board, use_board
-    from arena.runner import replay_game
+    from arena.replay import replay_game
 
     moves = new_board(*_time_limits(run.config.read_text()))
     read, write = os.pipe()

@@ -15,15 +15,7 @@ NOT_YET_SPLIT: set[str] = {
     "arena/ratings/tables.py",
     "arena/report.py",
     "arena/isolation.py",
-    "arena/runner.py",
     "arena/config.py",
-}
-CIRCLES_NOT_YET_BROKEN: set[frozenset[str]] = {
-    # Circles still to be broken, by the modules in each; the test fails on any other, and on one of these
-    # once it is gone, so the list is taken down as they are.
-    frozenset({"arena.games", "arena.games.compiled"}),
-    frozenset({"arena.bots", "arena.interop.openspiel"}),
-    frozenset({"arena.quarantine", "arena.report", "arena.runner"}),
 }
 
 
@@ -133,11 +125,8 @@ def test_the_analysis_finds_a_circle_and_a_lazy_import():
 
 
 def test_no_module_imports_itself_through_others():
-    circles = cycles(import_graph())
-    new = [circle for members, circle in circles.items() if members not in CIRCLES_NOT_YET_BROKEN]
-    assert not new, "import circles:\n" + "\n".join(" -> ".join(circle) for circle in new)
-    broken = CIRCLES_NOT_YET_BROKEN - circles.keys()
-    assert not broken, f"broken now, take them off CIRCLES_NOT_YET_BROKEN: {[sorted(c) for c in broken]}"
+    circles = cycles(import_graph()).values()
+    assert not circles, "import circles:\n" + "\n".join(" -> ".join(circle) for circle in circles)
 
 
 def test_every_module_is_a_room_of_one_concern():
