@@ -55,7 +55,7 @@ class BotEntry:
     """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
     `command: ...` for a bot given by a command."""
     isolation: str = "none"
-    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation.py);
+    """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation/);
     `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
     command: tuple[str, ...] | None = None
     """The executable that is the bot (docs/protocol.md), program path resolved; None for a Python class."""
@@ -304,7 +304,7 @@ def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 
     This process never runs a bot's code: a Python bot is imported and built with its params in a host
-    process (arena/isolation.py), which must answer within the setup time limit; a command bot answers hello."""
+    process (arena/isolation/), which must answer within the setup time limit; a command bot answers hello."""
     import dataclasses
     import json
 

@@ -14,7 +14,6 @@ NOT_YET_SPLIT: set[str] = {
     # list is taken down as they are.
     "arena/ratings/tables.py",
     "arena/report.py",
-    "arena/isolation.py",
     "arena/config.py",
 }
 
