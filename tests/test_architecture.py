@@ -3,6 +3,7 @@ inside functions included), and each module stays a room of one concern, at most
 rules may be longer)."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,3 +135,21 @@ def test_every_module_is_a_room_of_one_concern():
     assert too_long.keys() <= NOT_YET_SPLIT, f"over {MAX_LINES} lines: {too_long}"
     split = NOT_YET_SPLIT - too_long.keys()
     assert not split, f"now under {MAX_LINES} lines, take them off NOT_YET_SPLIT: {sorted(split)}"
+
+
+def layers() -> dict[str, int]:
+    """The layer of each of arena's top-level modules, counted from the top, as docs/architecture.md's table
+    lists them (`report/` for the package arena.report)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    rows = [line.split("|")[2] for line in text.splitlines() if line.startswith("| ") and "`" in line.split("|")[2]]
+    return {name.removesuffix(".py").removesuffix("/"): depth
+            for depth, row in enumerate(rows) for name in re.findall(r"`([^`]+)`", row)}
+
+
+def test_imports_go_down_the_layers_of_the_architecture_page():
+    depth = layers()
+    top = {name: name.split(".")[1] for name in import_graph() if name.startswith("arena.")}
+    assert set(top.values()) <= depth.keys(), f"not in docs/architecture.md: {set(top.values()) - depth.keys()}"
+    climbing = [f"{name} -> {target}" for name, targets in import_graph().items() if name in top
+                for target in targets if target in top and depth[top[target]] < depth[top[name]]]
+    assert not climbing, "imports up the layers:\n" + "\n".join(sorted(climbing))
