@@ -2,8 +2,10 @@
 
 __version__ = "0.1.0"
 
-# Bots that are executables (`command: ...` specs) are loaded by arena.isolation, which registers its
-# loader with arena.bots when imported: importing it here puts the loader in place wherever a spec is read.
+# Bots that are executables (`command: ...` specs) are loaded by arena.isolation, OpenSpiel's searches
+# (`openspiel:` specs) by arena.interop; each registers its loader with arena.bots when imported: importing
+# them here puts the loaders in place wherever a spec is read.
+from arena import interop as _interop  # noqa: E402, F401
 from arena import isolation as _isolation  # noqa: E402, F401
 
 

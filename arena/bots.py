@@ -162,21 +162,8 @@ def registered_bots() -> dict[str, str]:
 
 
 SPEC_LOADERS: dict[str, Any] = {}
-"""Loaders of the specs that start with a prefix, e.g. `command:` (registered by arena.isolation, which
-builds on this module: this one never imports it) and `openspiel:` (below)."""
-
-
-def _load_openspiel_spec(spec: str) -> type:
-    """`load_bot_class` for an `openspiel:ALGO` spec (arena.interop.openspiel, imported only now: importing
-    arena needs no OpenSpiel)."""
-    try:
-        from arena.interop.openspiel import openspiel_bot_class
-    except ImportError as error:
-        raise BotError(f"{spec}: needs OpenSpiel, the extra arena[rl]: {error}") from None
-    return openspiel_bot_class(spec.removeprefix("openspiel:").strip())
-
-
-SPEC_LOADERS["openspiel:"] = _load_openspiel_spec
+"""Loaders of the specs that start with a prefix: `command:` (registered by arena.isolation) and `openspiel:`
+(registered by arena.interop). Each builds on this module, which imports none of them."""
 
 
 def load_bot_class(spec: str) -> type:

@@ -371,7 +371,7 @@ def replay(
 
     Example: arena replay reports/quickstart 12 --html game12.html
     """
-    from arena.runner import replay_game
+    from arena.replay import replay_game
 
     with user_errors():
         data = replay_game(open_run(run), index)

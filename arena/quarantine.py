@@ -7,11 +7,9 @@ moves and records a `crash` forfeit of that seat with the scores as they stood -
 records for a bot that raises at that decision, whatever the timing -- and forks a new child for the
 next game.
 
-The runner's backends (arena/runner.py) replay a batch here when it fails. The dependency goes one
-way at module level: this module builds on the runner's own game pieces (`_prepare`, the schedule
-and bot makers of a config; `_row`, a game's result row), so that a quarantined game is played and
-recorded exactly as play_batch plays and records it; the runner imports this module only inside the
-functions that fall back to it (serial_backend, RayBackend.play), never at module level.
+The runner's backends (arena/runner.py) replay a batch here when it fails. A quarantined game is played
+and recorded through the same pieces as a batch (arena/batch.py: `prepare`, the schedule and bot makers
+of a config; `row`, a game's result row), so exactly as play_batch plays and records it.
 """
 
 from __future__ import annotations
@@ -20,10 +18,10 @@ import os
 import time
 
 from arena import referee
+from arena.batch import columns, prepare, row, time_limits
 from arena.clock import MoveWatch, idle, new_board, use_board
 from arena.config import Config
 from arena.games import get_game
-from arena.runner import _prepare, _row, columns, time_limits
 from arena.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
@@ -142,7 +140,7 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
 
     code = 0
     try:
-        schedule, makers = _prepare(config)
+        schedule, makers = prepare(config)
         for index in range(start, end):
             board[_GAME], board[_SEAT], board[_COUNT], board[_STARTED] = index, _NO_SEAT, 0, time.monotonic_ns()
             try:
@@ -189,7 +187,7 @@ def _play_published(config: Config, schedule: Schedule, makers: list, index: int
     seated = _SeatedMakers([makers[bot] for bot in scheduled.seat_bots], board)
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, seated, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, built=False, **time_limits(config))
-    return _row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
 class _SeatedMakers(list):
@@ -242,7 +240,7 @@ def _died_row(schedule: Schedule, index: int, board, fault: str, termination: st
     for i in range(count):
         game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
     played = referee._forfeit(game, state, seat, termination, fault, count)  # the referee's own rule
-    return _row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
 def _death(exitcode: int) -> str:

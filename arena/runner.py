@@ -4,100 +4,31 @@ Results never depend on the backend, the worker count, the batch size or the com
 every game is fully determined by its game index and the config.
 
 A batch that fails (a bot that breaks out of the referee or ends its process) is replayed in
-quarantine, game by game in child processes: that machinery lives in arena/quarantine.py, which
-builds on this module's game pieces (`_prepare`, `_row`) and is imported here only where a backend
-falls back to it.
+quarantine, game by game in child processes (arena/quarantine.py, imported only where a backend falls
+back to it). Both play their games through arena/batch.py.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-from arena import referee
-from arena.bots import load_bot_class, recorded_spec
-from arena.clock import arm_backstop
+from arena.batch import worker_batch
+from arena.bots import recorded_spec
 from arena.config import Config, ConfigError, parse_config
-from arena.games import get_game
-from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
+from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
 from arena.schedule import Schedule
 
 Batch = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
-
-_prepared: dict[str, tuple[Schedule, list[Callable[[], object]]]] = {}
-
-
-def _prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
-    """The schedule of a config, and for each of its bots what makes a fresh one with its params; built
-    once per process."""
-    key = repr(config)
-    if key not in _prepared:
-        _prepared.clear()
-        _prepared[key] = (Schedule(config), [partial(_bot_class(b, config), **b.params) for b in config.bots])
-    return _prepared[key]
-
-
-def _bot_class(entry, config: Config) -> type:
-    """The class that plays a `[[bots]]` entry: its own, or a stand-in that runs the bot in a subprocess."""
-    if entry.isolation != "none":
-        from arena.isolation import entry_bot_class
-
-        return entry_bot_class(entry, move_time_limit=config.run.move_time_limit,
-                               setup_time_limit=config.run.setup_time_limit)
-    return load_bot_class(entry.spec)
-
-
-def play_batch(config: Config, start: int, end: int) -> dict[str, list]:
-    """Plays games start..end-1 of the config's schedule; returns the result columns."""
-    schedule, makers = _prepare(config)
-    rows, now = [], time.perf_counter
-    gc.freeze()  # the batch's rows pile up and set off full collections: not of every module's objects too
-    try:
-        for scheduled in schedule.games(start, end):
-            started = now()
-            played = _play_scheduled(config, makers, scheduled)
-            rows.append(_row(scheduled, played, now() - started))
-    finally:
-        gc.unfreeze()
-    return columns(rows)
-
-
-def _play_scheduled(config: Config, makers: list[Callable[[], object]], scheduled) -> referee.Played:
-    """One game of the schedule, played by fresh bots (as in a tournament, so also in a replay), each built
-    by the referee under the setup time limit."""
-    block = scheduled.block
-    return referee.play(get_game(block.game_id), block.rules, [makers[b] for b in scheduled.seat_bots],
-                        scheduled.deal_seed, seeds=scheduled.bot_seeds, built=False, **time_limits(config))
-
-
-def time_limits(config: Config) -> dict:
-    """The referee's time limits of a config's games."""
-    return {"move_time_limit": config.run.move_time_limit, "setup_time_limit": config.run.setup_time_limit}
-
-
-def _row(scheduled, played: referee.Played, duration: float) -> tuple:
-    """One game's result row, its values in the order of the results schema (`columns` makes columns of rows)."""
-    block, outcome = scheduled.block, played.outcome
-    return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
-            scheduled.deal_seed, scheduled.seat_names, outcome.scores, outcome.ranks, outcome.termination,
-            played.fault_seat, played.fault, played.decisions, duration)
-
-
-def columns(rows: list[tuple]) -> dict[str, list]:
-    """Result rows (`_row`) as the columns of the results schema."""
-    values = zip(*rows, strict=True) if rows else [()] * len(SCHEMA)
-    return {name: list(column) for name, column in zip(SCHEMA.names, values, strict=True)}
 
 
 def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: int) -> list[Batch]:
@@ -136,12 +67,6 @@ def round_batches(wanted: list[Batch], done: list[Batch], batch_size: int, sched
         batches += missing_batches([(first, last)], done, min(batch_size, deals * block.rotations))
     return batches
 
-
-def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
-    """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
-    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
-    arm_backstop(config.run.move_time_limit, config.run.setup_time_limit)
-    return play_batch(config, start, end)
 
 
 class LocalWorker:
@@ -442,40 +367,6 @@ def _comparable(config: Config) -> tuple:
                 repr(config.run.sprt))  # where a rule stops decides which games the run holds
     return (config.name, config.seed, repr(config.games), bots, limits, stopping, repr(config.ratings))
 
-
-def replay_game(run: RunDir, index: int) -> dict:
-    """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
-    from arena.results import ResultsError
-
-    config = parse_config(run.config.read_text())
-    schedule, makers = _prepare(config)
-    if not 0 <= index < schedule.total:
-        raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
-    scheduled = schedule.game(index)
-    played = _play_scheduled(config, makers, scheduled)
-    names = list(scheduled.seat_names)
-    block = scheduled.block
-    data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)
-    saved = saved_row(run, index)
-    if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
-            data["scores"], data["ranks"], data["termination"]):
-        raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
-                           f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed")
-    return data
-
-
-def saved_row(run: RunDir, index: int) -> dict | None:
-    """The saved result of game `index`, or None when it is not on disk (only the part named for it is read)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    for path in run.results.glob("part-*.parquet"):
-        match = PART_NAME.fullmatch(path.name)
-        if match and int(match[1]) <= index < int(match[2]):
-            table = pq.read_table(path)
-            rows = table.filter(pc.equal(table["game_index"], index)).to_pylist()
-            return rows[0] if rows else None
-    return None
 
 
 def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, dict]:

@@ -10,7 +10,7 @@
   other bot's files, no /proc of the host;
 - an environment of its own (PATH, HOME=/tmp, LANG), nothing of the host's;
 - rlimits on processes and threads, open files and file size (here), memory and CPU (set by the
-  process host, arena/isolation.py, as for `isolation = "process"`); it dies with its parent.
+  process host, arena/isolation/, as for `isolation = "process"`); it dies with its parent.
 
 As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid
 of its own (`setpriv`, no capabilities, no new privileges): the kernel never applies RLIMIT_NPROC to uid 0,

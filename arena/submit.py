@@ -7,7 +7,7 @@ the same seed.
 
 The bot is a stranger's code: it runs in its own process (the built-in host, or its command), never in
 this one, by default inside the sandbox (arena/sandbox.py), and every call into it has a deadline
-(arena/isolation.py), so the checks end within the limits they state whatever the bot does.
+(arena/isolation/), so the checks end within the limits they state whatever the bot does.
 """
 
 from __future__ import annotations

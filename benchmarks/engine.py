@@ -222,7 +222,7 @@ def main() -> None:
     kinds = ["lean", "referee", "clocked", "search"]
     if args.baseline:
         kinds += ["loop", "base referee", "base search"]
-    from arena.games.compiled import how_they_run
+    from arena.games import how_they_run
 
     print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
     if args.baseline:

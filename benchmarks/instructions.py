@@ -55,10 +55,10 @@ def probe(kind: str, games: int, game_id: str = "", rules: str = "{}", root: str
     from tournament import SPEEDUP
 
     from arena import referee
+    from arena.batch import play_batch, worker_batch
     from arena.bots import load_bot_class
     from arena.config import parse_config
     from arena.games import get_game, make_rules
-    from arena.runner import play_batch, worker_batch
 
     game = get_game("caterpillar")
     rules, random_bot = make_rules(game.Rules, {}), load_bot_class("random")
@@ -130,7 +130,7 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    from arena.games.compiled import how_they_run
+    from arena.games import how_they_run
 
     print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
     if args.only in (None, "engine"):

@@ -67,9 +67,10 @@ def layer(games: int, rounds: int = 5) -> None:
     """Prints games/s and CPU time per game of the bare referee (without and with the move clock), of a run's
     batches played in this process and of a one-worker tournament, and the layer's cost."""
     from arena import referee
+    from arena.batch import play_batch
     from arena.bots import load_bot_class
     from arena.games import get_game, make_rules
-    from arena.runner import LocalWorker, play_batch
+    from arena.runner import LocalWorker
 
     game = get_game("caterpillar")
     rules = make_rules(game.Rules, {})

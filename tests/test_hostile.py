@@ -31,12 +31,14 @@ from pathlib import Path
 import pytest
 
 from arena import referee
+from arena.batch import play_batch
 from arena.bots import load_bot_class
 from arena.config import load_config, parse_config
 from arena.games import get_game
 from arena.quarantine import quarantine_batch
+from arena.replay import replay_game
 from arena.results import ResultsError, RunDir, digest, load_results, scan_parts
-from arena.runner import finish_run, play_batch, play_missing, replay_game
+from arena.runner import finish_run, play_missing
 from arena.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent

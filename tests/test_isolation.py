@@ -1,4 +1,4 @@
-"""Process isolation (arena/isolation.py, docs/protocol.md): a bot in its own process plays exactly as
+"""Process isolation (arena/isolation/, docs/protocol.md): a bot in its own process plays exactly as
 in process, any executable can be a bot, every misbehaviour is the right forfeit and the next game
 gets a fresh process, nothing a bot writes can raise or hang the arena, and no process outlives it."""
 
@@ -307,8 +307,8 @@ if sys.argv[2] == "hang":
        valid=st.integers(0, 20), hang=st.booleans())
 def test_whatever_a_process_writes_the_game_ends_in_a_forfeit_in_time(tmp_path, monkeypatch, prefix, answers,
                                                                        valid, hang):
-    monkeypatch.setattr(isolation, "HELLO_TIMEOUT", 0.3)
-    monkeypatch.setattr(isolation, "RESET_TIMEOUT", 0.3)
+    monkeypatch.setattr(isolation.process, "HELLO_TIMEOUT", 0.3)
+    monkeypatch.setattr(isolation.process, "RESET_TIMEOUT", 0.3)
     game, rules = _rules("go_for_it", {"players": 2})
     # Answers that are moves first (`play` is often legal), so that the fuzz also strikes in mid-game.
     pieces = prefix + [b'{"move":"play"}\n'] * (valid if len(prefix) == 2 else 0) + answers

@@ -11,7 +11,7 @@ GAME_IDS = ("caterpillar", "give_or_take", "go_for_it", "duke_of_york")
 use_sources_where_due(GAME_IDS, __name__)  # before any game is imported
 
 __all__ = ["GAME_IDS", "Game", "MoveError", "Outcome", "RulesError", "UnknownGameError",
-           "get_game", "make_rules", "ranks_from_scores"]
+           "get_game", "how_they_run", "make_rules", "ranks_from_scores"]
 
 
 class UnknownGameError(LookupError):
@@ -29,3 +29,9 @@ def get_game(game_id: str) -> Game:
             raise UnknownGameError(f"unknown game {game_id!r} (games: {', '.join(GAME_IDS)})")
         game = _loaded[game_id] = importlib.import_module(f"arena.games.{game_id}")  # type: ignore[assignment]
     return game
+
+
+def how_they_run() -> str:
+    """How the games run in this process: "compiled", "interpreted", or game by game."""
+    ways = {game: "interpreted" if get_game(game).__file__.endswith(".py") else "compiled" for game in GAME_IDS}
+    return ways.popitem()[1] if len(set(ways.values())) == 1 else ", ".join(f"{g} {w}" for g, w in ways.items())

@@ -64,14 +64,6 @@ def use_sources_where_due(games: Iterable[str], package: str) -> None:
         setattr(sys.modules[package], game, module)
 
 
-def how_they_run() -> str:
-    """How the games run in this process: "compiled", "interpreted", or game by game."""
-    from arena.games import GAME_IDS, get_game
-
-    ways = {game: "interpreted" if get_game(game).__file__.endswith(".py") else "compiled" for game in GAME_IDS}
-    return ways.popitem()[1] if len(set(ways.values())) == 1 else ", ".join(f"{g} {w}" for g, w in ways.items())
-
-
 def build(games: Iterable[str]) -> None:
     """Compiles the games in place, one extension each, on every core (mypy checks their types first)."""
     from mypyc.build import mypycify

@@ -3,12 +3,16 @@
 `pettingzoo_env(game_id, **rules)` is a PettingZoo AEC environment and `openspiel_game(game_id, **rules)` an
 OpenSpiel game; both rest on the action and observation encoding of `arena.interop.encoding`. They are
 imported on first use, so importing this package needs neither PettingZoo nor OpenSpiel.
+
+Importing it registers the loader of `openspiel:ALGO` bot specs (a search of OpenSpiel's) with arena.bots.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from arena import bots
 
 __all__ = ["openspiel_game", "pettingzoo_env"]
 
@@ -26,3 +30,16 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
+
+
+def _load_openspiel_spec(spec: str) -> type:
+    """`load_bot_class` for an `openspiel:ALGO` spec (arena.interop.openspiel, imported only now: importing
+    arena needs no OpenSpiel)."""
+    try:
+        from arena.interop.openspiel import openspiel_bot_class
+    except ImportError as error:
+        raise bots.BotError(f"{spec}: needs OpenSpiel, the extra arena[rl]: {error}") from None
+    return openspiel_bot_class(spec.removeprefix("openspiel:").strip())
+
+
+bots.SPEC_LOADERS["openspiel:"] = _load_openspiel_spec

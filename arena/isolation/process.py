@@ -1,36 +1,15 @@
-"""Process isolation: a bot that runs in its own subprocess and speaks JSON lines (docs/protocol.md).
-
-Any executable can be a bot. On the arena side a process bot is a class usable exactly like a bot
-class (`process_bot_class`): its instances forward `reset` and `act` to a long-lived process, one per
-bot per worker process, replaced after any fault so one bad game does not forfeit the next. A
-Python bot class runs behind the same protocol in the built-in host, `python -m arena.isolation SPEC`.
-
-What a process bot gets wrong becomes the referee's usual forfeit: an answer that is not a move of
-the game, or a line that is not a JSON object, is an illegal move; a process that exits, is killed
-(memory or CPU limit) or answers `{"error": ...}` is a crash (`BotProcessError`); no answer within the
-move time limit, or to hello or reset within the setup time limit, is a timeout (`MoveTimeout`, and the
-process is killed).
-
-Every wait on a bot process has a deadline. The built-in host first says it is ready (arena's own start-up,
-HELLO_TIMEOUT), then loads and builds the bot for its hello answer within the setup time limit; a command
-bot's start-up and hello together get HELLO_TIMEOUT; each reset (the host builds a fresh bot for it) gets the
-setup time limit, each move the move time limit; closing waits at most half a second before a kill.
-
-A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its command inside the sandbox of
-arena/sandbox.py; where none can be made, it never starts (BotProcessError).
-"""
+"""The arena side of a process bot: one running bot process (`BotProcess`), the processes kept across games,
+and the bot class that stands for a process (`process_bot_class`)."""
 
 from __future__ import annotations
 
 import atexit
-import base64
 import json
 import math
 import os
 import random
 import select
 import signal
-import struct
 import subprocess
 import sys
 import time
@@ -40,13 +19,28 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from arena import bots, sandbox
-from arena.bots import Bot, BotError
-from arena.cards import NAME
+from arena import sandbox
+from arena.bots import Bot
 from arena.clock import MoveTimeout
-from arena.games import get_game, make_rules
+from arena.games import get_game
+from arena.isolation.limits import _child_setup, _cpu_used, _resource, _stderr_sink
+from arena.isolation.protocol import (
+    MAX_LINE,
+    PROTOCOL,
+    BadAnswer,
+    BotProcessError,
+    NoAnswer,
+    ProtocolError,
+    SetupTimeout,
+    _encode,
+    _error_text,
+    _line,
+    _pack_rng_state,
+    _snippet,
+    decode_answer,
+    move_from_answer,
+)
 
-PROTOCOL = 1
 HELLO_TIMEOUT = 30.0
 """Seconds for a new process to start: the built-in host to say it is ready, a command bot to answer hello
 (an interpreter starting on a loaded machine)."""
@@ -54,49 +48,6 @@ RESET_TIMEOUT = 10.0
 """Seconds for an answer to hello (the built-in host) or reset when no setup time limit is given."""
 DEFAULT_MEMORY_MB = 4096
 """Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
-MAX_LINE = 1 << 20
-"""The longest answer read; anything longer is a malformed line."""
-STDERR_ENV = "ARENA_BOT_STDERR"
-"""A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
-_CPU_LIFETIME = 100
-"""A process's hard CPU limit is this many per-game budgets; it is replaced before reaching it."""
-
-
-class BotProcessError(Exception):
-    """A bot process that failed: it could not start, exited, was killed, or answered with an error."""
-
-
-class SetupTimeout(BotProcessError):
-    """No answer to hello or reset within its time limit."""
-
-
-class ProtocolError(Exception):
-    """A line from a bot that is not a JSON object (or more than one answer at once)."""
-
-
-class NoAnswer(Exception):
-    """No (complete) answer before the deadline."""
-
-
-class BadAnswer:
-    """What `act` returns for an answer that is no move: never equal to a legal move, so the referee
-    records an illegal move, with this object's repr as the fault."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _snippet(value: Any, size: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= size else text[:size - 3] + "..."
-
-
-# --- the arena side: one running bot process --------------------------------------------------------------
 
 
 class BotProcess:
@@ -318,102 +269,6 @@ class BotProcess:
         return self._bot_pid
 
 
-def _resource():
-    import resource
-
-    return resource
-
-
-def _cpu_used(pid: int) -> float | None:
-    """CPU seconds (user + system) a process has used, from /proc; None where there is no /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
-    """The preexec_fn of a bot process: its limits, and death when the arena dies."""
-    resource = _resource()
-    prctl = _prctl()
-
-    def setup() -> None:
-        if memory_mb:
-            size = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        if cpu_seconds:
-            # The soft limit is raised game by game (limit_cpu); the hard one bounds the process's life.
-            soft = math.ceil(cpu_seconds)
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft * _CPU_LIFETIME + 1))
-        if prctl is not None:
-            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphans if the arena is killed
-            if os.getppid() != parent:
-                os._exit(1)
-
-    return setup
-
-
-def _prctl():
-    """libc's prctl where there is one (Linux), looked up now: nothing may be loaded after fork."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-def _stderr_sink():
-    path = os.environ.get(STDERR_ENV)
-    if not path:
-        return subprocess.DEVNULL
-    try:
-        return open(path, "ab")  # noqa: SIM115 - handed to the child, closed once it is started
-    except OSError:
-        return subprocess.DEVNULL
-
-
-_encode = json.JSONEncoder(separators=(",", ":")).encode
-"""Compact JSON (json.dumps with options builds an encoder per call)."""
-
-
-def _line(message: dict) -> bytes:
-    return _encode(message).encode() + b"\n"
-
-
-def _error_text(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-def decode_answer(line: bytes) -> dict:
-    """The JSON object on one line from a bot; raises ProtocolError for anything else."""
-    try:
-        answer = json.loads(line)
-    except (ValueError, RecursionError):
-        raise ProtocolError(f"not JSON: {_snippet(line)}") from None
-    if not isinstance(answer, dict):
-        raise ProtocolError(f"not a JSON object: {_snippet(line)}")
-    return answer
-
-
-def move_from_answer(game: Any, answer: dict) -> Any:
-    """The move in an answer to act, parsed with the game's notation, or a BadAnswer; raises
-    BotProcessError when the bot answers with an error."""
-    if "error" in answer:
-        raise BotProcessError(_error_text(answer["error"]))
-    text = answer.get("move")
-    if not isinstance(text, str):
-        return BadAnswer(f"(answer without a move string: {_snippet(answer)})")
-    try:
-        return game.parse_move(text)
-    except Exception:
-        return BadAnswer(f"{_snippet(text)} (not a move of {game.id})")
-
-
 # --- processes shared across games ------------------------------------------------------------------------
 
 _running: list[BotProcess] = []
@@ -570,18 +425,6 @@ class ProcessBot(Bot):
             raise
 
 
-def _pack_rng_state(state: tuple) -> list:
-    """A random.Random state as JSON: [version, its 625 words as base64 of little-endian uint32, gauss_next]."""
-    version, words, gauss = state
-    return [version, base64.b64encode(struct.pack(f"<{len(words)}I", *words)).decode(), gauss]
-
-
-def _unpack_rng_state(packed: list) -> tuple:
-    version, text, gauss = packed
-    raw = base64.b64decode(text)
-    return version, struct.unpack(f"<{len(raw) // 4}I", raw), gauss
-
-
 _classes: dict[tuple, type] = {}
 
 
@@ -624,34 +467,6 @@ def python_command(spec: str) -> list[str]:
     return [sys.executable, "-m", "arena.isolation", spec]
 
 
-def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None) -> list:
-    """Each Python bot `(spec, params, sandboxed)` imported and built in a host process of its own (in the sandbox
-    if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
-    SetupTimeout when it took longer than `setup_time_limit`). The hosts start together; each is closed once it
-    has answered."""
-    started: list = []
-    for spec, _, sandboxed in bots:
-        try:
-            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env(), sandboxed))
-        except BotProcessError as error:
-            started.append(error)
-    answers = []
-    try:
-        for process, (_, params, _) in zip(started, bots, strict=True):
-            if isinstance(process, BotProcessError):
-                answers.append(process)
-                continue
-            try:
-                answers.append(process.handshake(params, setup_time_limit))
-            except BotProcessError as error:
-                answers.append(error)
-    finally:
-        for process in started:
-            if isinstance(process, BotProcess):
-                process.close()
-    return answers
-
-
 def _is_host(command: Sequence[str]) -> bool:
     return len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.isolation")
 
@@ -659,139 +474,6 @@ def _is_host(command: Sequence[str]) -> bool:
 def _host_env() -> dict[str, str]:
     """The environment of the built-in host: this arena package first on its path."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
-
-
-def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                    strict: bool = False) -> type:
-    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host), in the
-    sandbox for `isolation = "sandbox"`."""
-    command = entry.command or python_command(entry.spec)
-    return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
-                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
-                             setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
-                             strict=strict)
-
-
-# --- the bot side: the built-in host for Python bot classes -----------------------------------------------
-
-_CARD = {name: card for card, name in enumerate(NAME)}
-
-
-def _cards(names: list) -> tuple:
-    return tuple(_CARD[n] for n in names)
-
-
-def _card_or_none(name: str | None) -> int | None:
-    return None if name is None else _CARD[name]
-
-
-def observation_from_json(game: Any, rules: Any, data: dict) -> Any:
-    """The game's Observation back from its `observation_json` (with the rules object of the game)."""
-    parse, d = game.parse_move, data
-    legal = tuple(parse(m) for m in d["legal_moves"])
-    if game.id == "caterpillar":
-        return game.Observation(d["seat"], rules, _cards(d["hand"]), _cards(d["caterpillar"]), d["total"],
-                                tuple(d["scores"]), d["stock_left"], d["opponent_hand_size"], legal)
-    if game.id == "give_or_take":
-        return game.Observation(d["seat"], rules, d["deal"], d["dealer"], _cards(d["hand"]), d["count"],
-                                _CARD[d["turn_up"]], tuple((s, _CARD[c], op) for s, c, op in d["played"]),
-                                d["last_king"], d["last_value"], tuple(d["scores"]), d["opponent_hand_size"], legal)
-    if game.id == "go_for_it":
-        return game.Observation(d["seat"], rules, _cards(d["row"]), d["last_player"], d["passes"],
-                                tuple(d["pile_sizes"]), tuple(_cards(p) for p in d["pile_known"]),
-                                tuple(_cards(w) for w in d["winnings"]), d["decisions"], d["turn"], legal)
-    if game.id == "duke_of_york":
-        moves = tuple((s, game.HIDDEN_DISCARD if m == "discard:??" else parse(m)) for s, m in d["moves"])
-        return game.Observation(d["seat"], rules, d["round"], d["dealer"], d["to_move"], _cards(d["hand"]),
-                                tuple(_card_or_none(c) for c in d["table"]), _card_or_none(d["taken"]), d["count"],
-                                d["direction"], d["peak"], d["peak_seat"], tuple((s, _CARD[c]) for s, c in d["played"]),
-                                tuple(tuple((s, _CARD[c]) for s, c in r) for r in d["earlier"]), moves,
-                                tuple(d["scores"]), d["opponent_hand_size"], d["stock_size"], legal)
-    raise ValueError(f"no observation decoder for {game.id}")
-
-
-class Host:
-    """Plays one Python bot class over the protocol: a fresh instance per game, seeded as in process."""
-
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
-        self.bot_class: type | None = None
-        self.params: dict = {}
-        self.bot: Any = None
-        self.game: Any = None
-        self.rules: Any = None
-
-    def answer(self, message: dict) -> dict:
-        """The answer to one message from the arena."""
-        kind = message.get("type")
-        if kind == "hello":
-            self.bot_class = bots.load_bot_class(self.spec)
-            self.params = message.get("params") or {}
-            try:
-                self.bot_class(**self.params)
-            except BaseException as error:  # a bot's SystemExit too: this host serves no one else
-                return {"error": f"params: {type(error).__name__}: {error}"}
-            games = self.bot_class.games
-            return {"name": self.bot_class.name, "games": None if games is None else sorted(games),
-                    "spec": bots.resolved_spec(self.bot_class)}
-        if kind == "reset":
-            self.game = get_game(message["game"])
-            self.rules = make_rules(self.game.Rules, message["rules"])
-            rng = random.Random(message["seed"])
-            if "rng_state" in message:
-                rng.setstate(_unpack_rng_state(message["rng_state"]))
-            self.bot = self.bot_class(**self.params)
-            self.bot.reset(self.game.id, message["seat"], self.rules, rng)
-            return {"ok": True}
-        if kind == "act":
-            observation = observation_from_json(self.game, self.rules, message["observation"])
-            move = self.bot.act(observation)
-            try:
-                return {"move": self.game.move_to_str(move)}
-            except Exception:  # not a move at all: let the referee call it illegal, as in process
-                return {"move": repr(move)}
-        raise ValueError(f"unknown message type {kind!r}")
-
-    def serve(self, stdin, stdout) -> None:
-        """Answers messages line by line until the end of input."""
-        for line in stdin:
-            try:
-                answer = self.answer(json.loads(line))
-            except Exception as error:
-                answer = {"error": f"{type(error).__name__}: {error}"[:200]}
-            stdout.write(_line(answer))
-            stdout.flush()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m arena.isolation SPEC`: the built-in host for the Python bot class SPEC."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if len(argv) != 1:
-        print("usage: python -m arena.isolation path/to/file.py:Class | module:Class", file=sys.stderr)
-        return 2
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
-    stdout.write(_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup
-    stdout.flush()
-    Host(argv[0]).serve(stdin, stdout)
-    return 0
-
-
-def _load_command_spec(spec: str) -> type:
-    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
-    import shlex
-
-    try:
-        return process_bot_class(shlex.split(spec.removeprefix("command:")), sandboxed=True)
-    except (BotProcessError, ValueError, OSError) as error:
-        raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
-
-
-bots.SPEC_LOADERS["command:"] = _load_command_spec
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,189 @@
+"""A config's `[[bots]]` entries: each parsed and checked (its file, its command, its isolation), and the
+Python bots of a config checked in hosts of their own before a run."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from arena.config.models import (
+    BotEntry,
+    ConfigError,
+    _check_keys,
+    _integer,
+    _number,
+    _string,
+    _table,
+)
+
+
+def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
+    _check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
+    if "name" not in raw:
+        raise ConfigError(f"{where}name: missing")
+    name = _string(raw["name"], where + "name")
+    path = raw.get("path")
+    params = _table(raw.get("params", {}), where + "params")
+    isolation = raw.get("isolation", "sandbox" if "command" in raw else "none")
+    if isolation not in ("none", "process", "sandbox"):
+        raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
+    if isolation != "none":
+        return _process_bot_entry(raw, where, base, name, path, params, isolation)
+    if "command" in raw:
+        raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
+                          '(isolation = "sandbox", the default, or "process")')
+    for key in ("memory_mb", "cpu_seconds"):
+        if key in raw:
+            raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
+                              '(isolation = "process" or "sandbox")')
+    spec = _string(path, where + "path") if path is not None else name
+    return BotEntry(name, path, params, _file_spec(spec, where, base) if ".py:" in spec else spec)
+
+
+def _file_spec(spec: str, where: str, base: Path) -> str:
+    """A `file.py:Class` spec with its file made absolute (relative to the cwd or else the config's folder)."""
+    file, _, class_name = spec.rpartition(":")
+    local = Path(file)
+    if not local.is_absolute() and not _exists(local) and _exists(base / local):
+        local = base / local
+    if not _is_file(local):
+        raise ConfigError(f"{where}path: no bot file {file}")
+    return f"{local.resolve()}:{class_name}"
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+_checked: dict[tuple, dict] = {}
+"""What checking a Python bot found (its hello: name, games, spec), by what was checked: a config read again
+in this process does not start its bots' processes again."""
+
+
+def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
+    """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
+
+    This process never runs a bot's code: a Python bot is imported and built with its params in a host
+    process (arena/isolation/), which must answer within the setup time limit; a command bot answers hello."""
+    import dataclasses
+    import json
+
+    from arena.isolation import BotProcessError, SetupTimeout, check_bots, entry_bot_class
+
+    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit,
+                str(Path.cwd()), _stamp(entry.spec), entry.isolation == "sandbox")
+            for i, entry in enumerate(bots) if entry.command is None}
+    missing = [i for i, key in keys.items() if key not in _checked]
+    checks = [(bots[i].spec, bots[i].params, keys[i][-1]) for i in missing]
+    for i, answer in zip(missing, check_bots(checks, setup_time_limit), strict=True):
+        entry, where = bots[i], f"bots[{i}]."
+        field_name = "path" if entry.path is not None else "name"
+        if isinstance(answer, SetupTimeout):
+            raise ConfigError(f"{where}{field_name}: bot {entry.name!r} could not be built within "
+                              f"setup_time_limit = {setup_time_limit:g}s")
+        if isinstance(answer, BotProcessError):
+            text = str(answer).removeprefix("BotError: ")
+            raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}")
+        _checked[keys[i]] = answer
+    checked = []
+    for i, entry in enumerate(bots):
+        if entry.command is None:
+            hello = _checked[keys[i]]
+            games = hello.get("games")
+            entry = dataclasses.replace(entry, spec=hello.get("spec") or entry.spec,
+                                        plays=None if games is None else tuple(games))
+        else:
+            try:
+                games = entry_bot_class(entry, setup_time_limit=setup_time_limit, strict=True).games
+            except BotProcessError as error:
+                raise ConfigError(f"bots[{i}].command: {error}") from None
+            entry = dataclasses.replace(entry, plays=None if games is None else tuple(sorted(games)))
+        checked.append(entry)
+    return tuple(checked)
+
+
+def _stamp(spec: str) -> tuple:
+    """When a bot file last changed (size and time): a file changed since it was checked is checked again."""
+    file = spec.rpartition(":")[0]
+    try:
+        info = Path(file).stat() if ".py" in file else None
+    except (OSError, ValueError):
+        info = None
+    return (info.st_size, info.st_mtime_ns) if info is not None else ()
+
+
+def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict,
+                       isolation: str) -> BotEntry:
+    """A bot that plays in its own process (sandboxed or not): a command, or a Python class run by the built-in
+    host (checked like any Python bot, in a host process)."""
+    from arena.isolation import DEFAULT_MEMORY_MB
+    from arena.sandbox import SandboxUnavailable, check
+
+    if isolation == "sandbox":
+        try:
+            check()
+        except SandboxUnavailable as error:
+            raise ConfigError(f"{where}{error}") from None
+
+    command = raw.get("command")
+    memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
+    cpu_seconds = _number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
+    if command is not None:
+        if path is not None:
+            raise ConfigError(f"{where}command: give a command or a path, not both")
+        command = _command(command, where + "command", base)
+        spec = "command: " + shlex.join(command)
+    else:
+        spec = _string(path, where + "path") if path is not None else name
+        if ".py:" in spec:
+            spec = _file_spec(spec, where, base)
+        elif ":" not in spec and isolation == "sandbox":  # a name: a sandbox sees no registry, so its spec
+            from arena.bots import registered_bots
+
+            spec = registered_bots().get(spec, spec)
+    return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
+
+
+def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
+    """A command line (a string split like a shell's, or an array), its program made absolute: a path
+    relative to the config's folder or the cwd (like any relative argument naming a file there), or a
+    program on PATH."""
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as error:
+            raise ConfigError(f"{where}: cannot split {value!r}: {error}") from None
+    elif isinstance(value, list) and all(isinstance(arg, str) for arg in value):
+        argv = list(value)
+    else:
+        raise ConfigError(f"{where}: must be a string or an array of strings, not {value!r}")
+    if not argv or not argv[0].strip():
+        raise ConfigError(f"{where}: must name a program, not {value!r}")
+    for i, arg in enumerate(argv):
+        if "/" in arg and not Path(arg).is_absolute() and not Path(arg).exists() and (base / arg).exists():
+            argv[i] = str((base / arg).resolve())
+    program = argv[0]
+    if "/" in program:
+        found = Path(program).resolve()
+        if not found.is_file():
+            raise ConfigError(f"{where}: no program {program}")
+        if not os.access(found, os.X_OK):
+            raise ConfigError(f"{where}: {program} is not executable (chmod +x)")
+        argv[0] = str(found)
+    elif shutil.which(program) is None:
+        raise ConfigError(f"{where}: no program {program!r} on PATH")
+    return tuple(argv)
+
+
+def _exists(path: Path) -> bool:
+    """Path.exists, False for a name the system cannot even look up (too long, a NUL byte)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,60 @@
+"""Process isolation: a bot that runs in its own subprocess and speaks JSON lines (docs/protocol.md).
+
+Any executable can be a bot. On the arena side a process bot is a class usable exactly like a bot
+class (`process_bot_class`): its instances forward `reset` and `act` to a long-lived process, one per
+bot per worker process, replaced after any fault so one bad game does not forfeit the next. A
+Python bot class runs behind the same protocol in the built-in host, `python -m arena.isolation SPEC`.
+
+What a process bot gets wrong becomes the referee's usual forfeit: an answer that is not a move of
+the game, or a line that is not a JSON object, is an illegal move; a process that exits, is killed
+(memory or CPU limit) or answers `{"error": ...}` is a crash (`BotProcessError`); no answer within the
+move time limit, or to hello or reset within the setup time limit, is a timeout (`MoveTimeout`, and the
+process is killed).
+
+Every wait on a bot process has a deadline. The built-in host first says it is ready (arena's own start-up,
+HELLO_TIMEOUT), then loads and builds the bot for its hello answer within the setup time limit; a command
+bot's start-up and hello together get HELLO_TIMEOUT; each reset (the host builds a fresh bot for it) gets the
+setup time limit, each move the move time limit; closing waits at most half a second before a kill.
+
+A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its command inside the sandbox of
+arena/sandbox.py; where none can be made, it never starts (BotProcessError).
+
+The package's modules: `protocol` (the JSON lines, both sides), `limits` (the operating system's limits on a
+bot process), `process` (the arena side: running processes and the class that stands for one), `loaders`
+(bots loaded as processes; importing it registers the `command:` spec loader) and `host` (the bot side).
+"""
+
+from arena.isolation.host import Host, main
+from arena.isolation.limits import STDERR_ENV
+from arena.isolation.loaders import check_bots, entry_bot_class
+from arena.isolation.process import (
+    DEFAULT_MEMORY_MB,
+    HELLO_TIMEOUT,
+    RESET_TIMEOUT,
+    BotProcess,
+    ProcessBot,
+    _host_env,
+    _is_host,
+    _running,
+    close_all,
+    process_bot_class,
+    python_command,
+)
+from arena.isolation.protocol import (
+    MAX_LINE,
+    PROTOCOL,
+    BadAnswer,
+    BotProcessError,
+    NoAnswer,
+    ProtocolError,
+    SetupTimeout,
+    decode_answer,
+    move_from_answer,
+    observation_from_json,
+)
+
+__all__ = ["BadAnswer", "BotProcess", "BotProcessError", "DEFAULT_MEMORY_MB", "HELLO_TIMEOUT", "Host",
+           "MAX_LINE", "NoAnswer", "PROTOCOL", "ProcessBot", "ProtocolError", "RESET_TIMEOUT", "STDERR_ENV",
+           "SetupTimeout", "check_bots", "close_all", "decode_answer", "entry_bot_class", "main",
+           "move_from_answer", "observation_from_json", "process_bot_class", "python_command", "_host_env",
+           "_is_host", "_running"]

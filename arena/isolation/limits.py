@@ -1,0 +1,74 @@
+"""The operating system's limits on a bot process: its address space and CPU time, its death with the arena,
+its CPU time used, and where its stderr goes."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+STDERR_ENV = "ARENA_BOT_STDERR"
+"""A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
+_CPU_LIFETIME = 100
+"""A process's hard CPU limit is this many per-game budgets; it is replaced before reaching it."""
+
+
+def _resource():
+    import resource
+
+    return resource
+
+
+def _cpu_used(pid: int) -> float | None:
+    """CPU seconds (user + system) a process has used, from /proc; None where there is no /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
+    """The preexec_fn of a bot process: its limits, and death when the arena dies."""
+    resource = _resource()
+    prctl = _prctl()
+
+    def setup() -> None:
+        if memory_mb:
+            size = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if cpu_seconds:
+            # The soft limit is raised game by game (limit_cpu); the hard one bounds the process's life.
+            soft = math.ceil(cpu_seconds)
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft * _CPU_LIFETIME + 1))
+        if prctl is not None:
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphans if the arena is killed
+            if os.getppid() != parent:
+                os._exit(1)
+
+    return setup
+
+
+def _prctl():
+    """libc's prctl where there is one (Linux), looked up now: nothing may be loaded after fork."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _stderr_sink():
+    path = os.environ.get(STDERR_ENV)
+    if not path:
+        return subprocess.DEVNULL
+    try:
+        return open(path, "ab")  # noqa: SIM115 - handed to the child, closed once it is started
+    except OSError:
+        return subprocess.DEVNULL

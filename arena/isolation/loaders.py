@@ -1,0 +1,72 @@
+"""Bots loaded as processes: the Python bots of a config checked in hosts of their own, a `[[bots]]` entry's
+process bot class, and the loader of `command: CMD` specs, registered with arena.bots on import."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena import bots
+from arena.bots import BotError
+from arena.isolation.process import (
+    DEFAULT_MEMORY_MB,
+    BotProcess,
+    _host_env,
+    process_bot_class,
+    python_command,
+)
+from arena.isolation.protocol import (
+    BotProcessError,
+)
+
+
+def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None) -> list:
+    """Each Python bot `(spec, params, sandboxed)` imported and built in a host process of its own (in the sandbox
+    if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
+    SetupTimeout when it took longer than `setup_time_limit`). The hosts start together; each is closed once it
+    has answered."""
+    started: list = []
+    for spec, _, sandboxed in bots:
+        try:
+            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env(), sandboxed))
+        except BotProcessError as error:
+            started.append(error)
+    answers = []
+    try:
+        for process, (_, params, _) in zip(started, bots, strict=True):
+            if isinstance(process, BotProcessError):
+                answers.append(process)
+                continue
+            try:
+                answers.append(process.handshake(params, setup_time_limit))
+            except BotProcessError as error:
+                answers.append(error)
+    finally:
+        for process in started:
+            if isinstance(process, BotProcess):
+                process.close()
+    return answers
+
+
+def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
+                    strict: bool = False) -> type:
+    """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host), in the
+    sandbox for `isolation = "sandbox"`."""
+    command = entry.command or python_command(entry.spec)
+    return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
+                             cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
+                             setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
+                             strict=strict)
+
+
+def _load_command_spec(spec: str) -> type:
+    """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
+    import shlex
+
+    try:
+        return process_bot_class(shlex.split(spec.removeprefix("command:")), sandboxed=True)
+    except (BotProcessError, ValueError, OSError) as error:
+        raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
+
+
+bots.SPEC_LOADERS["command:"] = _load_command_spec

@@ -1,0 +1,45 @@
+"""Replaying a game of a run: its transcript regenerated from the run's config and seeds, as the run played it,
+and checked against the row the run saved."""
+
+from __future__ import annotations
+
+from arena import referee
+from arena.batch import play_scheduled, prepare
+from arena.config import parse_config
+from arena.games import get_game
+from arena.results import PART_NAME, RunDir
+
+
+def replay_game(run: RunDir, index: int) -> dict:
+    """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
+    from arena.results import ResultsError
+
+    config = parse_config(run.config.read_text())
+    schedule, makers = prepare(config)
+    if not 0 <= index < schedule.total:
+        raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
+    scheduled = schedule.game(index)
+    played = play_scheduled(config, makers, scheduled)
+    names = list(scheduled.seat_names)
+    block = scheduled.block
+    data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)
+    saved = saved_row(run, index)
+    if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
+            data["scores"], data["ranks"], data["termination"]):
+        raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
+                           f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed")
+    return data
+
+
+def saved_row(run: RunDir, index: int) -> dict | None:
+    """The saved result of game `index`, or None when it is not on disk (only the part named for it is read)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    for path in run.results.glob("part-*.parquet"):
+        match = PART_NAME.fullmatch(path.name)
+        if match and int(match[1]) <= index < int(match[2]):
+            table = pq.read_table(path)
+            rows = table.filter(pc.equal(table["game_index"], index)).to_pylist()
+            return rows[0] if rows else None
+    return None

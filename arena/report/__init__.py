@@ -1,0 +1,64 @@
+"""The HTML report of a run: one self-contained page of tables and interactive plotly charts.
+
+The page carries its own copy of plotly.js, so it opens offline in any browser. Every chart is
+computed from the saved results (never from raw rows in the page): ratings, tiers, pairings and the
+estimate against deals are re-rated with the run's `[ratings]` settings, and score distributions are
+drawn as precomputed box plots, so the file stays small however many games the run holds. The results
+are read a part at a time (`summarise_results`: game counts, terminations, exact counts of every
+score, example games), so the memory it takes does not grow with the run either.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import plotly
+from plotly.offline import get_plotlyjs
+
+from arena.atomic import write_atomic
+from arena.ratings import VariantRatings
+from arena.ratings.tables import rate_run
+from arena.report.page import PAGE, STYLE, _colours, _header, _section, _slugs
+from arena.report.replays import write_example_replays
+from arena.report.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
+from arena.results import RunDir, iter_results
+
+__all__ = ["SUMMARY_COLUMNS", "ResultsSummary", "ScoreCounts", "example_games", "render_report", "summarise_results",
+           "write_example_replays", "write_report"]
+
+
+def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
+                 summary: ResultsSummary | None = None) -> Path:
+    """Writes the run's report.html from its results, config and manifest; returns its path.
+
+    `ratings`: the run's `rate_run(...)` and `summary` its `summarise_results`, if the caller has them,
+    to skip reading the results again. A few example games per variant are written beside it as replay
+    pages (RUN/replays/) and linked from their variant's section.
+    """
+    ratings = rate_run(run) if ratings is None else ratings
+    summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
+    replays = write_example_replays(run, summary.examples, ratings)
+    write_atomic(run.report, render_report(run, ratings, summary, replays).encode())
+    return run.report
+
+
+def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
+                  summary: ResultsSummary | None = None, replays: dict[str, list[str]] | None = None) -> str:
+    """The report of a run as one HTML page."""
+    config_text = run.config.read_text()
+    manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
+    name = manifest["name"] if manifest else run.path.name
+    ratings = rate_run(run) if ratings is None else ratings
+    summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
+    colours = _colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
+    slugs = _slugs(list(ratings))
+    sections = []
+    for variant, rated in ratings.items():
+        sections.append(_section(variant, slugs[variant], rated, summary.scores.get(variant), summary.games[variant],
+                                 summary.terminations[variant], colours, (replays or {}).get(variant)))
+    body = [_header(name, run, config_text, manifest, summary, slugs, plotly.__version__)]
+    body += sections or ["<p class='note'>This run holds no games yet.</p>"]
+    return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, plotlyjs=get_plotlyjs(),
+                       body="\n".join(body))

@@ -1,0 +1,215 @@
+"""What the report reads of a run's results besides the ratings, a part at a time: game counts,
+terminations, exact counts of every score, and the example games worth a replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from arena.ratings import VariantRatings
+
+REPLAY_TABLES = 4
+"""Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
+regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
+
+SUMMARY_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination"]
+"""What the report reads of the results besides the ratings."""
+
+
+# --- data -------------------------------------------------------------------------------------------
+
+@dataclass
+class ResultsSummary:
+    """What the report and the manifest read of a run's results besides the ratings, in one pass over its parts."""
+
+    games: dict[str, int]
+    """Games per variant, in order of first appearance."""
+    terminations: dict[str, dict[str, int]]
+    """Per variant, games per termination, in order of first appearance."""
+    scores: dict[str, pd.DataFrame]
+    """Per variant, per bot: the box-plot statistics of its scores (`ScoreCounts.boxes`)."""
+    examples: dict[str, list[tuple[int, str]]]
+    """Per variant, the games worth a replay (`example_games`)."""
+
+    @property
+    def total(self) -> int:
+        """Games of every variant."""
+        return sum(self.games.values())
+
+
+def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatings]) -> ResultsSummary:
+    """Game counts, terminations, score boxes and example games of results given part by part in game order
+    (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
+    games: dict[str, int] = {}
+    terminations: dict[str, dict[str, int]] = {}
+    scores, examples = ScoreCounts(), ExampleFinder(ratings)
+    for part in parts:
+        variant, termination = _strings(part, "variant"), _strings(part, "termination")
+        variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
+        pair = (variant.indices.to_numpy(zero_copy_only=False).astype(np.int64) * len(ends)
+                + termination.indices.to_numpy(zero_copy_only=False))
+        found, first, count = np.unique(pair, return_index=True, return_counts=True)
+        in_order = np.argsort(first)  # as the games come
+        for code, n in zip(found[in_order].tolist(), count[in_order].tolist(), strict=True):
+            v, t = divmod(code, len(ends))
+            games[variants[v]] = games.get(variants[v], 0) + n
+            by_end = terminations.setdefault(variants[v], {})
+            by_end[ends[t]] = by_end.get(ends[t], 0) + n
+        scores.add(part)
+        examples.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result())
+
+
+def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
+    """A string column of a part, dictionary-encoded (values in order of first appearance)."""
+    return table.column(name).combine_chunks().dictionary_encode()
+
+
+def _seated_bots(games: pa.Table) -> tuple[np.ndarray, pa.DictionaryArray]:
+    """Seats per game, and every seat's bot (flattened in game then seat order), dictionary-encoded."""
+    players = games.column("players").combine_chunks()
+    return (pc.list_value_length(players).to_numpy(zero_copy_only=False),
+            pc.list_flatten(players).dictionary_encode())
+
+
+class ScoreCounts:
+    """How often each bot scored each score, per variant: exact box-plot statistics from counts, in memory
+    that grows with the distinct scores, not the games."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        """(variant, bot) -> (distinct scores ascending, how often each)."""
+
+    def add(self, part: pa.Table) -> None:
+        """Counts the scores of one part's games."""
+        if not part.num_rows:
+            return
+        variant = _strings(part, "variant")
+        sizes, bots = _seated_bots(part)
+        score = pc.list_flatten(part.column("scores").combine_chunks()).to_numpy(zero_copy_only=False)
+        owner = (np.repeat(variant.indices.to_numpy(zero_copy_only=False).astype(np.int64), sizes)
+                 * len(bots.dictionary) + bots.indices.to_numpy(zero_copy_only=False))
+        low = int(score.min())
+        span = int(score.max()) - low + 1
+        found, count = np.unique(owner * span + (score - low), return_counts=True)  # by owner, then score
+        owners, scores = np.divmod(found, span)
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        variants, names = variant.dictionary.to_pylist(), bots.dictionary.to_pylist()
+        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(found)], strict=True):
+            v, b = divmod(int(owners[start]), len(names))
+            values, counts = scores[start:stop] + low, count[start:stop]
+            held = self.counts.get((variants[v], names[b]))
+            if held is not None:
+                values, inverse = np.unique(np.concatenate([held[0], values]), return_inverse=True)
+                counts = np.bincount(inverse, weights=np.concatenate([held[1], counts])).astype(np.int64)
+            self.counts[(variants[v], names[b])] = (values, counts)
+
+    def boxes(self) -> dict[str, pd.DataFrame]:
+        """Per variant, per bot: quartiles (linear interpolation, as pandas), Tukey whiskers (the furthest scores
+        within 1.5 IQR of the box), mean, min and max."""
+        rows: dict[str, dict[str, dict[str, float]]] = {}
+        for (variant, bot), (values, counts) in self.counts.items():
+            cumulative = np.cumsum(counts)
+            n = int(cumulative[-1])
+
+            def quantile(q: float, values=values, cumulative=cumulative, n=n) -> float:
+                position = (n - 1) * q
+                below = int(np.floor(position))
+                low, high = values[np.searchsorted(cumulative, [below, min(below + 1, n - 1)], side="right")]
+                return float(low + (high - low) * (position - below))
+
+            q1, median, q3 = quantile(0.25), quantile(0.5), quantile(0.75)
+            iqr = q3 - q1
+            rows.setdefault(variant, {})[bot] = {
+                "q1": q1, "median": median, "q3": q3, "mean": float(values @ counts / n),
+                "lowerfence": float(values[np.searchsorted(values, q1 - 1.5 * iqr, side="left")]),
+                "upperfence": float(values[np.searchsorted(values, q3 + 1.5 * iqr, side="right") - 1]),
+                "min": float(values[0]), "max": float(values[-1])}
+        return {variant: pd.DataFrame.from_dict(bots, orient="index") for variant, bots in rows.items()}
+
+
+def example_games(parts: pa.Table | Iterable[pa.Table],
+                  ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
+    """Per variant, the games worth a replay, as (game index, what it shows), in game order.
+
+    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset:
+    of the games in which the player with the lowest μ in the variant's rating table ranked above the
+    player with the highest μ, the one with the largest μ gap between those two, then the largest score
+    margin between them, then the earliest. `parts`: the results (a table, or parts in game order).
+    """
+    finder = ExampleFinder(ratings)
+    for part in [parts] if isinstance(parts, pa.Table) else parts:
+        finder.add(part)
+    return finder.result()
+
+
+class ExampleFinder:
+    """`example_games` a part at a time: the tables seen so far and the biggest upset so far, per variant.
+    Vectorised over the seats of a part, so a million games cost little."""
+
+    def __init__(self, ratings: dict[str, VariantRatings]) -> None:
+        self.ratings = ratings
+        self.seats: dict[str, int] = {}  # seats per game; 0 once a variant shows games of different sizes
+        self.tables: dict[str, dict[tuple, tuple[int, str]]] = {v: {} for v in ratings}  # table -> first game
+        self.upsets: dict[str, tuple[float, float, int, str]] = {}  # (gap, margin, index, what it shows)
+
+    def add(self, part: pa.Table) -> None:
+        """Looks through one part's games."""
+        for variant, rated in self.ratings.items():
+            games = part.filter(pc.equal(part.column("variant"), variant))
+            if not games.num_rows or self.seats.get(variant) == 0:
+                continue
+            sizes, bots = _seated_bots(games)
+            n = self.seats.setdefault(variant, int(sizes[0]))
+            if (sizes != n).any():  # a variant fixes the number of seats; anything else gets no examples
+                self.seats[variant] = 0
+                continue
+            names = np.array(bots.dictionary.to_pylist(), dtype=object)[
+                bots.indices.to_numpy(zero_copy_only=False).reshape(-1, n)]
+            rated_code = pd.Index(rated.table["bot"]).get_indexer(bots.dictionary.to_pylist())  # -1: not rated
+            seats = rated_code[bots.indices.to_numpy(zero_copy_only=False)].reshape(-1, n)
+            indices = games.column("game_index").to_numpy()
+            tables = self.tables[variant]
+            if len(tables) < REPLAY_TABLES:  # a table is its set of bots: the first row of each set is its first game
+                _, first = np.unique(np.sort(seats, axis=1), axis=0, return_index=True)
+                for row in sorted(first.tolist()):
+                    key = tuple(np.sort(seats[row]).tolist())
+                    if key not in tables and len(tables) < REPLAY_TABLES:
+                        tables[key] = (int(indices[row]), "first game of table " + ", ".join(names[row]))
+            mu = np.append(rated.table["mu"].to_numpy(np.float64), np.nan)[seats]  # -1 (unrated) reads as NaN
+            scores, ranks = (pc.list_flatten(games.column(name).combine_chunks()).to_numpy(zero_copy_only=False)
+                             .reshape(-1, n) for name in ("scores", "ranks"))
+            rows = np.arange(len(indices))
+            low = np.where(np.isnan(mu), np.inf, mu).argmin(axis=1)
+            high = np.where(np.isnan(mu), -np.inf, mu).argmax(axis=1)
+            gap = mu[rows, high] - mu[rows, low]
+            margin = scores[rows, low] - scores[rows, high]
+            upsets = np.flatnonzero((ranks[rows, low] < ranks[rows, high]) & (gap > 0))
+            if not len(upsets):
+                continue
+            best = upsets[np.lexsort((indices[upsets], -margin[upsets], -gap[upsets]))[0]]
+            held = self.upsets.get(variant)
+            if held is not None and (held[0], held[1]) >= (gap[best], margin[best]):
+                continue  # an earlier game is at least as big an upset
+            lo, hi = names[best, low[best]], names[best, high[best]]
+            self.upsets[variant] = (float(gap[best]), float(margin[best]), int(indices[best]),
+                                    f"biggest upset: {lo} (μ {mu[best, low[best]]:.1f}) above {hi} "
+                                    f"(μ {mu[best, high[best]]:.1f}), by {int(margin[best])} points")
+
+    def result(self) -> dict[str, list[tuple[int, str]]]:
+        """Per variant with examples, (game index, what it shows) in game order."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for variant in self.ratings:
+            if not self.seats.get(variant):
+                continue
+            picks = dict(self.tables[variant].values())
+            if variant in self.upsets:
+                _, _, index, upset = self.upsets[variant]
+                picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
+            out[variant] = sorted(picks.items())
+        return out
