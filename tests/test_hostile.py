@@ -376,16 +376,24 @@ def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_resu
     play_missing(load_config(SMALL), uninterrupted, workers=1)
     expected = digest(load_results(uninterrupted))
     total = Schedule(load_config(SMALL)).total
+    # the same games, random-2 pausing 2 ms a move: played whole in a few seconds, the run would be over
+    # before a kill could land in its middle
+    paced = tmp_path / "small.toml"
+    bot = ROOT / "tests" / "zoo" / "paced.py"
+    paced.write_text(SMALL.read_text().replace('name = "random-2"\npath = "random"\n',
+                                               f'name = "random-2"\npath = "{bot}:PacedBot"\n'))
+    assert "PacedBot" in paced.read_text()
     out = tmp_path / "killed"
     run = RunDir(out / "small")
-    command = ARENA + ["tournament", str(SMALL), "--out", str(out), "--workers", "1", "--batch-size", "2",
+    command = ARENA + ["tournament", str(paced), "--out", str(out), "--workers", "1", "--batch-size", "2",
                        "--no-progress"]
     rng, saved = random.Random(20260515), 0
     for attempt in range(4):
         process = subprocess.Popen(command + (["--resume"] if attempt else []), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        before, deadline = len(list(run.results.glob("part-*.parquet"))), time.monotonic() + 60
-        while len(list(run.results.glob("part-*.parquet"))) == before and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60  # until the attempt has saved games of its own (counted by the parts'
+        # names, which say their games: a resume may also remove a part it cannot use)
+        while saved_games(run) == saved and time.monotonic() < deadline:
             time.sleep(0.02)
         time.sleep(rng.uniform(0, 0.4))
         assert process.poll() is None, "the kill lands on a running tournament, not a finished one"
@@ -399,6 +407,12 @@ def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_resu
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert digest(load_results(run)) == expected
+
+
+def saved_games(run: RunDir) -> int:
+    """The games in the run's parts, by their names (part-START-END.parquet)."""
+    return sum(int(end) - int(start) for start, end in
+               (path.stem.split("-")[1:] for path in run.results.glob("part-*-*.parquet")))
 
 
 def alive(pid: int) -> bool:

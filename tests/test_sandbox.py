@@ -200,6 +200,7 @@ def workers(request):
 def test_the_attack_zoo_is_denied_in_the_sandbox(workers, tmp_path, clean, planted, server, capfd):
     before = watched_files(planted)
     home_before = set(Path.home().iterdir())
+    reached = len(server.reached)  # the tests outside the sandbox may have reached it before, in this worker
     run_dir = tmp_path / "zoo"
     started = time.perf_counter()
     # the report (its replays run the bots again) is written once: with workers = 1
@@ -217,7 +218,7 @@ def test_the_attack_zoo_is_denied_in_the_sandbox(workers, tmp_path, clean, plant
     assert watched_files(planted) == before
     assert not list(run_dir.rglob("escaped-*")) and not [p for p in set(Path.home().iterdir()) - home_before
                                                          if p.name.startswith("escaped-")]
-    assert server.reached == []
+    assert server.reached[reached:] == []
     if workers == 1:  # the bots live as long as their worker, kept for the next run: end it now
         end_idle_worker()
         assert no_leftovers_soon(planted.marker) == []
