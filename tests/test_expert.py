@@ -161,17 +161,18 @@ def test_expert_reads_only_its_observation(game_id, overrides):
 
 
 CLOCK_GAMES = 200
-"""Games per variant of the clock test: 1,000 in all, about 40 s on 2 busy cores (docs/expert.md)."""
+"""Games of the clock test in Duke of York, where expert searches; a fifth of it in the other variants, where it
+plays as heuristic does: 360 games in all (docs/expert.md)."""
 
 
 @pytest.mark.parametrize("game_id, overrides", EXPERT_VARIANTS[:5], ids=EXPERT_IDS[:5])
 def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
-    """CLOCK_GAMES games per variant under the default move clock (1 s, the referee's own watchdog): no
-    timeout, and the slowest decision measured takes under a quarter of the clock."""
+    """CLOCK_GAMES games (a fifth outside Duke of York) under the default move clock (1 s, the referee's own
+    watchdog): no timeout, and the slowest decision measured takes under a quarter of the clock."""
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)
     slowest = 0.0
-    for seed in range(CLOCK_GAMES):
+    for seed in range(CLOCK_GAMES if game_id == "duke_of_york" else CLOCK_GAMES // 5):
         bots = lineup(game, rules, seed % 2)
         expert = bots[seed % 2]
         act = expert.act
