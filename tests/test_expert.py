@@ -168,7 +168,8 @@ plays as heuristic does: 360 games in all (docs/expert.md)."""
 @pytest.mark.parametrize("game_id, overrides", EXPERT_VARIANTS[:5], ids=EXPERT_IDS[:5])
 def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
     """CLOCK_GAMES games (a fifth outside Duke of York) under the default move clock (1 s, the referee's own
-    watchdog): no timeout, and the slowest decision measured takes under a quarter of the clock."""
+    watchdog): no timeout, and the slowest decision takes under a quarter of the clock in CPU time (the time the bot
+    itself spends, which a machine busy with other work does not stretch, as it does the wall clock)."""
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)
     slowest = 0.0
@@ -179,9 +180,9 @@ def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
 
         def timed(observation, act=act):
             nonlocal slowest
-            started = time.perf_counter()
+            started = time.thread_time()
             move = act(observation)
-            slowest = max(slowest, time.perf_counter() - started)
+            slowest = max(slowest, time.thread_time() - started)
             return move
 
         expert.act = timed
