@@ -24,6 +24,8 @@ import sys
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
+
 from arena.bots import Bot, load_spec
 from arena.cards import KING, RANK, SUIT
 from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, _ops, effective_value, step
@@ -44,29 +46,52 @@ _GIVE_OR_TAKE_KEEP = _give_or_take.DEFAULTS["keep"]
 """The opponent's weight of the cards it keeps (the heuristic's), for reading its plays."""
 
 
-def _play_odds(hand: list[int], bonus: list[int], table: list[float]) -> float:
-    """The chance that the heuristic holding `hand` (three cards or more) plays its first card: one over
-    the cards tied best by the bonus of each (`bonus`, by card) and the worth of the rest as last cards
-    (the best of them, and 0.3 of the next), none if another card is better."""
-    first = second = third = -1e18
-    top = runner = -1
-    for i, card in enumerate(hand):
-        v = table[card]
-        if v > first:
-            first, second, third, top, runner = v, first, second, i, top
-        elif v > second:
-            second, third, runner = v, second, i
-        elif v > third:
-            third = v
+def _play_odds(hands: np.ndarray, bonus: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """For each row of `hands` (cards, three or more), the chance that the heuristic holding them plays
+    the first: one over the cards tied best by the bonus of each (`bonus`, by card) and the worth of the
+    rest as last cards (the best of them, and 0.3 of the next), none if another card is better."""
+    worth = table[hands]
+    order = np.argsort(-worth, axis=1, kind="stable")  # ties in hand order, as the heuristic's sort
+    rows = np.arange(len(hands))
+    top, runner = order[:, :1], order[:, 1:2]
+    first, second, third = (worth[rows, order[:, i]] for i in range(3))
     keep = _GIVE_OR_TAKE_KEEP
-    rest_of_top, rest_of_runner, rest = (keep * (second + 0.3 * third), keep * (first + 0.3 * third),
-                                         keep * (first + 0.3 * second))
-    values = [bonus[card] + (rest_of_top if i == top else rest_of_runner if i == runner else rest)
-              for i, card in enumerate(hand)]
-    best = max(values)
-    if values[0] < best - TIE:
-        return 0.0
-    return 1.0 / sum(1 for v in values if v >= best - TIE)
+    column = np.arange(hands.shape[1])
+    kept = np.where(column == top, (keep * (second + 0.3 * third))[:, None],
+                    np.where(column == runner, (keep * (first + 0.3 * third))[:, None],
+                             (keep * (first + 0.3 * second))[:, None]))
+    values = bonus[hands] + kept
+    best = values.max(axis=1, keepdims=True)
+    tied = values >= best - TIE
+    return np.where(tied[:, 0], 1.0 / tied.sum(axis=1), 0.0)
+
+
+class _Unseen(_give_or_take._Unseen):
+    """The heuristic's model of the unseen cards, its opponent_last worked out in two parts that repeat far
+    more often than the whole: the bonus by the card before, the last card's score by count and value."""
+
+    def __init__(self, obs):
+        super().__init__(obs)
+        self._bonuses: dict = {}
+        self._scores: dict = {}
+
+    def opponent_last(self, count: int, prev: int, prev_card: int) -> float:
+        key = (count, prev, prev_card)
+        got = self._last.get(key)
+        if got is None:
+            bonus = self._bonuses.get(prev_card)
+            if bonus is None:
+                bonus = self._bonuses[prev_card] = sum(w * self.bonus_after(RANK[card], share, prev_card)
+                                                       for card, w, share in self.groups)
+            score = self._scores.get((count, prev))
+            if score is None:
+                counts_after, last_score = _give_or_take._counts_after, _give_or_take._last_score
+                multiply = self.multiply
+                score = self._scores[count, prev] = sum(
+                    w * max(last_score(card, c) for c in counts_after(count, effective_value(card, prev), multiply))
+                    for card, w, _ in self.groups)
+            got = self._last[key] = bonus - score
+        return got
 
 
 def _position(obs, plays: int) -> tuple[int, int]:
@@ -97,7 +122,7 @@ class _TwoCardPlay:
                       prev if prev > 0 else 0, obs.scores, mine)
         self.prev, self.count = prev, count
         unseen = self._observation((self.card,), ())
-        self.unseen = _give_or_take._Unseen(unseen)
+        self.unseen = _Unseen(unseen)
 
     def _observation(self, hand: tuple[int, ...], legal: tuple) -> Observation:
         seat, rules, deal, dealer, count, turn_up, played, last_king, last_value, scores, mine = self.parts
@@ -112,15 +137,15 @@ class _TwoCardPlay:
         return _give_or_take.move(then, _give_or_take.DEFAULTS, rng, model=lambda _: self.unseen)[0] == self.card
 
 
-def opponent_holding(obs, rng) -> list[float] | None:
-    """The chance of each card being in the opponent's hand (of one or two cards), from its plays this
-    deal read as the heuristic's: every hand it may hold, weighted by the chance that the heuristic
-    holding it would have made those plays (one over the cards tied best, none for a card it would not
-    have played). None when it holds no card or no hand fits."""
+def opponent_hands(obs, rng) -> list[tuple[tuple[int, ...], float]] | None:
+    """The hands of one or two cards the opponent may hold, each with its chance, from its plays this
+    deal read as the heuristic's: every hand weighted by the chance that the heuristic holding it would
+    have made those plays (one over the cards tied best, none for a card it would not have played).
+    None when it holds no card or no hand fits."""
     size, me, played = obs.opponent_hand_size, obs.seat, obs.played
     if not 0 < size <= 2:
         return None
-    table = _give_or_take._LAST_CARD_VALUE[obs.rules.multiply]
+    table = np.array(_give_or_take._LAST_CARD_VALUE[obs.rules.multiply])
     checks, later, two_card = [], [], None
     for i in range(len(played) - 1, -1, -1):
         seat, card, _ = played[i]
@@ -128,8 +153,8 @@ def opponent_holding(obs, rng) -> list[float] | None:
             continue
         if size + len(later) + 1 > 2:
             prev_card = played[i - 1][1] if i else obs.turn_up
-            bonus = [10 if RANK[c] == RANK[prev_card] else -10 if SUIT[c] == SUIT[prev_card] else 0
-                     for c in range(52)]
+            bonus = np.array([10 if RANK[c] == RANK[prev_card] else -10 if SUIT[c] == SUIT[prev_card] else 0
+                              for c in range(52)])
             checks.append((card, later.copy(), bonus))
         else:
             two_card = _TwoCardPlay(obs, i)
@@ -137,33 +162,31 @@ def opponent_holding(obs, rng) -> list[float] | None:
     seen = {*obs.hand, obs.turn_up, *(card for _, card, _ in played)}
     unseen = [c for c in range(52) if c not in seen]
     hands = [(c,) for c in unseen] if size == 1 else list(combinations(unseen, 2))
-    weights, total = [0.0] * 52, 0.0
-    for held in hands:
-        weight = 1.0
-        for card, after, bonus in checks:
-            weight *= _play_odds([card, *held, *after], bonus, table)
-            if not weight:
-                break
-        if weight and two_card is not None and not two_card.chose(held[0], rng):
-            weight = 0.0
-        if weight:
-            for c in held:
-                weights[c] += weight
-            total += weight
+    held = np.array(hands, dtype=np.intp)
+    weights = np.ones(len(hands))
+    for card, after, bonus in checks:
+        full = np.concatenate([np.full((len(hands), 1), card), held, np.tile(after, (len(hands), 1))], axis=1)
+        weights *= _play_odds(full.astype(np.intp), bonus, table)
+    weighted = [(hands[i], float(weights[i])) for i in np.flatnonzero(weights)
+                if two_card is None or two_card.chose(hands[i][0], rng)]
+    total = sum(weight for _, weight in weighted)
     if not total:
         return None
-    return [w / total * size for w in weights]
+    return [(cards, weight / total) for cards, weight in weighted]
 
 
-class _InferredHand(_give_or_take._Unseen):
+class _InferredHand(_Unseen):
     """The heuristic's model of the opponent's next cards, drawn from its hand as opponent_holding infers
     it rather than from all the unseen cards."""
 
-    def __init__(self, obs, rng):
+    def __init__(self, obs, hands):
         super().__init__(obs)
-        held = opponent_holding(obs, rng)
-        if held is None:
+        if hands is None:
             return
+        held = [0.0] * 52
+        for cards, weight in hands:
+            for c in cards:
+                held[c] += weight
         by_rank: dict[int, list[int]] = {}
         for c in range(52):
             if held[c] > 0:
@@ -176,10 +199,65 @@ class _InferredHand(_give_or_take._Unseen):
                                                         for s in range(4)]))
 
 
+def _against_pairs(pairs, count: int, prev: int, prev_card: int, last: int, multiply: bool) -> float:
+    """Expected points (this seat's side, the leader's) of the rest of the deal after this seat's play
+    of `prev_card` with `last` left, the opponent holding each of `pairs` with its chance: it plays one
+    card (each half the time, the operation worst for this seat), this seat `last` with its best
+    operation, then the opponent its other card with its own best."""
+    counts_after, last_score, bonus = _give_or_take._counts_after, _give_or_take._last_score, _give_or_take._bonus
+    leads = {}  # the opponent's next card: the bonuses of it and of `last` after it, and this seat's counts
+    for pair, _ in pairs:
+        for card in pair:
+            if card not in leads:
+                v = effective_value(card, prev)
+                lv = effective_value(last, v)
+                leads[card] = (bonus(last, card) - bonus(card, prev_card), lv,
+                               [counts_after(c, lv, multiply) for c in counts_after(count, v, multiply)])
+    finals: dict = {}  # the points of this seat's last card and of the opponent's after it, by count
+    total = 0.0
+    for (a, b), chance in pairs:
+        options = 0.0
+        for card, final in ((a, b), (b, a)):
+            swings, lv, outs = leads[card]
+            worst = None
+            for mine in outs:
+                best = None
+                for c2 in mine:
+                    key = (final, c2, lv)
+                    got = finals.get(key)
+                    if got is None:
+                        fv = effective_value(final, lv)
+                        theirs = max(last_score(final, c3) for c3 in counts_after(c2, fv, multiply))
+                        got = finals[key] = last_score(last, c2) - bonus(final, last) - theirs
+                    if best is None or got > best:
+                        best = got
+                if worst is None or best < worst:
+                    worst = best
+            options += swings + worst
+        total += chance * options / 2
+    return total
+
+
 def give_or_take_move(obs, params: dict, rng):
-    """The heuristic's play, its last two cards planned against the opponent's hand as inferred."""
+    """The heuristic's play, its last two cards planned against the opponent's hand as inferred: with
+    two cards each, against each pair it may hold; otherwise the heuristic's plan with the opponent's
+    next cards drawn from the cards it may hold."""
+    hand, legal = obs.hand, obs.legal_moves
+    if len(hand) == 2 and obs.opponent_hand_size == 2 and len(legal) > 1:
+        pairs = opponent_hands(obs, rng)
+        if pairs is not None:
+            prev = KING_ACT if obs.last_king else obs.last_value
+            prev_card = obs.played[-1][1] if obs.played else obs.turn_up
+            values = []
+            for card, op in legal:
+                v = effective_value(card, prev)
+                last = hand[1] if card == hand[0] else hand[0]
+                values.append(_give_or_take._bonus(card, prev_card)
+                              + _against_pairs(pairs, step(obs.count, v, op), v, card, last, obs.rules.multiply))
+            return best_move(legal, values, rng)
+
     def model(observation):
-        return _InferredHand(observation, rng)
+        return _InferredHand(observation, opponent_hands(observation, rng))
     return _give_or_take.move(obs, params, rng, model=model)
 
 
