@@ -114,7 +114,8 @@ class _TwoCardPlay:
     little, and sharing keeps its work on the counts)."""
 
     def __init__(self, obs, index: int):
-        seat, self.card, _ = obs.played[index]
+        seat, self.card, op = obs.played[index]
+        self.move = (self.card, op)
         count, prev = _position(obs, index)
         played = obs.played[:index]
         mine = HAND_SIZE - sum(s == obs.seat for s, _, _ in played)
@@ -129,15 +130,35 @@ class _TwoCardPlay:
         return Observation(seat, rules, deal, dealer, hand, count, turn_up, played, last_king, last_value, scores,
                            mine, legal)
 
-    def chose(self, other: int, rng) -> bool:
+    def odds(self, other: int) -> float:
+        """The chance that the heuristic holding the card it played and `other` played as it did."""
         hand = (self.card, other)
         multiply = self.parts[1].multiply
         legal = tuple((c, op) for c in hand for op in _ops(effective_value(c, self.prev), self.count, multiply))
-        then = self._observation(hand, legal)
-        return _give_or_take.move(then, _give_or_take.DEFAULTS, rng, model=lambda _: self.unseen)[0] == self.card
+        ties = _Ties()
+        chosen = _give_or_take.move(self._observation(hand, legal), _give_or_take.DEFAULTS, ties,
+                                    model=lambda _: self.unseen)
+        tied = ties.moves or (chosen,)
+        return max(tied.count(self.move) / len(tied), MISREAD)
 
 
-def opponent_hands(obs, rng) -> list[tuple[tuple[int, ...], float]] | None:
+MISREAD = 0.1
+"""The least chance given to a play of the opponent's last two cards that the heuristic, as read here,
+would not have made: its model of the unseen cards is made once for every card tried, so it sometimes
+differs from the opponent's own on a close call."""
+
+
+class _Ties:
+    """In the place of the heuristic's rng: keeps the moves it would choose among at random."""
+
+    moves = None
+
+    def choice(self, moves):
+        self.moves = moves
+        return moves[0]
+
+
+def opponent_hands(obs) -> list[tuple[tuple[int, ...], float]] | None:
     """The hands of one or two cards the opponent may hold, each with its chance, from its plays this
     deal read as the heuristic's: every hand weighted by the chance that the heuristic holding it would
     have made those plays (one over the cards tied best, none for a card it would not have played).
@@ -167,8 +188,9 @@ def opponent_hands(obs, rng) -> list[tuple[tuple[int, ...], float]] | None:
     for card, after, bonus in checks:
         full = np.concatenate([np.full((len(hands), 1), card), held, np.tile(after, (len(hands), 1))], axis=1)
         weights *= _play_odds(full.astype(np.intp), bonus, table)
-    weighted = [(hands[i], float(weights[i])) for i in np.flatnonzero(weights)
-                if two_card is None or two_card.chose(hands[i][0], rng)]
+    weighted = [(hands[i], float(weights[i]) * (1.0 if two_card is None else two_card.odds(hands[i][0])))
+                for i in np.flatnonzero(weights)]
+    weighted = [(cards, weight) for cards, weight in weighted if weight]
     total = sum(weight for _, weight in weighted)
     if not total:
         return None
@@ -244,7 +266,7 @@ def give_or_take_move(obs, params: dict, rng):
     next cards drawn from the cards it may hold."""
     hand, legal = obs.hand, obs.legal_moves
     if len(hand) == 2 and obs.opponent_hand_size == 2 and len(legal) > 1:
-        pairs = opponent_hands(obs, rng)
+        pairs = opponent_hands(obs)
         if pairs is not None:
             prev = KING_ACT if obs.last_king else obs.last_value
             prev_card = obs.played[-1][1] if obs.played else obs.turn_up
@@ -257,7 +279,7 @@ def give_or_take_move(obs, params: dict, rng):
             return best_move(legal, values, rng)
 
     def model(observation):
-        return _InferredHand(observation, opponent_hands(observation, rng))
+        return _InferredHand(observation, opponent_hands(observation))
     return _give_or_take.move(obs, params, rng, model=model)
 
 
