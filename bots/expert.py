@@ -11,11 +11,22 @@ it (docs/expert.md). Searching all ten cards costs about four times as much a de
 default clock allows but the budget of docs/expert.md does not; pure minimax (alpha-beta, wary 1)
 measured no better than the heuristic.
 
-Caterpillar, Give or Take and Go For It: the heuristic's strategy as it is; nothing tried within the
-budget of a move beat it (docs/expert.md gives the figures).
+Give or Take: the heuristic plans its last two cards exactly, taking the opponent's cards for draws
+from all the cards it has not seen. expert reads the opponent's hand from its plays this deal, taken
+for the heuristic's (the opponent it meets, and a careful player): with three cards or more the
+heuristic plays the card whose loss leaves the best last cards (and takes a same-rank bonus, shuns a
+same-suit one), so each hand the opponent may still hold (one or two cards: every one, enumerated) is
+weighed by the chance that the heuristic holding it would have made the plays seen (one over the cards
+tied best, none for a play it would not have made); its play with two cards in hand is read by the
+heuristic's own plan, with a floor of MISREAD. With two cards each, expert plays against each pair the
+opponent may hold (its next card either one, then its last card known); otherwise the heuristic's plan
+draws the opponent's next cards from the cards it may hold. About 2 ms a decision.
 
-The budget counts sampled hands, never time, and every choice reads only the observation and the
-bot's rng: a game replays bit for bit.
+Caterpillar and Go For It: the heuristic's strategy as it is; nothing tried within the budget of a
+move beat it (docs/expert.md gives the figures).
+
+The budget counts sampled hands and enumerated ones, never time, and every choice reads only the
+observation and the bot's rng: a game replays bit for bit.
 """
 
 from __future__ import annotations
@@ -284,7 +295,8 @@ def give_or_take_move(obs, params: dict, rng):
 
 
 class ExpertBot(Bot):
-    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards."""
+    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards, and
+    Give or Take's last cards planned against the opponent's hand as read from its plays."""
 
     name = "expert"
     games = set(GAMES)
@@ -301,6 +313,7 @@ class ExpertBot(Bot):
 
         elif game_id == "give_or_take":
             self.strategy = give_or_take_move
+
 
     def act(self, observation):
         return self.strategy(observation, self.strategy_params, self.rng)
