@@ -117,8 +117,9 @@ def _position(obs, plays: int) -> tuple[int, int]:
 
 
 class _TwoCardPlay:
-    """The heuristic's play at play `index` of the deal, where the opponent held two cards: whether,
-    holding the card it played and another, it would have played that card (its plan of the last two).
+    """The opponent's play at play `index` of the deal, with two cards in hand, read as the heuristic's:
+    the chance that, holding the card it played and another, it would have played so (its plan of the
+    last two cards).
 
     Its model of the unseen cards is made once, from what it saw then with only the card it played in
     hand, and shared over the other cards tried (one card more or less among some 40 unseen changes
@@ -133,8 +134,7 @@ class _TwoCardPlay:
         self.parts = (seat, obs.rules, obs.deal, obs.dealer, count, obs.turn_up, played, prev < 0,
                       prev if prev > 0 else 0, obs.scores, mine)
         self.prev, self.count = prev, count
-        unseen = self._observation((self.card,), ())
-        self.unseen = _Unseen(unseen)
+        self.unseen = _Unseen(self._observation((self.card,), ()))
 
     def _observation(self, hand: tuple[int, ...], legal: tuple) -> Observation:
         seat, rules, deal, dealer, count, turn_up, played, last_king, last_value, scores, mine = self.parts
@@ -145,6 +145,7 @@ class _TwoCardPlay:
         """The chance that the heuristic holding the card it played and `other` played as it did."""
         hand = (self.card, other)
         multiply = self.parts[1].multiply
+        # the moves it had, its cards' operations by the engine's own rule
         legal = tuple((c, op) for c in hand for op in _ops(effective_value(c, self.prev), self.count, multiply))
         ties = _Ties()
         chosen = _give_or_take.move(self._observation(hand, legal), _give_or_take.DEFAULTS, ties,
@@ -172,8 +173,8 @@ class _Ties:
 def opponent_hands(obs) -> list[tuple[tuple[int, ...], float]] | None:
     """The hands of one or two cards the opponent may hold, each with its chance, from its plays this
     deal read as the heuristic's: every hand weighted by the chance that the heuristic holding it would
-    have made those plays (one over the cards tied best, none for a card it would not have played).
-    None when it holds no card or no hand fits."""
+    have made those plays (one over the cards tied best, none for a card it would not have played, and
+    for its play with two cards in hand at least MISREAD). None when it holds no card or no hand fits."""
     size, me, played = obs.opponent_hand_size, obs.seat, obs.played
     if not 0 < size <= 2:
         return None
