@@ -31,3 +31,11 @@ def import_optional(name: str):
     if os.environ.get("ARENA_REQUIRE_RL") == "1":
         return importlib.import_module(name)
     return pytest.importorskip(name)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: two test processes a core, at most eight. Much of the suite waits (on Ray starting, on move
+    clocks and setup limits running out, on browsers), and a second process a core fills those waits: on 2
+    cores, the hostile, zoo and setup-time tests took 257 s with four processes against 311 s with two."""
+    return min(8, 2 * (os.cpu_count() or 1))
+
