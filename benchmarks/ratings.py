@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from arena.ratings import RatingSettings, rate_games, rate_results
 from arena.ratings.batch import group_outcomes, rate_outcomes
-from arena.ratings.tables import BOOTSTRAP_REPLICATES
+from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES
 from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 
 CASES = [(2, 1_000_000), (6, 100_000)]
