@@ -34,6 +34,8 @@ TOLERANCE = 1e-6
 """Convergence: the largest change of any mu or sigma in a sweep, relative to the smallest sigma (the
 floating-point noise of a million games' messages is about 1e-7 of it)."""
 MAX_SWEEPS = 1000
+SWEEP_BLOCK = 16384
+"""Factors refined at once within a sweep."""
 
 _SQRT2 = math.sqrt(2)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -224,47 +226,61 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         msg_pi, msg_tau, trunc_pi, trunc_tau = (s[from_start, group] for s in start.state)
     bots, drawn = outcomes.bots[group], outcomes.drawn[group]
     # seat (f, k) adds to the bot (replicate[f], bots[f, k]) of a flattened (replicates * bots) posterior
-    target = (replicate[:, None] * n_bots + bots).reshape(-1)
-    seat_weights = np.repeat(weights[replicate, group], n)
+    target = replicate[:, None] * n_bots + bots
+    seat_weights = np.repeat(weights[replicate, group][:, None], n, axis=1)
     size = replicates * n_bots
 
-    def posterior():
-        q_pi = prior_pi + np.bincount(target, seat_weights * msg_pi.reshape(-1), size)
-        q_tau = prior_tau + np.bincount(target, seat_weights * msg_tau.reshape(-1), size)
-        return q_pi.reshape(replicates, n_bots), q_tau.reshape(replicates, n_bots)
+    def summed(values: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        """Per-seat values of the factors `rows`, counted their weights, summed by (replicate, bot)."""
+        return np.bincount(target[rows].reshape(-1), (seat_weights[rows] * values).reshape(-1), size)
 
-    q_pi, q_tau = posterior()
+    q_pi, q_tau = (prior + summed(msg).reshape(replicates, n_bots)
+                   for prior, msg in ((prior_pi, msg_pi), (prior_tau, msg_tau)))
     damping = np.ones((factors, 1))
     last_pi, last_tau = np.zeros((factors, n)), np.zeros((factors, n))
+    shift = np.zeros(replicates)  # a shift of the common level not yet added to msg_tau
     sweeps = 0
     while sweeps < MAX_SWEEPS:
         sweeps += 1
-        cav_pi = q_pi.reshape(-1).take(target).reshape(factors, n) - msg_pi  # a flat take: twice as fast
-        cav_tau = q_tau.reshape(-1).take(target).reshape(factors, n) - msg_tau
-        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin)
-        step_pi, step_tau = post_pi - cav_pi - msg_pi, post_tau - cav_tau - msg_tau
-        # A group's copies share one message, so its update feeds back through its own weight - 1
-        # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
-        # while it flips direction from one sweep to the next and freed again while it does not.
-        flips = ((step_pi * last_pi).sum(axis=1) + (step_tau * last_tau).sum(axis=1) < 0)[:, None]
-        damping = np.where(flips, damping / 2, np.minimum(1.0, damping * 1.5))
-        last_pi, last_tau = step_pi, step_tau
-        msg_pi, msg_tau = msg_pi + damping * step_pi, msg_tau + damping * step_tau
-        new_pi, new_tau = posterior()
+        # Factor by factor, every factor from the same posterior; SWEEP_BLOCK factors at once, so that the
+        # temporaries stay small (a million games' whole arrays are 48 MB each, and twice as slow).
+        new_pi, new_tau, full_pi, full_tau = (np.zeros(size) for _ in range(4))
+        for first in range(0, factors, SWEEP_BLOCK):
+            rows = slice(first, first + SWEEP_BLOCK)
+            msg_pi_b, msg_tau_b = msg_pi[rows], msg_tau[rows]  # views: updated in place
+            msg_tau_b += msg_pi_b * shift[replicate[rows], None]
+            cav_pi = q_pi.reshape(-1).take(target[rows]) - msg_pi_b  # a flat take: twice as fast
+            cav_tau = q_tau.reshape(-1).take(target[rows]) - msg_tau_b
+            post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi[rows], trunc_tau[rows], drawn[rows], beta2, margin)
+            step_pi, step_tau = post_pi - cav_pi - msg_pi_b, post_tau - cav_tau - msg_tau_b
+            # A group's copies share one message, so its update feeds back through its own weight - 1
+            # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
+            # while it flips direction from one sweep to the next and freed again while it does not.
+            flips = ((step_pi * last_pi[rows]).sum(axis=1) + (step_tau * last_tau[rows]).sum(axis=1) < 0)[:, None]
+            damping[rows] = np.where(flips, damping[rows] / 2, np.minimum(1.0, damping[rows] * 1.5))
+            last_pi[rows], last_tau[rows] = step_pi, step_tau
+            msg_pi_b += damping[rows] * step_pi
+            msg_tau_b += damping[rows] * step_tau
+            new_pi += summed(msg_pi_b, rows)
+            new_tau += summed(msg_tau_b, rows)
+            full_pi += summed(step_pi, rows)
+            full_tau += summed(step_tau, rows)
+        new_pi = prior_pi + new_pi.reshape(replicates, n_bots)
+        new_tau = prior_tau + new_tau.reshape(replicates, n_bots)
         # Games inform only differences of skill: the common level is the prior's alone, and EP's
         # factorised messages would let it creep (one part in the data's precision per sweep).
-        # So every message moves by one shift that puts the bots' mean skill back at the prior mean.
+        # So every message moves by one shift that puts the bots' mean skill back at the prior mean
+        # (added to the messages in the next sweep's blocks, or at the end).
         informed = new_pi > prior_pi * (1 + 1e-12)
         pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
         with np.errstate(invalid="ignore", divide="ignore"):
             shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
         shift = np.nan_to_num(shift)
-        msg_tau = msg_tau + msg_pi * shift[replicate, None]
         new_tau = new_tau + (new_pi - prior_pi) * shift[:, None]
         q_pi, q_tau = new_pi, new_tau
         # converged when the full, undamped steps would move no mu or sigma (up to the common level)
-        full_pi = q_pi + np.bincount(target, seat_weights * step_pi.reshape(-1), size).reshape(replicates, n_bots)
-        full_tau = q_tau + np.bincount(target, seat_weights * step_tau.reshape(-1), size).reshape(replicates, n_bots)
+        full_pi = q_pi + full_pi.reshape(replicates, n_bots)
+        full_tau = q_tau + full_tau.reshape(replicates, n_bots)
         if (full_pi <= 0).any():
             continue
         mu, full_mu = q_tau / q_pi, full_tau / full_pi
@@ -272,6 +288,7 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         change = max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
             break
+    msg_tau += msg_pi * shift[replicate, None]
     state = []
     for per_factor in (msg_pi, msg_tau, trunc_pi, trunc_tau):  # by (replicate, group), zero where not rated
         full = np.zeros((replicates, groups, per_factor.shape[1]))
