@@ -298,10 +298,11 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
 
 
 def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:
-    """(groups, bots): each group's per-seat values under its seats' bots."""
-    groups, n = bots.shape
-    return sparse.csr_matrix((values.reshape(-1), (np.repeat(np.arange(groups), n), bots.reshape(-1))),
-                             shape=(groups, n_bots))
+    """(rows, bots): each row's per-seat values (rows, seats) under its seats' bots (`bots`, the same shape).
+    Built as it is stored: a row's bots are distinct, so there is nothing to sum or sort."""
+    rows, n = bots.shape
+    return sparse.csr_matrix((values.reshape(-1), bots.reshape(-1), np.arange(0, rows * n + 1, n)),
+                             shape=(rows, n_bots))
 
 
 @dataclass(frozen=True)
@@ -315,12 +316,14 @@ class NewtonTerms:
     step solves the Hessian (the fit's, or the weighting's own, for weightings far from the counts) for its
     change of the weighted gradients: the linearised bootstrap, which costs one pass over the groups and a
     bots × bots solve per weighting, not an EP fit. Everything but the curvature is linear in the weights, so a
-    weighting can be summed as well deal by deal (`per_group`, then `step`)."""
+    weighting can be summed as well deal by deal (`gradient`, then `step`)."""
 
     mu: np.ndarray
     """(bots,) the fit's mu"""
-    per_group: sparse.csr_matrix
-    """(groups, 2 bots): each group's gradient, then its messages' precision, under its seats' bots."""
+    gradient: sparse.csr_matrix
+    """(groups, bots): each group's gradient under its seats' bots."""
+    message_pi: sparse.csr_matrix
+    """(groups, bots): each group's messages' precision under its seats' bots."""
     bots: np.ndarray
     """(groups, seats) the groups' bots"""
     blocks: np.ndarray
@@ -332,15 +335,13 @@ class NewtonTerms:
 
     def curvature(self, weights: np.ndarray) -> np.ndarray:
         """(weightings, bots²): the Hessian blocks summed under each weighting of the groups."""
-        n_bots, (groups, n) = len(self.mu), self.bots.shape
+        n_bots, groups = len(self.mu), len(self.bots)
         out = np.zeros((len(weights), n_bots * n_bots))
         for first in range(0, groups, self.chunk):
             part = slice(first, min(groups, first + self.chunk))
             bots = self.bots[part]
-            pairs = sparse.csr_matrix((self.blocks[part].reshape(-1),
-                                       (np.repeat(np.arange(len(bots)), n * n),
-                                        (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
-                                      shape=(len(bots), n_bots * n_bots))
+            pairs = _by_bot(self.blocks[part], (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(len(bots), -1),
+                            n_bots * n_bots)
             out += np.asarray(pairs.T @ weights[:, part].T).T
         return out
 
@@ -355,18 +356,19 @@ class NewtonTerms:
         fit's messages, reweighted."""
         weights = np.asarray(weights, dtype=np.float64)
         curvature = self.curvature(weights) if own_curvature else None
-        return self.step(np.asarray(self.per_group.T @ weights.T).T, curvature)
+        sigma = (np.asarray(self.message_pi.T @ weights.T).T + self.prior_pi) ** -0.5
+        return self.step(np.asarray(self.gradient.T @ weights.T).T, curvature), sigma
 
-    def step(self, sums: np.ndarray, curvature: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """`replicates` from the weighted sums of `per_group` (replicates, 2 bots) and, unless the fit's, the
-        weighted curvature (replicates, bots²)."""
+    def step(self, sums: np.ndarray, curvature: np.ndarray | None = None) -> np.ndarray:
+        """The mu of `replicates` from the weighted sums of `gradient` (replicates, bots) and, unless the fit's,
+        the weighted curvature (replicates, bots²)."""
         n_bots = len(self.mu)
         if curvature is None:
             curvature = self.fit_curvature
-        change = sums[:, :n_bots] - self.per_group[:, :n_bots].T @ self.counts
+        change = sums - self.gradient.T @ self.counts
         hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * self.prior_pi
         step = np.linalg.solve(hessian, change[..., None])[..., 0]
-        return self.mu + step - step.mean(axis=1, keepdims=True), (sums[:, n_bots:] + self.prior_pi) ** -0.5
+        return self.mu + step - step.mean(axis=1, keepdims=True)
 
 
 def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
@@ -377,21 +379,17 @@ def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit:
     mu = fit.mu[0]
     msg_pi, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
     diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
-    per_group, blocks = [], []
+    gradients, blocks = [np.zeros((0, n))], [np.zeros((0, n, n))]
     for first in range(0, groups, chunk):
         part = slice(first, min(groups, first + chunk))
         bots = outcomes.bots[part]
         precision = np.eye(n) / beta2 + np.einsum("gk,ki,kj->gij", trunc_pi[part], diff, diff)
         cov = np.linalg.inv(precision)
         mean = (cov @ (trunc_tau[part] @ diff + mu[bots] / beta2)[..., None])[..., 0]
-        gradient = (mean - mu[bots]) / beta2
-        block = (np.eye(n) - cov / beta2) / beta2
-        per_group.append(sparse.hstack([_by_bot(gradient, bots, n_bots), _by_bot(msg_pi[part], bots, n_bots)]))
-        blocks.append(block)
-    stacked = lambda blocks, width: (sparse.vstack(blocks, format="csr") if blocks
-                                     else sparse.csr_matrix((0, width)))
-    return NewtonTerms(mu, stacked(per_group, 2 * n_bots), outcomes.bots,
-                       np.concatenate(blocks) if blocks else np.zeros((0, n, n)), outcomes.counts,
+        gradients.append((mean - mu[bots]) / beta2)
+        blocks.append((np.eye(n) - cov / beta2) / beta2)
+    return NewtonTerms(mu, _by_bot(np.concatenate(gradients), outcomes.bots, n_bots),
+                       _by_bot(msg_pi, outcomes.bots, n_bots), outcomes.bots, np.concatenate(blocks), outcomes.counts,
                        settings.sigma ** -2, chunk)
 
 
