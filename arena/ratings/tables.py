@@ -313,11 +313,16 @@ class _Variant:
         self.wins = _grown(self.wins, k) + np.bincount(bots, weights=won, minlength=k).astype(np.int64)
         self.forfeits = (_grown(self.forfeits, k)
                          + np.bincount(bots, weights=games.fault.reshape(-1), minlength=k).astype(np.int64))
-        i, j = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
-        i, j = i[i != j], j[i != j]
-        r_i, r_j = games.ranks[:, i], games.ranks[:, j]
-        self.pairs.add(((r_i < r_j) + 0.5 * (r_i == r_j)).reshape(-1),
-                       _pair_code(games.bots[:, i], games.bots[:, j]).reshape(-1), np.repeat(deal, len(i)))
+        # Each pair of seats once, seen from the bot with the smaller code; the other side's record is
+        # its mirror image (`ClusteredMean.take` with flip), so half the entries are summed.
+        i, j = np.triu_indices(n, 1)
+        low_first = games.bots[:, i] < games.bots[:, j]
+        r_low = np.where(low_first, games.ranks[:, i], games.ranks[:, j])
+        r_high = np.where(low_first, games.ranks[:, j], games.ranks[:, i])
+        pairing = _pair_code(np.minimum(games.bots[:, i], games.bots[:, j]),
+                             np.maximum(games.bots[:, i], games.bots[:, j]))
+        self.pairs.add(((r_low < r_high) + 0.5 * (r_low == r_high)).reshape(-1), pairing.reshape(-1),
+                       np.repeat(deal, len(i)))
         seat = np.tile(np.arange(n), count)
         self.seat_win.add(won, seat, seat_deal)
         self.seat_score.add(games.scores.reshape(-1), seat, seat_deal)
@@ -381,7 +386,8 @@ class _Variant:
         }).iloc[order].reset_index(drop=True)[TABLE_COLUMNS]
         disagreements = order_disagreements(list(names), list(table["bot"]), dict(zip(names, strengths, strict=True)))
         a, b = np.divmod(np.arange(k * k), k)  # every ordered pair of bots, in codes by name
-        pairs = self.pairs.take(_pair_code(code_of[a], code_of[b])).result(proportion=True)
+        pairs = self.pairs.take(_pair_code(np.minimum(code_of[a], code_of[b]), np.maximum(code_of[a], code_of[b])),
+                                flip=code_of[a] > code_of[b]).result(proportion=True)
         return VariantRatings(
             table, _pairs(pairs, names, order, mu, diff_se, los),
             _seat_table(self.seat_win.take(np.arange(n)).result(proportion=True),
