@@ -16,7 +16,7 @@ neighbours), so with the current truncation messages every marginal the factor n
 local messages passed along the chain, exact and O(n) (batched over groups and replicates); each
 truncation is refined in turn by moment matching (the truncated-Gaussian v and w functions, computed
 stably far into the tails). A group's message to a skill is its posterior marginal over
-its cavity, counted `weight` times; a group's step is damped while it oscillates.
+its cavity, counted `weight` times; a group's step is damped while it oscillates without shrinking.
 """
 
 from __future__ import annotations
@@ -255,9 +255,14 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
             step_pi, step_tau = post_pi - cav_pi - msg_pi_b, post_tau - cav_tau - msg_tau_b
             # A group's copies share one message, so its update feeds back through its own weight - 1
             # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
-            # while it flips direction from one sweep to the next and freed again while it does not.
-            flips = ((step_pi * last_pi[rows]).sum(axis=1) + (step_tau * last_tau[rows]).sum(axis=1) < 0)[:, None]
-            damping[rows] = np.where(flips, damping[rows] / 2, np.minimum(1.0, damping[rows] * 1.5))
+            # while it flips direction from one sweep to the next without shrinking to half its size, and
+            # freed again while it does not: a step that flips as it shrinks is converging (as most do,
+            # light groups on noise), and damping it would only slow it.
+            last_b_pi, last_b_tau = last_pi[rows], last_tau[rows]
+            flips = (step_pi * last_b_pi).sum(axis=1) + (step_tau * last_b_tau).sum(axis=1) < 0
+            stays = ((step_pi ** 2).sum(axis=1) + (step_tau ** 2).sum(axis=1)
+                     > 0.25 * ((last_b_pi ** 2).sum(axis=1) + (last_b_tau ** 2).sum(axis=1)))
+            damping[rows] = np.where((flips & stays)[:, None], damping[rows] / 2, np.minimum(1.0, damping[rows] * 1.5))
             last_pi[rows], last_tau[rows] = step_pi, step_tau
             msg_pi_b += damping[rows] * step_pi
             msg_tau_b += damping[rows] * step_tau
