@@ -166,7 +166,7 @@ def deal_bootstrap(outcomes: Outcomes, deal_games: DealGames, replicates: int, k
     groups, n = outcomes.bots.shape
     if outcomes.bots.size > EP_BOOTSTRAP_SEATS:  # one set of Newton terms serves every weighting
         newton = newton_terms(outcomes, k, settings, batch)
-        per_deal = (deal_games.games @ newton.gradient).toarray()  # (deals, bots)
+        per_deal = deal_games.games @ newton.gradient  # (deals, bots), sparse: a deal seats few of the bots
         return newton.step(deal_games.weighted(per_deal, replicates)), newton
     weights = deal_games.weighted(deal_games.games, replicates)
     chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
