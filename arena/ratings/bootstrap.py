@@ -23,10 +23,9 @@ from arena.ratings.batch import (
     Outcomes,
     group_outcomes,
     newton_terms,
-    outcome_keys,
     rate_outcomes,
 )
-from arena.ratings.deals import Z95, _grown, poisson_weights
+from arena.ratings.deals import Z95, poisson_weights
 
 BOOTSTRAP_REPLICATES = 200
 """Deal-bootstrap replicates behind every rating interval, LOS and tier."""
@@ -43,94 +42,67 @@ up to about half a second); beyond, the replicates are a Newton step from the fi
 
 
 class OutcomeGroups:
-    """A variant's outcome groups found so far (bots in first-appearance codes), each with its games and its
-    games by the first progress checkpoint that counts them; and every game's group and deal."""
+    """A variant's games by outcome group, part by part: each part's own groups (bots in first-appearance
+    codes) with their games and their games by the first progress checkpoint that counts them, and every
+    game's group and deal. The parts' groups are merged once, at the end (`outcomes`): merging them part by
+    part would copy every group found so far for each part, a cost that grows with parts times groups."""
 
     def __init__(self, replicates: int, points: np.ndarray | None) -> None:
         self.replicates, self.points = replicates, points
-        self.bots = np.zeros((0, 0), dtype=np.int64)
-        self.drawn = np.zeros((0, 0), dtype=bool)
-        self.base = 0
-        """Outcome keys (`outcome_keys`) take bot codes below this power of two."""
-        self.keys = np.zeros(0, dtype=np.int64)
-        """The groups' keys, sorted, and the group of each."""
-        self.key_groups = np.zeros(0, dtype=np.int64)
-        self.counts = np.zeros(0)
+        self.bots: list[np.ndarray] = []
+        self.drawn: list[np.ndarray] = []
+        self.counts: list[np.ndarray] = []
+        self.progress: list[np.ndarray] | None = None if points is None else []
+        """Per part, its groups: bots in finishing order, ties, games, and games by checkpoint."""
+        self.groups = 0
+        """The parts' groups so far."""
         self.game_groups: list[np.ndarray] = []
         self.game_deals: list[np.ndarray] = []
-        """Per part, every game's group and deal (numbered from 0 over all the parts)."""
+        """Per part, every game's group (among all the parts' groups) and deal (numbered from 0 over all the parts)."""
         self.deal_keys: list[np.ndarray] = []
-        self.progress = None if points is None else np.zeros((0, len(points) + 1), dtype=np.int64)
+        self.deals = 0
 
     def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
             deal_numbers: np.ndarray | None) -> None:
         """Adds games of whole deals: `deal` numbers the deals 0.., `deal_keys` are their keys."""
         local = group_outcomes(bots, ranks)
-        rows = self._rows(local.bots, local.drawn)
-        size = len(self.bots)
-        self.counts = _grown(self.counts, size)
-        self.counts[rows] += local.counts
-        self.game_groups.append(rows[local.game_group].astype(np.int32))
-        self.game_deals.append((deal + sum(map(len, self.deal_keys))).astype(np.int32))
+        self.bots.append(local.bots)
+        self.drawn.append(local.drawn)
+        self.counts.append(local.counts)
+        self.game_groups.append(local.game_group + self.groups)
+        self.game_deals.append(deal + self.deals)
+        self.groups += len(local.counts)
+        self.deals += len(deal_keys)
         self.deal_keys.append(deal_keys)
-        if self.progress is not None and deal_numbers is None:
+        if deal_numbers is None:
             self.progress = None
         if self.progress is not None:
             checkpoint = np.searchsorted(self.points, deal_numbers, side="right")  # counted from this one on
             width = len(self.points) + 1
-            self.progress = _grown(self.progress, size)
-            self.progress[rows] += np.bincount(local.game_group * width + checkpoint,
-                                               minlength=len(rows) * width).reshape(-1, width)
-
-    def _rows(self, bots: np.ndarray, drawn: np.ndarray) -> np.ndarray:
-        """The group of each of these distinct outcomes, new ones added: a sorted search of their keys."""
-        if not len(self.bots):
-            self.bots, self.drawn = bots[:0], drawn[:0]
-        base = max(self.base, 1 << int(bots.max(initial=0)).bit_length())  # a power of two: rarely re-keyed
-        keys = outcome_keys(bots, drawn, base)
-        if keys is None or base != self.base:  # the stored groups' keys change
-            if keys is None:  # too many bots for an int64 per outcome: the outcomes numbered in order instead
-                rows = np.concatenate([np.concatenate([self.bots, bots]), np.concatenate([self.drawn, drawn])], axis=1)
-                numbers = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)
-                stored, keys = numbers[:len(self.bots)], numbers[len(self.bots):]
-            else:
-                stored = outcome_keys(self.bots, self.drawn, base)
-            self.base, self.key_groups = base, np.argsort(stored)
-            self.keys = stored[self.key_groups]
-        at = np.searchsorted(self.keys, keys)
-        found = self.keys[np.minimum(at, len(self.keys) - 1)] == keys if len(self.keys) else np.zeros(len(keys), bool)
-        groups = np.empty(len(keys), dtype=np.int64)
-        groups[found] = self.key_groups[at[found]]
-        new = np.flatnonzero(~found)
-        new = new[np.argsort(keys[new])]  # in key order, so that their places in the sorted keys ascend
-        groups[new] = len(self.bots) + np.arange(len(new))
-        self.bots, self.drawn = np.concatenate([self.bots, bots[new]]), np.concatenate([self.drawn, drawn[new]])
-        self.keys = np.insert(self.keys, at[new], keys[new])
-        self.key_groups = np.insert(self.key_groups, at[new], groups[new])
-        return groups
+            self.progress.append(np.bincount(local.game_group * width + checkpoint,
+                                             minlength=len(local.counts) * width).reshape(-1, width))
 
     def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None]:
         """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
         do not depend on the order of the games): the outcomes, their games by deal and their games before
         each progress checkpoint (checkpoints, groups)."""
-        bots, drawn = name_code[self.bots], self.drawn
+        bots, drawn = name_code[np.concatenate(self.bots)], np.concatenate(self.drawn)
         ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
-        canonical = group_outcomes(bots, ranks)  # tied bots reordered by their new codes
-        place = canonical.game_group
-        counts = np.empty_like(self.counts)
-        counts[place] = self.counts
+        canonical = group_outcomes(bots, ranks)  # the parts' groups merged, tied bots reordered by their new codes
+        place, groups = canonical.game_group, len(canonical.counts)
+        counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
         progress = None
         if self.progress is not None:
-            progress = np.empty_like(self.progress)
-            progress[place] = self.progress
-            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
-        keys = np.concatenate(self.deal_keys) if self.deal_keys else np.zeros(0, np.int64)
+            by_checkpoint = np.concatenate(self.progress)
+            progress = np.stack([np.bincount(place, weights=column, minlength=groups) for column in by_checkpoint.T])
+            progress = np.cumsum(progress, axis=0)[:-1]
+        keys = np.concatenate(self.deal_keys)
         by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
         position = np.empty(len(keys), dtype=np.int64)
         position[by_key] = np.arange(len(keys))
-        game_deals = position[np.concatenate(self.game_deals)] if self.game_deals else np.zeros(0, np.int64)
-        game_groups = place[np.concatenate(self.game_groups)] if self.game_groups else np.zeros(0, np.int64)
-        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)), shape=(len(keys), len(bots)))
+        game_deals = position[np.concatenate(self.game_deals)]
+        game_groups = place[np.concatenate(self.game_groups)]
+        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)), shape=(len(keys), groups))
         return Outcomes(canonical.bots, canonical.drawn, counts), DealGames(games, keys[by_key]), progress
 
 
