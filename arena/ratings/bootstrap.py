@@ -69,8 +69,8 @@ class OutcomeGroups:
         self.bots.append(local.bots)
         self.drawn.append(local.drawn)
         self.counts.append(local.counts)
-        self.game_groups.append(local.game_group + self.groups)
-        self.game_deals.append(deal + self.deals)
+        self.game_groups.append((local.game_group + self.groups).astype(np.int32))  # 8 bytes a game in all
+        self.game_deals.append((deal + self.deals).astype(np.int32))
         self.groups += len(local.counts)
         self.deals += len(deal_keys)
         self.deal_keys.append(deal_keys)
