@@ -151,7 +151,7 @@ def issue_tables() -> pa.Table:
 def play_cpu_per_game(games: int) -> float:
     """CPU seconds per six-player Go For It game of random bots, played by `play_batch` in this process."""
     from arena.config import parse_config
-    from arena.runner import play_batch
+    from arena.batch import play_batch
 
     config = parse_config(PLAY_CONFIG.format(deals=max(1, games // 6 + 1)))
     play_batch(config, 0, min(games, 60))  # warm-up: imports, the schedule
