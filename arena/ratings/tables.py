@@ -13,8 +13,9 @@ Every statistic is a sum over deals, and the games of one deal (its seat rotatio
 game-index order: each part adds its whole deals to running sums (outcome-group counts, clustered
 sums, pentanomial counts) and holds back its last deal, which the next part may continue. Only the
 online pass goes game by game, its ratings carried from part to part. Memory depends on the bots and
-the outcome groups, and for the deal bootstrap 8 bytes a game (its group and its deal) and a deal's
-key: a replicate's weight of each group is summed deal by deal only once the fit is known.
+the outcome groups (each part's own, merged at the end), and for the deal bootstrap 8 bytes a game (its
+group and its deal) and a deal's key: a replicate's weight of each group is summed deal by deal only
+once the fit is known.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 PROGRESS_POINTS = 12
 """Checkpoints of the estimate-against-deals chart."""
 ADD_GAMES = 65536
-"""Games (of whole deals) added to the running sums at once: a six-player game has 30 ordered pairs, so the
+"""Games (of whole deals) added to the running sums at once: a six-player game has 15 pairs of seats, so the
 temporaries of a million games at once would take gigabytes."""
 
 TABLE_COLUMNS = ["rank", "tier", "bot", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "games", "deals", "wins",
