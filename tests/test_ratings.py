@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, rate_games, rate_results
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
@@ -456,6 +456,20 @@ def test_tables_do_not_depend_on_how_the_results_are_cut(method):
             else:
                 pd.testing.assert_frame_equal(getattr(cut[variant], name), getattr(rated, name), rtol=1e-10)
         assert cut[variant].table["rank"].tolist() == rated.table["rank"].tolist()
+
+
+def test_tables_do_not_depend_on_when_the_outcome_groups_are_merged(monkeypatch):
+    """Each part's outcome groups are held as they are and merged once enough are held: merging after every
+    part or only at the end gives the same tables, bit for bit."""
+    df = results_frame(random.Random(12), {"duel": 2, "six": 6}, 10, {"bot-0": 1.0}, BOTS[:7])
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    parts = [table.slice(start, 7) for start in range(0, len(df), 7)]
+    rated = {}
+    for merge_rows in (0, 10 ** 9):
+        monkeypatch.setattr(bootstrap, "MERGE_ROWS", merge_rows)
+        rated[merge_rows] = tables.csv_frames(rate_parts(parts, replicates=20, deals=deal_counts(parts)))
+    for often, never in zip(rated[0], rated[10 ** 9], strict=True):
+        pd.testing.assert_frame_equal(often, never, check_exact=True)
 
 
 def test_parts_must_come_in_game_order():

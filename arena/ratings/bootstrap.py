@@ -36,16 +36,20 @@ SEPARATED = 0.975
 their rating difference excludes zero."""
 BOOTSTRAP_DEALS = 8192
 """Deals whose bootstrap weights are drawn at once (a few MB), however many a variant has."""
+MERGE_ROWS = 1 << 20
+"""Outcome groups held beyond the last merge's before they are merged (about 100 MB for six players)."""
 EP_BOOTSTRAP_SEATS = 2400
 """Outcome groups times seats up to which every bootstrap replicate is refitted by EP (at 200 replicates,
 up to about half a second); beyond, the replicates are a Newton step from the fit."""
 
 
 class OutcomeGroups:
-    """A variant's games by outcome group, part by part: each part's own groups (bots in first-appearance
-    codes) with their games and their games by the first progress checkpoint that counts them, and every
-    game's group and deal. The parts' groups are merged once, at the end (`outcomes`): merging them part by
-    part would copy every group found so far for each part, a cost that grows with parts times groups."""
+    """A variant's games by outcome group, part by part: the groups held (bots in first-appearance codes),
+    with their games and their games by the first progress checkpoint that counts them, and every game's
+    group and deal. Each part's groups are appended as they are and merged with the rest only once
+    MERGE_ROWS of them are held: merging part by part would copy every group found so far for each part,
+    a cost that grows with parts times groups, and never merging would hold a part's worth of groups
+    for every part."""
 
     def __init__(self, replicates: int, points: np.ndarray | None) -> None:
         self.replicates, self.points = replicates, points
@@ -53,12 +57,13 @@ class OutcomeGroups:
         self.drawn: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
         self.progress: list[np.ndarray] | None = None if points is None else []
-        """Per part, its groups: bots in finishing order, ties, games, and games by checkpoint."""
-        self.groups = 0
-        """The parts' groups so far."""
+        """The groups held, a block per part or merge: bots in finishing order, ties, games, and games by
+        checkpoint."""
+        self.rows = self.merged_rows = 0
+        """The groups held, and those the last merge left."""
         self.game_groups: list[np.ndarray] = []
         self.game_deals: list[np.ndarray] = []
-        """Per part, every game's group (among all the parts' groups) and deal (numbered from 0 over all the parts)."""
+        """Per part, every game's group (a row of the groups held) and deal (numbered from 0 over all the parts)."""
         self.deal_keys: list[np.ndarray] = []
         self.deals = 0
 
@@ -69,9 +74,9 @@ class OutcomeGroups:
         self.bots.append(local.bots)
         self.drawn.append(local.drawn)
         self.counts.append(local.counts)
-        self.game_groups.append((local.game_group + self.groups).astype(np.int32))  # 8 bytes a game in all
+        self.game_groups.append((local.game_group + self.rows).astype(np.int32))  # 8 bytes a game in all
         self.game_deals.append((deal + self.deals).astype(np.int32))
-        self.groups += len(local.counts)
+        self.rows += len(local.counts)
         self.deals += len(deal_keys)
         self.deal_keys.append(deal_keys)
         if deal_numbers is None:
@@ -81,29 +86,43 @@ class OutcomeGroups:
             width = len(self.points) + 1
             self.progress.append(np.bincount(local.game_group * width + checkpoint,
                                              minlength=len(local.counts) * width).reshape(-1, width))
+        if self.rows > self.merged_rows + MERGE_ROWS:
+            self._merge(np.arange(int(max(map(np.max, self.bots))) + 1))
+
+    def _merge(self, code: np.ndarray) -> tuple[Outcomes, np.ndarray | None]:
+        """Merges the groups held into one block, with bots renamed by `code`, in the canonical order of
+        `group_outcomes`; returns them and their games by checkpoint (groups, checkpoints + 1)."""
+        bots, drawn = code[np.concatenate(self.bots)], np.concatenate(self.drawn)
+        ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
+        canonical = group_outcomes(bots, ranks)  # the same outcomes merged, tied bots reordered by their codes
+        place, groups = canonical.game_group, len(canonical.counts)
+        counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
+        progress = None
+        if self.progress is not None:
+            progress = np.stack([np.bincount(place, weights=column, minlength=groups).astype(np.int64)
+                                 for column in np.concatenate(self.progress).T], axis=1)
+        self.bots, self.drawn, self.counts = [canonical.bots], [canonical.drawn], [counts]
+        self.progress = None if progress is None else [progress]
+        self.game_groups = [place[games].astype(np.int32) for games in self.game_groups]
+        self.rows = self.merged_rows = groups
+        return Outcomes(canonical.bots, canonical.drawn, counts), progress
 
     def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None]:
         """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
         do not depend on the order of the games): the outcomes, their games by deal and their games before
         each progress checkpoint (checkpoints, groups)."""
-        bots, drawn = name_code[np.concatenate(self.bots)], np.concatenate(self.drawn)
-        ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
-        canonical = group_outcomes(bots, ranks)  # the parts' groups merged, tied bots reordered by their new codes
-        place, groups = canonical.game_group, len(canonical.counts)
-        counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
-        progress = None
-        if self.progress is not None:
-            by_checkpoint = np.concatenate(self.progress)
-            progress = np.stack([np.bincount(place, weights=column, minlength=groups) for column in by_checkpoint.T])
-            progress = np.cumsum(progress, axis=0)[:-1]
+        outcomes, progress = self._merge(name_code)
+        if progress is not None:
+            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
         keys = np.concatenate(self.deal_keys)
         by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
         position = np.empty(len(keys), dtype=np.int64)
         position[by_key] = np.arange(len(keys))
         game_deals = position[np.concatenate(self.game_deals)]
-        game_groups = place[np.concatenate(self.game_groups)]
-        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)), shape=(len(keys), groups))
-        return Outcomes(canonical.bots, canonical.drawn, counts), DealGames(games, keys[by_key]), progress
+        game_groups = np.concatenate(self.game_groups)
+        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)),
+                                  shape=(len(keys), len(outcomes.counts)))
+        return outcomes, DealGames(games, keys[by_key]), progress
 
 
 @dataclass(frozen=True)
