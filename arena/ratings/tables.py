@@ -13,7 +13,7 @@ Every statistic is a sum over deals, and the games of one deal (its seat rotatio
 game-index order: each part adds its whole deals to running sums (outcome-group counts, clustered
 sums, pentanomial counts) and holds back its last deal, which the next part may continue. Only the
 online pass goes game by game, its ratings carried from part to part. Memory depends on the bots and
-the outcome groups (each part's own, merged at the end), and for the deal bootstrap 8 bytes a game (its
+the outcome groups (each part's own, merged once MERGE_ROWS are held), and for the deal bootstrap 8 bytes a game (its
 group and its deal) and a deal's key: a replicate's weight of each group is summed deal by deal only
 once the fit is known.
 """
