@@ -12,14 +12,15 @@ Then six-player Go For It against its play time. Synthetic duplicate results (ev
 rotations): 100,000 and 1,000,000 games among 20 bots, each deal at a random table of 6 of them, and the
 issue's case, 7 bots at the 7 tables of 6 of them, 800 deals each (33,600 games). For each: the batch
 rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate_results`, with the deal
-bootstrap), in CPU seconds, against the play time of as many games by random bots: a sample of
+bootstrap; with `--part-games N`, `rate_parts` over parts of N games then `csv_frames`, as a run rates
+itself from its saved parts), in CPU seconds, against the play time of as many games by random bots: a sample of
 6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU
 time per game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10%
 of that play time. CPU time, not wall time, on both sides: the machine is shared. Last, the process's peak
 resident memory so far (the cases run from the smallest frame to the largest, the issue's last).
 
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
-        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six]
+        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six] [--part-games N]
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ import pyarrow.compute as pc
 
 from arena.ratings import RatingSettings, rate_games, rate_results
 from arena.ratings.batch import group_outcomes, rate_outcomes
-from arena.ratings.tables import BOOTSTRAP_REPLICATES
+from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES
+from arena.ratings.tables import csv_frames, deal_counts, rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 
 CASES = [(2, 1_000_000), (6, 100_000)]
@@ -150,8 +152,8 @@ def issue_tables() -> pa.Table:
 
 def play_cpu_per_game(games: int) -> float:
     """CPU seconds per six-player Go For It game of random bots, played by `play_batch` in this process."""
+    from arena.batch import play_batch
     from arena.config import parse_config
-    from arena.runner import play_batch
 
     config = parse_config(PLAY_CONFIG.format(deals=max(1, games // 6 + 1)))
     play_batch(config, 0, min(games, 60))  # warm-up: imports, the schedule
@@ -181,13 +183,18 @@ def six_player(args) -> None:
         rating = time.process_time() - started
         tables = float("nan")
         if games <= args.tables_up_to:
+            parts = [table.slice(first, args.part_games) for first in range(0, games, args.part_games or games)]
             started = time.process_time()
-            rate_results(frame, replicates=args.replicates)
+            if args.part_games:  # as a run rates itself: its parts one at a time, then the CSV frames
+                csv_frames(rate_parts(parts, replicates=args.replicates, deals=deal_counts(parts)))
+            else:
+                rate_results(frame, replicates=args.replicates)
             tables = time.process_time() - started
         play = games * per_game / PLAY_WORKERS
         print(f"{name:>26}{games:>11,}{len(outcomes.counts):>9,}{batch.sweeps:>8}{rating:>10.2f}{tables:>10.2f}"
               f"{play:>9.1f}{rating / play:>13.1%}{tables / play:>13.1%}{peak_rss_mb():>9,.0f}")
-    print(f"(tables: rate_results with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
+    how = f"rate_parts over parts of {args.part_games:,} games, then csv_frames" if args.part_games else "rate_results"
+    print(f"(tables: {how}, with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
 
 
 def peak_rss_mb() -> float:
@@ -207,6 +214,8 @@ def main() -> None:
     parser.add_argument("--tables-up-to", type=int, default=1_000_000,
                         help="rate the whole tables of six-player cases up to this many games")
     parser.add_argument("--only", choices=["six"], help="only the six-player cases against play time")
+    parser.add_argument("--part-games", type=int, default=0,
+                        help="six-player tables from parts of this many games (rate_parts, csv_frames), as a run's")
     args = parser.parse_args()
     if args.only == "six":
         six_player(args)

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.config import parse_config
+from arena.ratings.bootstrap import SEPARATED
 from arena.ratings.deals import Z95
-from arena.ratings.tables import SEPARATED, rate_run
+from arena.ratings.tables import rate_run
 from arena.results import RunDir
 from arena.runner import play_missing
 

@@ -18,11 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, rate_games, rate_results, tables
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
+from arena.ratings.bootstrap import tiers
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
-from arena.ratings.tables import _tiers, deal_counts, rate_parts
+from arena.ratings.tables import deal_counts, rate_parts
 
 TOLERANCE = 1e-6
 BOTS = [f"bot-{i}" for i in range(8)]
@@ -336,16 +337,16 @@ def test_newton_replicates_are_the_refitted_ones(n):
     assert np.allclose(newton.mean(axis=1), RatingSettings().mu)
     assert np.corrcoef((refit - fit.mu).ravel(), (newton - fit.mu).ravel())[0, 1] > 0.99
     assert np.allclose(newton.std(axis=0), refit.std(axis=0), rtol=0.05)
-    assert np.allclose(tables._difference_se(newton), tables._difference_se(refit), rtol=0.05, equal_nan=True)
+    assert np.allclose(bootstrap.difference_se(newton), bootstrap.difference_se(refit), rtol=0.05, equal_nan=True)
 
 
 def test_six_player_tables_by_newton_steps_are_those_of_refits(monkeypatch):
     """Six players, more outcome groups than EP_BOOTSTRAP_SEATS allows to refit: the deal bootstrap's intervals
     and the estimate against deals, by Newton steps from the fit, against refitting every weighting by EP."""
     df = results_frame(random.Random(12), {"six": 6}, 25, {"bot-0": 2.0, "bot-1": 1.0}, BOTS[:7])
-    assert len(df) * 6 > tables.EP_BOOTSTRAP_SEATS
+    assert len(df) * 6 > bootstrap.EP_BOOTSTRAP_SEATS
     newton = rate_results(df, replicates=60)["six"]
-    monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 10 ** 12)
+    monkeypatch.setattr(bootstrap, "EP_BOOTSTRAP_SEATS", 10 ** 12)
     refit = rate_results(df, replicates=60)["six"]
     a, b = newton.table.set_index("bot"), refit.table.set_index("bot").loc[newton.table["bot"]]
     assert np.allclose(a["mu"], b["mu"], rtol=0, atol=1e-12)
@@ -457,6 +458,20 @@ def test_tables_do_not_depend_on_how_the_results_are_cut(method):
         assert cut[variant].table["rank"].tolist() == rated.table["rank"].tolist()
 
 
+def test_tables_do_not_depend_on_when_the_outcome_groups_are_merged(monkeypatch):
+    """Each part's outcome groups are held as they are and merged once enough are held: merging after every
+    part or only at the end gives the same tables, bit for bit."""
+    df = results_frame(random.Random(12), {"duel": 2, "six": 6}, 10, {"bot-0": 1.0}, BOTS[:7])
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    parts = [table.slice(start, 7) for start in range(0, len(df), 7)]
+    rated = {}
+    for merge_rows in (0, 10 ** 9):
+        monkeypatch.setattr(bootstrap, "MERGE_ROWS", merge_rows)
+        rated[merge_rows] = tables.csv_frames(rate_parts(parts, replicates=20, deals=deal_counts(parts)))
+    for often, never in zip(rated[0], rated[10 ** 9], strict=True):
+        pd.testing.assert_frame_equal(often, never, check_exact=True)
+
+
 def test_parts_must_come_in_game_order():
     table = pa.Table.from_pandas(known_frame().iloc[:3], preserve_index=False)
     assert list(rate_parts([table.slice(0, 2), table.slice(2)], replicates=5)) == ["v"]
@@ -486,7 +501,7 @@ def test_batch_orders_by_the_data_where_online_follows_the_last_games():
 @pytest.mark.parametrize("refit", [True, False])
 def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval(refit, monkeypatch):
     if not refit:
-        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
+        monkeypatch.setattr(bootstrap, "EP_BOOTSTRAP_SEATS", 0)
     misses = 0
     for seed in range(6):
         df = results_frame(random.Random(seed), {"duel": 2, "trio": 3}, 40, {"bot-0": 0.5, "bot-1": 0.5},
@@ -503,7 +518,7 @@ def test_identical_bots_share_a_tier_and_their_difference_is_inside_its_interval
 @pytest.mark.parametrize("refit", [True, False])
 def test_rating_interval_matches_a_brute_force_deal_bootstrap(refit, monkeypatch):
     if not refit:  # every replicate a Newton step from the fit, as for many outcome groups
-        monkeypatch.setattr(tables, "EP_BOOTSTRAP_SEATS", 0)
+        monkeypatch.setattr(bootstrap, "EP_BOOTSTRAP_SEATS", 0)
     df = results_frame(random.Random(4), {"duel": 2}, 40, {"bot-0": 1.0}, BOTS[:3])
     rated = rate_results(df, replicates=200)["duel"]
     table = rated.table.set_index("bot")
@@ -545,9 +560,9 @@ def test_tiers_chain_bots_that_are_not_separated():
     order = np.array([2, 0, 1, 3])
     los = np.full((4, 4), 0.5)
     los[2, 0], los[0, 1], los[1, 3] = 0.99, 0.9, 0.999  # 2 > 0 separated; 0 ~ 1; 1 > 3 separated
-    labels, tiers = _tiers(order, los)
+    labels, numbers = tiers(order, los)
     assert [labels[b] for b in order] == ["1", "2=", "2=", "4"]
-    assert [tiers[b] for b in order] == [1, 2, 2, 3]
+    assert [numbers[b] for b in order] == [1, 2, 2, 3]
 
 
 def known_frame() -> pd.DataFrame:

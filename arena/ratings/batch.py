@@ -16,7 +16,7 @@ neighbours), so with the current truncation messages every marginal the factor n
 local messages passed along the chain, exact and O(n) (batched over groups and replicates); each
 truncation is refined in turn by moment matching (the truncated-Gaussian v and w functions, computed
 stably far into the tails). A group's message to a skill is its posterior marginal over
-its cavity, counted `weight` times; a group's step is damped while it oscillates.
+its cavity, counted `weight` times; a group's step is damped while it oscillates without shrinking.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ TOLERANCE = 1e-6
 """Convergence: the largest change of any mu or sigma in a sweep, relative to the smallest sigma (the
 floating-point noise of a million games' messages is about 1e-7 of it)."""
 MAX_SWEEPS = 1000
+SWEEP_BLOCK = 16384
+"""Factors refined at once within a sweep."""
 
 _SQRT2 = math.sqrt(2)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -224,47 +226,66 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         msg_pi, msg_tau, trunc_pi, trunc_tau = (s[from_start, group] for s in start.state)
     bots, drawn = outcomes.bots[group], outcomes.drawn[group]
     # seat (f, k) adds to the bot (replicate[f], bots[f, k]) of a flattened (replicates * bots) posterior
-    target = (replicate[:, None] * n_bots + bots).reshape(-1)
-    seat_weights = np.repeat(weights[replicate, group], n)
+    target = replicate[:, None] * n_bots + bots
+    seat_weights = np.repeat(weights[replicate, group][:, None], n, axis=1)
     size = replicates * n_bots
 
-    def posterior():
-        q_pi = prior_pi + np.bincount(target, seat_weights * msg_pi.reshape(-1), size)
-        q_tau = prior_tau + np.bincount(target, seat_weights * msg_tau.reshape(-1), size)
-        return q_pi.reshape(replicates, n_bots), q_tau.reshape(replicates, n_bots)
+    def summed(values: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        """Per-seat values of the factors `rows`, counted their weights, summed by (replicate, bot)."""
+        return np.bincount(target[rows].reshape(-1), (seat_weights[rows] * values).reshape(-1), size)
 
-    q_pi, q_tau = posterior()
+    q_pi, q_tau = (prior + summed(msg).reshape(replicates, n_bots)
+                   for prior, msg in ((prior_pi, msg_pi), (prior_tau, msg_tau)))
     damping = np.ones((factors, 1))
     last_pi, last_tau = np.zeros((factors, n)), np.zeros((factors, n))
+    shift = np.zeros(replicates)  # a shift of the common level not yet added to msg_tau
     sweeps = 0
     while sweeps < MAX_SWEEPS:
         sweeps += 1
-        cav_pi = q_pi.reshape(-1).take(target).reshape(factors, n) - msg_pi  # a flat take: twice as fast
-        cav_tau = q_tau.reshape(-1).take(target).reshape(factors, n) - msg_tau
-        post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin)
-        step_pi, step_tau = post_pi - cav_pi - msg_pi, post_tau - cav_tau - msg_tau
-        # A group's copies share one message, so its update feeds back through its own weight - 1
-        # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
-        # while it flips direction from one sweep to the next and freed again while it does not.
-        flips = ((step_pi * last_pi).sum(axis=1) + (step_tau * last_tau).sum(axis=1) < 0)[:, None]
-        damping = np.where(flips, damping / 2, np.minimum(1.0, damping * 1.5))
-        last_pi, last_tau = step_pi, step_tau
-        msg_pi, msg_tau = msg_pi + damping * step_pi, msg_tau + damping * step_tau
-        new_pi, new_tau = posterior()
+        # Factor by factor, every factor from the same posterior; SWEEP_BLOCK factors at once, so that the
+        # temporaries stay small (a million games' whole arrays are 48 MB each, and twice as slow).
+        new_pi, new_tau, full_pi, full_tau = (np.zeros(size) for _ in range(4))
+        for first in range(0, factors, SWEEP_BLOCK):
+            rows = slice(first, first + SWEEP_BLOCK)
+            msg_pi_b, msg_tau_b = msg_pi[rows], msg_tau[rows]  # views: updated in place
+            msg_tau_b += msg_pi_b * shift[replicate[rows], None]
+            cav_pi = q_pi.reshape(-1).take(target[rows]) - msg_pi_b  # a flat take: twice as fast
+            cav_tau = q_tau.reshape(-1).take(target[rows]) - msg_tau_b
+            post_pi, post_tau = _factor(cav_pi, cav_tau, trunc_pi[rows], trunc_tau[rows], drawn[rows], beta2, margin)
+            step_pi, step_tau = post_pi - cav_pi - msg_pi_b, post_tau - cav_tau - msg_tau_b
+            # A group's copies share one message, so its update feeds back through its own weight - 1
+            # copies in the cavity: heavy groups overshoot and oscillate. Each group's step is damped
+            # while it flips direction from one sweep to the next without shrinking to half its size, and
+            # freed again while it does not: a step that flips as it shrinks is converging (as most do,
+            # light groups on noise), and damping it would only slow it.
+            last_b_pi, last_b_tau = last_pi[rows], last_tau[rows]
+            flips = (step_pi * last_b_pi).sum(axis=1) + (step_tau * last_b_tau).sum(axis=1) < 0
+            stays = ((step_pi ** 2).sum(axis=1) + (step_tau ** 2).sum(axis=1)
+                     > 0.25 * ((last_b_pi ** 2).sum(axis=1) + (last_b_tau ** 2).sum(axis=1)))
+            damping[rows] = np.where((flips & stays)[:, None], damping[rows] / 2, np.minimum(1.0, damping[rows] * 1.5))
+            last_pi[rows], last_tau[rows] = step_pi, step_tau
+            msg_pi_b += damping[rows] * step_pi
+            msg_tau_b += damping[rows] * step_tau
+            new_pi += summed(msg_pi_b, rows)
+            new_tau += summed(msg_tau_b, rows)
+            full_pi += summed(step_pi, rows)
+            full_tau += summed(step_tau, rows)
+        new_pi = prior_pi + new_pi.reshape(replicates, n_bots)
+        new_tau = prior_tau + new_tau.reshape(replicates, n_bots)
         # Games inform only differences of skill: the common level is the prior's alone, and EP's
         # factorised messages would let it creep (one part in the data's precision per sweep).
-        # So every message moves by one shift that puts the bots' mean skill back at the prior mean.
+        # So every message moves by one shift that puts the bots' mean skill back at the prior mean
+        # (added to the messages in the next sweep's blocks, or at the end).
         informed = new_pi > prior_pi * (1 + 1e-12)
         pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
         with np.errstate(invalid="ignore", divide="ignore"):
             shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
         shift = np.nan_to_num(shift)
-        msg_tau = msg_tau + msg_pi * shift[replicate, None]
         new_tau = new_tau + (new_pi - prior_pi) * shift[:, None]
         q_pi, q_tau = new_pi, new_tau
         # converged when the full, undamped steps would move no mu or sigma (up to the common level)
-        full_pi = q_pi + np.bincount(target, seat_weights * step_pi.reshape(-1), size).reshape(replicates, n_bots)
-        full_tau = q_tau + np.bincount(target, seat_weights * step_tau.reshape(-1), size).reshape(replicates, n_bots)
+        full_pi = q_pi + full_pi.reshape(replicates, n_bots)
+        full_tau = q_tau + full_tau.reshape(replicates, n_bots)
         if (full_pi <= 0).any():
             continue
         mu, full_mu = q_tau / q_pi, full_tau / full_pi
@@ -272,6 +293,7 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         change = max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
             break
+    msg_tau += msg_pi * shift[replicate, None]
     state = []
     for per_factor in (msg_pi, msg_tau, trunc_pi, trunc_tau):  # by (replicate, group), zero where not rated
         full = np.zeros((replicates, groups, per_factor.shape[1]))
@@ -281,10 +303,11 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
 
 
 def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:
-    """(groups, bots): each group's per-seat values under its seats' bots."""
-    groups, n = bots.shape
-    return sparse.csr_matrix((values.reshape(-1), (np.repeat(np.arange(groups), n), bots.reshape(-1))),
-                             shape=(groups, n_bots))
+    """(rows, bots): each row's per-seat values (rows, seats) under its seats' bots (`bots`, the same shape).
+    Built as it is stored: a row's bots are distinct, so there is nothing to sum or sort."""
+    rows, n = bots.shape
+    return sparse.csr_matrix((values.reshape(-1), bots.reshape(-1), np.arange(0, rows * n + 1, n)),
+                             shape=(rows, n_bots))
 
 
 @dataclass(frozen=True)
@@ -298,12 +321,14 @@ class NewtonTerms:
     step solves the Hessian (the fit's, or the weighting's own, for weightings far from the counts) for its
     change of the weighted gradients: the linearised bootstrap, which costs one pass over the groups and a
     bots × bots solve per weighting, not an EP fit. Everything but the curvature is linear in the weights, so a
-    weighting can be summed as well deal by deal (`per_group`, then `step`)."""
+    weighting can be summed as well deal by deal (`gradient`, then `step`)."""
 
     mu: np.ndarray
     """(bots,) the fit's mu"""
-    per_group: sparse.csr_matrix
-    """(groups, 2 bots): each group's gradient, then its messages' precision, under its seats' bots."""
+    gradient: sparse.csr_matrix
+    """(groups, bots): each group's gradient under its seats' bots."""
+    message_pi: sparse.csr_matrix
+    """(groups, bots): each group's messages' precision under its seats' bots."""
     bots: np.ndarray
     """(groups, seats) the groups' bots"""
     blocks: np.ndarray
@@ -315,15 +340,13 @@ class NewtonTerms:
 
     def curvature(self, weights: np.ndarray) -> np.ndarray:
         """(weightings, bots²): the Hessian blocks summed under each weighting of the groups."""
-        n_bots, (groups, n) = len(self.mu), self.bots.shape
+        n_bots, groups = len(self.mu), len(self.bots)
         out = np.zeros((len(weights), n_bots * n_bots))
         for first in range(0, groups, self.chunk):
             part = slice(first, min(groups, first + self.chunk))
             bots = self.bots[part]
-            pairs = sparse.csr_matrix((self.blocks[part].reshape(-1),
-                                       (np.repeat(np.arange(len(bots)), n * n),
-                                        (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(-1))),
-                                      shape=(len(bots), n_bots * n_bots))
+            pairs = _by_bot(self.blocks[part], (bots[:, :, None] * n_bots + bots[:, None, :]).reshape(len(bots), -1),
+                            n_bots * n_bots)
             out += np.asarray(pairs.T @ weights[:, part].T).T
         return out
 
@@ -338,18 +361,19 @@ class NewtonTerms:
         fit's messages, reweighted."""
         weights = np.asarray(weights, dtype=np.float64)
         curvature = self.curvature(weights) if own_curvature else None
-        return self.step(np.asarray(self.per_group.T @ weights.T).T, curvature)
+        sigma = (np.asarray(self.message_pi.T @ weights.T).T + self.prior_pi) ** -0.5
+        return self.step(np.asarray(self.gradient.T @ weights.T).T, curvature), sigma
 
-    def step(self, sums: np.ndarray, curvature: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """`replicates` from the weighted sums of `per_group` (replicates, 2 bots) and, unless the fit's, the
-        weighted curvature (replicates, bots²)."""
+    def step(self, sums: np.ndarray, curvature: np.ndarray | None = None) -> np.ndarray:
+        """The mu of `replicates` from the weighted sums of `gradient` (replicates, bots) and, unless the fit's,
+        the weighted curvature (replicates, bots²)."""
         n_bots = len(self.mu)
         if curvature is None:
             curvature = self.fit_curvature
-        change = sums[:, :n_bots] - self.per_group[:, :n_bots].T @ self.counts
+        change = sums - self.gradient.T @ self.counts
         hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * self.prior_pi
         step = np.linalg.solve(hessian, change[..., None])[..., 0]
-        return self.mu + step - step.mean(axis=1, keepdims=True), (sums[:, n_bots:] + self.prior_pi) ** -0.5
+        return self.mu + step - step.mean(axis=1, keepdims=True)
 
 
 def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit: BatchRatings,
@@ -360,21 +384,17 @@ def newton_terms(outcomes: Outcomes, n_bots: int, settings: RatingSettings, fit:
     mu = fit.mu[0]
     msg_pi, _, trunc_pi, trunc_tau = (s[0] for s in fit.state)
     diff = np.eye(n)[:-1] - np.eye(n, k=1)[:-1]  # row k: p_k - p_k+1
-    per_group, blocks = [], []
+    gradients, blocks = [np.zeros((0, n))], [np.zeros((0, n, n))]
     for first in range(0, groups, chunk):
         part = slice(first, min(groups, first + chunk))
         bots = outcomes.bots[part]
         precision = np.eye(n) / beta2 + np.einsum("gk,ki,kj->gij", trunc_pi[part], diff, diff)
         cov = np.linalg.inv(precision)
         mean = (cov @ (trunc_tau[part] @ diff + mu[bots] / beta2)[..., None])[..., 0]
-        gradient = (mean - mu[bots]) / beta2
-        block = (np.eye(n) - cov / beta2) / beta2
-        per_group.append(sparse.hstack([_by_bot(gradient, bots, n_bots), _by_bot(msg_pi[part], bots, n_bots)]))
-        blocks.append(block)
-    stacked = lambda blocks, width: (sparse.vstack(blocks, format="csr") if blocks
-                                     else sparse.csr_matrix((0, width)))
-    return NewtonTerms(mu, stacked(per_group, 2 * n_bots), outcomes.bots,
-                       np.concatenate(blocks) if blocks else np.zeros((0, n, n)), outcomes.counts,
+        gradients.append((mean - mu[bots]) / beta2)
+        blocks.append((np.eye(n) - cov / beta2) / beta2)
+    return NewtonTerms(mu, _by_bot(np.concatenate(gradients), outcomes.bots, n_bots),
+                       _by_bot(msg_pi, outcomes.bots, n_bots), outcomes.bots, np.concatenate(blocks), outcomes.counts,
                        settings.sigma ** -2, chunk)
 
 

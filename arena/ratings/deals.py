@@ -216,13 +216,19 @@ class ClusteredMean:
         self.units = self.units + np.bincount(cell_group, minlength=size)
         return self
 
-    def take(self, codes) -> ClusteredMean:
-        """The sums of the groups `codes`, renumbered 0..len(codes)-1 (codes never added are empty groups)."""
+    def take(self, codes, flip=None) -> ClusteredMean:
+        """The sums of the groups `codes`, renumbered 0..len(codes)-1 (codes never added are empty groups);
+        where `flip` is True, of 1 - each value (a proportion seen from the other side: the deviations of
+        every deal change sign, their squares do not)."""
         codes = np.asarray(codes, dtype=np.int64)
         size = int(codes.max(initial=-1)) + 1
         out = ClusteredMean()
         for name in ("n", "units", "mean", "squares", "cross", "size_squares"):
             setattr(out, name, _grown(getattr(self, name), size)[codes])
+        if flip is not None:
+            flip = np.asarray(flip, dtype=bool)
+            out.mean = np.where(flip & (out.n > 0), 1 - out.mean, out.mean)
+            out.cross = np.where(flip, -out.cross, out.cross)
         return out
 
     def result(self, proportion: bool = False) -> dict[str, np.ndarray]:

@@ -1,0 +1,223 @@
+"""The deal bootstrap of the ratings and what rests on it: the likelihood of superiority, the tiers and the
+estimate against deals.
+
+A variant's games are summed into outcome groups (`OutcomeGroups`), and each game's deal is kept, so that
+every deal-bootstrap replicate is a weighting of the groups: in each replicate every deal counts a Poisson(1)
+number of times, drawn from a hash of a fixed seed, the replicate and the deal's seed, so the same results
+always give the same intervals, whatever their order. Each replicate is refitted by EP, or for many outcome
+groups taken one Newton step from the fit (`deal_bootstrap`). Bots not separated at 95% share a tier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, special
+
+from arena.config import RatingSettings
+from arena.ratings.batch import (
+    BatchRatings,
+    NewtonTerms,
+    Outcomes,
+    group_outcomes,
+    newton_terms,
+    rate_outcomes,
+)
+from arena.ratings.deals import Z95, poisson_weights
+
+BOOTSTRAP_REPLICATES = 200
+"""Deal-bootstrap replicates behind every rating interval, LOS and tier."""
+BOOTSTRAP_SEED = 20261123
+"""Fixed, so the same results give the same intervals bit for bit."""
+SEPARATED = 0.975
+"""Likelihood of superiority at which two adjacent bots are separated: the 95% two-sided interval of
+their rating difference excludes zero."""
+BOOTSTRAP_DEALS = 8192
+"""Deals whose bootstrap weights are drawn at once (a few MB), however many a variant has."""
+MERGE_ROWS = 1 << 20
+"""Outcome groups held beyond the last merge's before they are merged (about 100 MB for six players)."""
+EP_BOOTSTRAP_SEATS = 2400
+"""Outcome groups times seats up to which every bootstrap replicate is refitted by EP (at 200 replicates,
+up to about half a second); beyond, the replicates are a Newton step from the fit."""
+
+
+class OutcomeGroups:
+    """A variant's games by outcome group, part by part: the groups held (bots in first-appearance codes),
+    with their games and their games by the first progress checkpoint that counts them, and every game's
+    group and deal. Each part's groups are appended as they are and merged with the rest only once
+    MERGE_ROWS of them are held: merging part by part would copy every group found so far for each part,
+    a cost that grows with parts times groups, and never merging would hold a part's worth of groups
+    for every part."""
+
+    def __init__(self, replicates: int, points: np.ndarray | None) -> None:
+        self.replicates, self.points = replicates, points
+        self.bots: list[np.ndarray] = []
+        self.drawn: list[np.ndarray] = []
+        self.counts: list[np.ndarray] = []
+        self.progress: list[np.ndarray] | None = None if points is None else []
+        """The groups held, a block per part or merge: bots in finishing order, ties, games, and games by
+        checkpoint."""
+        self.rows = self.merged_rows = 0
+        """The groups held, and those the last merge left."""
+        self.game_groups: list[np.ndarray] = []
+        self.game_deals: list[np.ndarray] = []
+        """Per part, every game's group (a row of the groups held) and deal (numbered from 0 over all the parts)."""
+        self.deal_keys: list[np.ndarray] = []
+        self.deals = 0
+
+    def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
+            deal_numbers: np.ndarray | None) -> None:
+        """Adds games of whole deals: `deal` numbers the deals 0.., `deal_keys` are their keys."""
+        local = group_outcomes(bots, ranks)
+        self.bots.append(local.bots)
+        self.drawn.append(local.drawn)
+        self.counts.append(local.counts)
+        self.game_groups.append((local.game_group + self.rows).astype(np.int32))  # 8 bytes a game in all
+        self.game_deals.append((deal + self.deals).astype(np.int32))
+        self.rows += len(local.counts)
+        self.deals += len(deal_keys)
+        self.deal_keys.append(deal_keys)
+        if deal_numbers is None:
+            self.progress = None
+        if self.progress is not None:
+            checkpoint = np.searchsorted(self.points, deal_numbers, side="right")  # counted from this one on
+            width = len(self.points) + 1
+            self.progress.append(np.bincount(local.game_group * width + checkpoint,
+                                             minlength=len(local.counts) * width).reshape(-1, width))
+        if self.rows > self.merged_rows + MERGE_ROWS:
+            self._merge(np.arange(int(max(map(np.max, self.bots))) + 1))
+
+    def _merge(self, code: np.ndarray) -> tuple[Outcomes, np.ndarray | None]:
+        """Merges the groups held into one block, with bots renamed by `code`, in the canonical order of
+        `group_outcomes`; returns them and their games by checkpoint (groups, checkpoints + 1)."""
+        bots, drawn = code[np.concatenate(self.bots)], np.concatenate(self.drawn)
+        ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
+        canonical = group_outcomes(bots, ranks)  # the same outcomes merged, tied bots reordered by their codes
+        place, groups = canonical.game_group, len(canonical.counts)
+        counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
+        progress = None
+        if self.progress is not None:
+            progress = np.stack([np.bincount(place, weights=column, minlength=groups).astype(np.int64)
+                                 for column in np.concatenate(self.progress).T], axis=1)
+        self.bots, self.drawn, self.counts = [canonical.bots], [canonical.drawn], [counts]
+        self.progress = None if progress is None else [progress]
+        self.game_groups = [place[games].astype(np.int32) for games in self.game_groups]
+        self.rows = self.merged_rows = groups
+        return Outcomes(canonical.bots, canonical.drawn, counts), progress
+
+    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None]:
+        """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
+        do not depend on the order of the games): the outcomes, their games by deal and their games before
+        each progress checkpoint (checkpoints, groups)."""
+        outcomes, progress = self._merge(name_code)
+        if progress is not None:
+            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
+        keys = np.concatenate(self.deal_keys)
+        by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
+        position = np.empty(len(keys), dtype=np.int64)
+        position[by_key] = np.arange(len(keys))
+        game_deals = position[np.concatenate(self.game_deals)]
+        game_groups = np.concatenate(self.game_groups)
+        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)),
+                                  shape=(len(keys), len(outcomes.counts)))
+        return outcomes, DealGames(games, keys[by_key]), progress
+
+
+@dataclass(frozen=True)
+class DealGames:
+    """A variant's games by deal, for the deal bootstrap."""
+
+    games: sparse.csr_matrix
+    """(deals, groups) each deal's games in each outcome group"""
+    keys: np.ndarray
+    """(deals,) each deal's key, which draws its bootstrap weights"""
+
+    def weighted(self, per_deal, replicates: int) -> np.ndarray:
+        """(replicates, columns): the rows of `per_deal` (deals, columns; dense or sparse), each deal's row
+        counted its Poisson weight times in each replicate, BOOTSTRAP_DEALS deals at a time."""
+        out = np.zeros((replicates, per_deal.shape[1]))
+        for first in range(0, len(self.keys) if replicates else 0, BOOTSTRAP_DEALS):
+            last = min(first + BOOTSTRAP_DEALS, len(self.keys))
+            weights = poisson_weights(self.keys[first:last], replicates, BOOTSTRAP_SEED).astype(np.float64)
+            out += np.asarray(per_deal[first:last].T @ weights).T
+        return out
+
+
+def deal_bootstrap(outcomes: Outcomes, deal_games: DealGames, replicates: int, k: int, settings: RatingSettings,
+                   batch: BatchRatings) -> tuple[np.ndarray, NewtonTerms | None]:
+    """Batch mu of every bot in each deal-bootstrap replicate (replicates, bots), and the Newton terms of the
+    fit `batch` where the replicates are steps from it (None where they are refitted).
+
+    Each replicate is refitted by EP where that is cheap (EP_BOOTSTRAP_SEATS), else taken one Newton step
+    from the fit: the large-sample limit of the refit, and within a few percent of its standard errors even
+    at a few thousand games (test_newton_replicates_are_the_refitted_ones). A Newton step is linear in the
+    weights, so it needs no replicate's weight of each group: only each deal's sums."""
+    groups, n = outcomes.bots.shape
+    if outcomes.bots.size > EP_BOOTSTRAP_SEATS:  # one set of Newton terms serves every weighting
+        newton = newton_terms(outcomes, k, settings, batch)
+        per_deal = deal_games.games @ newton.gradient  # (deals, bots), sparse: a deal seats few of the bots
+        return newton.step(deal_games.weighted(per_deal, replicates)), newton
+    weights = deal_games.weighted(deal_games.games, replicates)
+    chunk = max(1, min(32, 4_000_000 // (groups * n)))  # replicates rated together, within a few hundred MB
+    rows = [rate_outcomes(outcomes, k, settings, weights[start:start + chunk], start=batch).mu
+            for start in range(0, len(weights), chunk)]
+    return (np.concatenate(rows) if rows else np.zeros((0, k))), None
+
+
+def difference_se(boot: np.ndarray) -> np.ndarray:
+    """(bots, bots) bootstrap standard error of every rating difference."""
+    if len(boot) < 2:
+        return np.full((boot.shape[1],) * 2, np.nan)
+    return np.std(boot[:, :, None] - boot[:, None, :], axis=0, ddof=1)
+
+
+def likelihood_of_superiority(mu: np.ndarray, diff_se: np.ndarray) -> np.ndarray:
+    """(bots, bots) likelihood of superiority: P(row bot is better than column bot), normal approximation."""
+    diff = mu[:, None] - mu[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        los = special.ndtr(diff / diff_se)
+    los = np.where(diff_se > 0, los, np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5)))
+    np.fill_diagonal(los, np.nan)
+    return los
+
+
+def tiers(order: np.ndarray, los: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank labels and tier numbers by bot code: a bot not separated from the one above it shares its tier."""
+    labels = np.empty(len(order), dtype=object)
+    numbers = np.zeros(len(order), dtype=np.int64)
+    members: list[list[int]] = []
+    for position, bot in enumerate(order):
+        if position and not los[order[position - 1], bot] >= SEPARATED:
+            members[-1].append(bot)
+        else:
+            members.append([bot])
+    position = 1
+    for number, tier in enumerate(members, 1):
+        for bot in tier:
+            labels[bot] = f"{position}=" if len(tier) > 1 else str(position)
+            numbers[bot] = number
+        position += len(tier)
+    return labels, numbers
+
+
+def estimate_against_deals(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray | None, names,
+                           k: int, settings: RatingSettings, batch: BatchRatings, boot: np.ndarray,
+                           newton: NewtonTerms | None) -> pd.DataFrame | None:
+    """The batch estimate on the first d deals of every table, at each checkpoint d (`weights`: the groups'
+    games before each).
+
+    The interval at each point is the model's sigma widened by the full run's design effect (the
+    bootstrap standard error over the posterior sigma), so it counts deals as the final one does."""
+    if points is None or weights is None:
+        return None
+    if newton is not None:  # as in `deal_bootstrap`: a Newton step from the fit
+        mu, sigma = newton.replicates(weights, own_curvature=True)
+    else:
+        rated = rate_outcomes(outcomes, k, settings, weights, start=batch)
+        mu, sigma = rated.mu, rated.sigma
+    widen = boot.std(axis=0, ddof=1) / batch.sigma[0] if len(boot) > 1 else np.ones(k)
+    half = Z95 * sigma * widen
+    return pd.DataFrame({"deals": np.repeat(points, k), "bot": np.tile(names, len(points)),
+                         "mu": mu.reshape(-1), "mu_lo": (mu - half).reshape(-1), "mu_hi": (mu + half).reshape(-1)})
