@@ -3,7 +3,11 @@
 import importlib
 import os
 
-import pytest
+# One BLAS thread a test process: the suite runs two processes a core (below), and BLAS threads on top of them
+# made small matrix products up to ten times slower in CPU time on a busy machine (numpy reads this on import).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 VARIANTS = [
     ("caterpillar", {}),
