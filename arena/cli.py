@@ -437,6 +437,74 @@ def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports
     typer.echo(f"wrote {path}")
 
 
+league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
+                         "matchmaker chooses (docs/league.md).", no_args_is_help=True)
+app.add_typer(league_app, name="league")
+
+
+@contextmanager
+def league_errors():
+    """`user_errors`, and the league's own."""
+    from arena.league import LeagueError
+
+    with user_errors():
+        try:
+            yield
+        except LeagueError as error:
+            fail(str(error))
+
+
+@league_app.command("new")
+def league_new(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory to make.")],
+    config: Annotated[Path, typer.Argument(help="League TOML, e.g. configs/league.toml.")],
+) -> None:
+    """Make a league from a league TOML (a tournament config without bots or deals)."""
+    from arena.league import new_league
+
+    with league_errors():
+        settings = new_league(directory, config)
+    typer.echo(f"league {settings.name!r} in {directory}: {', '.join(g.label for g in settings.games)}")
+
+
+@league_app.command("add")
+def league_add(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    spec: Annotated[str, typer.Argument(help="A bot name or path/to/file.py:Class.")],
+    name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
+    games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
+    sandbox: Annotated[bool, typer.Option(help="Check the bot inside the sandbox; --no-sandbox: in a plain "
+                                               "process.")] = True,
+) -> None:
+    """Check a bot as `arena submit` does and freeze its code into the league; changed code under a known name
+    is a new version (NAME@2), the same code again changes nothing."""
+    from arena.league.frozen import add_bot
+
+    with league_errors():
+        added = add_bot(directory, spec, name=name, sandboxed=sandbox, games_per_rules=games)
+    if added.problems:
+        fail(f"{added.bot.name!r} failed its checks, the league is unchanged: {added.problems[0]}")
+    bot = added.bot
+    if not added.new:
+        typer.echo(f"unchanged: the same code is already in the league as {bot.label!r} ({bot.status})")
+        return
+    typer.echo(f"added {bot.label!r} (version {bot.version}, {bot.kind}, code {bot.hash[:12]}), plays "
+               f"{', '.join(bot.games)}")
+
+
+@league_app.command("retire")
+def league_retire(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="The bot (version) to retire.")],
+) -> None:
+    """Stop a bot playing; its games stay in the league and in its history."""
+    from arena.league.frozen import retire_bot
+
+    with league_errors():
+        row, changed = retire_bot(directory, bot)
+    typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
+
+
 def main() -> None:
     """Entry point for `python -m arena.cli`."""
     sys.exit(app())
