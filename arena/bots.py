@@ -8,7 +8,6 @@ import importlib.util
 import inspect
 import random
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -145,6 +144,9 @@ def available_bots() -> dict[str, type]:
                 found[name] = load_bot_class(spec)
             except BotError as error:
                 print(f"warning: skipped registered bot {name}: {error}", file=sys.stderr)
+    # imported here: it costs 50 ms, and every bot's host process imports arena.bots
+    from importlib.metadata import entry_points
+
     for point in entry_points(group=ENTRY_POINT_GROUP):
         if point.name not in found:
             try:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +27,9 @@ from arena.bots import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
 from arena.schedule import Schedule
+
+if TYPE_CHECKING:  # the planners read results with pandas, which a worker process need not import
+    from arena.plan import Planner, Step
 
 Batch = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
@@ -51,22 +55,23 @@ def missing_batches(wanted: Iterable[Batch], done: Iterable[Batch], batch_size: 
 
 
 ROUND_TASK_SECONDS = 0.5
-"""A stopping rule waits for the last batch of every round: batches of a round are cut to about this
-long, so that no worker idles long at the end of a round (the results do not depend on it)."""
+"""A planner that looks after each step waits for its last batch: the batches of such a step are cut to
+about this long, so that no worker idles long at the end of a round (the results do not depend on it)."""
 
 
-def round_batches(wanted: list[Batch], done: list[Batch], batch_size: int, schedule: Schedule,
-                  timing: dict) -> list[Batch]:
-    """The missing batches of a round: one deal each in the first round, then as many deals as take about
-    ROUND_TASK_SECONDS by the time the games of that config entry took so far (at most batch_size games)."""
+def step_batches(step: Step, done: list[Batch], batch_size: int, schedule: Schedule, timing: dict) -> list[Batch]:
+    """The missing batches of a step. A step a planner looks after (`sized`) is cut into one deal a batch at
+    first, then as many deals as take about ROUND_TASK_SECONDS by the time the games of that config entry
+    took so far (at most batch_size games)."""
+    if not step.sized:
+        return missing_batches(step.ranges, done, batch_size)
     batches = []
-    for first, last in wanted:
+    for first, last in step.ranges:
         block = schedule.block_at(first)
         seconds, games = timing[block.entry]
         deals = 1 if not games else max(1, int(ROUND_TASK_SECONDS * games / max(seconds, 1e-9) / block.rotations))
         batches += missing_batches([(first, last)], done, min(batch_size, deals * block.rotations))
     return batches
-
 
 
 class LocalWorker:
@@ -82,8 +87,7 @@ class LocalWorker:
     _idle = None
     """The worker kept between runs (a Popen), if any."""
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self) -> None:
         self.process = None
         self.busy = False
 
@@ -102,7 +106,7 @@ class LocalWorker:
         pickle.dump(sys.path, self.process.stdin)
         self.process.stdin.flush()
 
-    def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+    def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         from collections import deque
 
         from arena.quarantine import _warn_quarantine, quarantine_batch
@@ -112,7 +116,7 @@ class LocalWorker:
             # One batch ahead: the worker plays the next while this process saves the last one.
             while waiting and len(sent) < 2:
                 sent.append(waiting.popleft())
-                self._send(sent[-1])
+                self._send(config, sent[-1])
             start, end = sent.popleft()
             self.busy = True
             kind, payload = self._receive()
@@ -124,16 +128,16 @@ class LocalWorker:
                 columns = payload
             else:
                 _warn_quarantine(start, end, payload)
-                columns = quarantine_batch(self.config, start, end)
+                columns = quarantine_batch(config, start, end)
             yield (start, end), columns
 
-    def _send(self, batch: Batch) -> None:
+    def _send(self, config: Config, batch: Batch) -> None:
         import pickle
 
         if self.process is None:
             self._start()
         try:
-            pickle.dump((self.config, *batch), self.process.stdin)
+            pickle.dump((config, *batch), self.process.stdin)
             self.process.stdin.flush()
         except OSError:  # the worker died under a bot: _receive finds out
             pass
@@ -205,9 +209,11 @@ class RayBackend:
     replayed here in quarantine, game by game, so one bot that ends its process never stops the run.
     """
 
-    def __init__(self, config: Config, workers: int, address: str | None) -> None:
-        self.config, self.workers, self.address = config, workers, address
+    def __init__(self, workers: int, address: str | None) -> None:
+        self.workers, self.address = workers, address
         self.task = None
+        self.config_ref = (None, None)
+        """The config of the last step and its object in Ray's store, put there once a step."""
         self.started_here = False
 
     def _start(self) -> None:
@@ -224,10 +230,9 @@ class RayBackend:
                 # ray.init would otherwise join (and refuse, since it was given num_cpus)
                 ray.init(address="local", num_cpus=self.workers, **options)
         self.task = ray.remote(max_retries=RAY_RETRIES)(worker_batch)
-        self.config_ref = ray.put(self.config)
         self.slots = 2 * max(1, int(ray.cluster_resources().get("CPU", self.workers)))
 
-    def play(self, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+    def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         import ray
 
         from arena.quarantine import _warn_quarantine, quarantine_batch
@@ -236,10 +241,12 @@ class RayBackend:
             return
         if self.task is None:
             self._start()
+        if self.config_ref[0] is not config:
+            self.config_ref = (config, ray.put(config))
         queue, pending = iter(batches), {}
         while True:
             for batch in queue:
-                pending[self.task.remote(self.config_ref, *batch)] = batch
+                pending[self.task.remote(self.config_ref[1], *batch)] = batch
                 if len(pending) >= self.slots:
                     break
             if not pending:
@@ -254,7 +261,7 @@ class RayBackend:
                     raise RayLost("the local Ray instance died") from None
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
                     _warn_quarantine(*batch, error)
-                    columns = quarantine_batch(self.config, *batch)
+                    columns = quarantine_batch(config, *batch)
                 yield batch, columns
 
     def close(self) -> None:
@@ -285,11 +292,11 @@ class RunReport:
 def play_missing(config: Config, run: RunDir, *, workers: int | None = None, address: str | None = None,
                  resume: bool = False, overwrite: bool = False,
                  on_progress: Callable[..., None] | None = None) -> RunReport:
-    """Plays every game of the config not yet saved in `run`, round by round until its stopping rule says
-    stop, and saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
+    """Plays every game of the config not yet saved in `run`, as its planner asks (its stopping rule), and
+    saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
     from datetime import UTC, datetime
 
-    from arena.stopping import Rounds
+    from arena.plan import plan_for
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
@@ -300,43 +307,65 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
     done = [(start, end) for start, end, _ in good]
-    schedule = Schedule(config)
-    rounds = Rounds(config, schedule)
-    timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
-    if rounds.reads_results and done:
-        rounds.add(load_results(run, RATED_COLUMNS))
+    planner = plan_for(config)
+    workers, address = workers_for(config, workers, address)
+    backend, pool = make_pool(workers, address)
+    started = time.perf_counter()
+    played_now = execute(planner, pool, done=lambda _: done,
+                         save=lambda _, batch, columns: write_part(run, *batch, columns),
+                         batch_size=config.run.batch_size, saved=sum(end - start for start, end in done),
+                         first=load_results(run, RATED_COLUMNS) if planner.reads_results and done else None,
+                         on_progress=on_progress)
+    played = planner.played()
+    return RunReport(sum(end - start for start, end in played), played_now, time.perf_counter() - started,
+                     backend, workers, started_at, played, planner.summary())
+
+
+def workers_for(config: Config, workers: int | None, address: str | None) -> tuple[int, str | None]:
+    """The workers and Ray address of a run: those given, else the config's, else every core, locally."""
     workers = config.run.workers if workers is None else workers
     address = address if address is not None else config.run.address
-    workers = workers or os.cpu_count() or 1
+    return workers or os.cpu_count() or 1, address
+
+
+def make_pool(workers: int, address: str | None) -> tuple[str, LocalWorker | RayBackend]:
+    """The backend's name and the pool that plays batches: Ray for a cluster or more than one worker."""
     if address or workers > 1:
-        backend, pool = ("ray-cluster" if address else "ray-local"), RayBackend(config, workers, address)
-    else:
-        backend, pool = "serial", LocalWorker(config)
-    saved, played_now, started = sum(end - start for start, end in done), 0, time.perf_counter()
-    note = ""
+        return ("ray-cluster" if address else "ray-local"), RayBackend(workers, address)
+    return "serial", LocalWorker()
+
+
+def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[[Config], list[Batch]],
+            save: Callable[[Step, Batch, dict], None], batch_size: int, saved: int = 0, first: pa.Table | None = None,
+            on_progress: Callable[..., None] | None = None) -> int:
+    """Plays what the planner asks, step after step, and saves every batch as it finishes; returns the games
+    played. `done(config)` gives the batches of a step's config already saved (they are not played again),
+    `first` the results already saved, for the planner's first step. The planner is asked only between steps,
+    never during one, and nothing here decides what to play. The pool is closed at the end."""
+    schedules: dict[int, Schedule] = {}
+    timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
+    played_now, new = 0, first
     try:
-        while wanted := rounds.next_round():
+        while step := planner.next(new):
             if on_progress:
-                on_progress(saved + played_now, rounds.most_games(), note)
-            batches = (round_batches(wanted, done, config.run.batch_size, schedule, timing) if rounds.reads_results
-                       else missing_batches(wanted, done, config.run.batch_size))
-            for (start, end), columns in pool.play(batches):
-                write_part(run, start, end, columns)
-                if rounds.reads_results:
-                    rounds.add(pa.Table.from_pydict(columns, schema=SCHEMA))
-                    timing[schedule.block_at(start).entry] += (sum(columns["duration"]), end - start)
-                played_now += end - start
+                on_progress(saved + played_now, planner.most_games(), planner.note())
+            schedule = schedules.setdefault(id(step.config), Schedule(step.config))
+            parts = []
+            for batch, columns in pool.play(step.config, step_batches(step, done(step.config), batch_size,
+                                                                      schedule, timing)):
+                save(step, batch, columns)
+                if planner.reads_results:
+                    parts.append(pa.Table.from_pydict(columns, schema=SCHEMA))
+                    timing[schedule.block_at(batch[0]).entry] += (sum(columns["duration"]), batch[1] - batch[0])
+                played_now += batch[1] - batch[0]
                 if on_progress:
-                    on_progress(saved + played_now, rounds.most_games(), note)
-            rounds.look()
-            note = rounds.match.line() if rounds.match else note
+                    on_progress(saved + played_now, planner.most_games(), planner.note())
+            new = pa.concat_tables(parts) if parts else None
     finally:
         pool.close()
     if on_progress:
-        on_progress(saved + played_now, rounds.most_games(), note)
-    played = rounds.played_ranges()
-    return RunReport(sum(end - start for start, end in played), played_now, time.perf_counter() - started,
-                     backend, workers, started_at, played, rounds.summary())
+        on_progress(saved + played_now, planner.most_games(), planner.note())
+    return played_now
 
 
 def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:

@@ -1,4 +1,5 @@
-"""Stopping rules: a run played in rounds of deals that stops once its question is answered.
+"""The statistics of the stopping rules: a run played in rounds of deals that stops once its question is
+answered (the planners of arena/plan.py play the rounds and call these).
 
 `until = "all"` plays every deal. `until = "sprt"` (a match) plays one table of two bots, deal by
 deal in rounds, and after each round runs a sequential probability ratio test on the deals played:
@@ -38,14 +39,9 @@ import pyarrow.compute as pc
 from scipy import special
 
 from arena.bots import SPEC_LOADERS, BotError, load_bot_class
-from arena.config import Config, RunSettings, SprtSettings
+from arena.config import RunSettings, SprtSettings
 from arena.games import RulesError, get_game, make_rules
 from arena.ratings.deals import PENTANOMIAL_KEYS, Z95, paired_difference, pentanomial
-from arena.ratings.tables import rate_results
-from arena.results import RATED_COLUMNS, SCHEMA, results_frame
-from arena.schedule import Schedule
-
-Range = tuple[int, int]
 
 _PSEUDO = 1e-3
 """Weight of a pseudo-deal at each of score 0 and 1 in the SPRT's variance, so that a first round
@@ -202,97 +198,6 @@ def settled_pairs(rated, looks: int, confidence: float, margin: float) -> list[s
         if not (diff - half > 0 or abs(diff) + half <= margin):
             open_.append(f"{bots[upper]}/{bots[upper + 1]}")
     return open_
-
-
-class Rounds:
-    """The rounds of a run and where it stands: the deals played of each config entry, and which have stopped."""
-
-    def __init__(self, config: Config, schedule: Schedule) -> None:
-        self.config, self.schedule = config, schedule
-        self.run = config.run
-        self.played = [0] * len(schedule.blocks)
-        self.verdicts: dict[str, dict] = {}
-        """Each stopped variant's label: why it stopped, after how many deals."""
-        self.match: MatchStats | None = None
-        self._results: list[pa.Table] = []
-
-    @property
-    def reads_results(self) -> bool:
-        return self.run.until != "all"
-
-    def add(self, table: pa.Table) -> None:
-        """Results of the run so far (resumed from disk, or a batch just played)."""
-        if self.reads_results and table.num_rows:
-            self._results.append(table.select(RATED_COLUMNS))
-
-    def next_round(self) -> list[Range]:
-        """The game-index ranges of the next round (empty when the run is over)."""
-        if self.run.until == "all":
-            return [] if self.verdicts else [(0, self.schedule.total)]
-        ranges = []
-        for number, block in enumerate(self.schedule.blocks):
-            if block.label not in self.verdicts:
-                ranges += block.deal_ranges(self.played[number], self.played[number] + self.run.round_deals)
-        return ranges
-
-    def look(self) -> None:
-        """Takes the round just played into account and stops the entries whose question is answered."""
-        for number, block in enumerate(self.schedule.blocks):
-            if block.label in self.verdicts:
-                continue
-            step = block.deals if self.run.until == "all" else self.run.round_deals
-            deals = self.played[number] = min(block.deals, self.played[number] + step)
-            verdict, still_open = self._decide(block, deals)
-            if verdict is None and deals == block.deals:
-                verdict = "undecided" if self.run.until == "sprt" else "max_deals"
-            if verdict is not None:
-                self.verdicts[block.label] = {"verdict": verdict, "deals": deals, "max_deals": block.deals,
-                                              **({"unsettled": still_open} if still_open else {})}
-
-    def _decide(self, block, deals: int) -> tuple[str | None, list[str]]:
-        """The verdict on a variant after its first `deals` deals (None: play on), and its unsettled pairs."""
-        if self.run.until == "all":
-            return None, []
-        results = self._variant_results(block.label, deals)
-        if self.run.until == "sprt":
-            self.match = match_stats(results, self.run.sprt)
-            return (None if self.match.verdict == "undecided" else self.match.verdict), []
-        rated = rate_results(results_frame(results), self.config.ratings)[block.label]
-        looks = -(-block.deals // self.run.round_deals)
-        still_open = settled_pairs(rated, looks, self.run.confidence, self.run.tie_margin)
-        return (None if still_open else "settled"), still_open
-
-    def _variant_results(self, label: str, deals: int) -> pa.Table:
-        """The results of a variant's first `deals` deals (a resumed run may hold more of a round cut short)."""
-        if not self._results:
-            return SCHEMA.empty_table().select(RATED_COLUMNS)
-        table = pa.concat_tables(self._results)
-        self._results = [table]
-        return table.filter(pc.and_(pc.equal(table["variant"], label), pc.less(table["deal"], deals)))
-
-    def played_ranges(self) -> list[Range]:
-        """The game-index ranges played so far (all of the schedule for `until = "all"`)."""
-        if self.run.until == "all":
-            return [(0, self.schedule.total)]
-        return [r for number, block in enumerate(self.schedule.blocks)
-                for r in block.deal_ranges(0, self.played[number])]
-
-    def most_games(self) -> int:
-        """Games played so far plus those every entry not yet stopped may still play."""
-        if self.run.until == "all":
-            return self.schedule.total
-        return sum(block.count if block.label not in self.verdicts else
-                   len(block.tables) * self.played[number] * block.rotations
-                   for number, block in enumerate(self.schedule.blocks))
-
-    def summary(self) -> dict | None:
-        """For the manifest: the rule and each variant's stop (and the match statistics)."""
-        if self.run.until == "all":
-            return None
-        data = {"until": self.run.until, "round_deals": self.run.round_deals, "variants": self.verdicts}
-        if self.match is not None:
-            data["match"] = self.match.as_dict()
-        return data
 
 
 def _bot_names(specs: list[str]) -> list[str]:
