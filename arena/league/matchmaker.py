@@ -27,27 +27,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from scipy import special
 
-from arena.config import Config, parse_config
+from arena.config import parse_config
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.settings import LeagueSettings
+from arena.plan import Range, Step
 from arena.results import RATED_COLUMNS
 from arena.seeds import derive_seed
 
 MATCHMAKER_REPLICATES = 100
 """Deal-bootstrap replicates of the ratings the matchmaker looks at (the standing table uses the default)."""
-
-Range = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class Step:
-    """What to play next: game-index ranges of `config`'s schedule (the planner interface of arena/plan.py)."""
-
-    config: Config
-    ranges: list[Range]
-    sized: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,15 +78,21 @@ class Matchmaker:
         self.stopped = ""
         """Why it stopped (for the user)."""
         self.looks: dict[str, Look] = {}
+        self.rounds_played: list[int] = []
 
     # --- the planner interface ----------------------------------------------------------------------
 
     def next(self, new: pa.Table | None) -> Step | None:
-        if new is not None and new.num_rows:
-            self.results.append(new.select(RATED_COLUMNS))
-        if self.current is not None:
+        if self.current is not None:  # the round just played: its results come in its own game indices
+            if new is not None and new.num_rows:
+                self.played_now += new.num_rows
+                shifted = pc.add(new.column("game_index"), self.current.first_index)
+                self.results.append(new.select(RATED_COLUMNS).set_column(0, "game_index", shifted))
             self.catalog.finish_round(self.current.number)
+            self.rounds_played.append(self.current.number)
             self.current = None
+        elif new is not None and new.num_rows:  # at the start: the games already saved, in league game indices
+            self.results.append(new.select(RATED_COLUMNS))
         unfinished = [r for r in self.catalog.rounds() if r.status == "playing"]
         if unfinished:  # a round cut short: finish it before choosing another
             return self._step(unfinished[0], resumed=True)
@@ -127,6 +124,9 @@ class Matchmaker:
 
     def note(self) -> str:
         return "" if self.current is None else f"round {self.current.number}"
+
+    def played(self) -> list[Range]:
+        return [(r.first_index, r.end_index) for r in self.catalog.rounds() if r.number in self.rounds_played]
 
     def summary(self) -> dict | None:
         return {"stopped": self.stopped, "played_now": self.played_now}
@@ -256,11 +256,13 @@ class Matchmaker:
     def _step(self, round_: RoundRow, *, resumed: bool) -> Step:
         self.current = round_
         config = parse_config(round_.config, base=self.directory)
-        return Step(config, [(0, round_.games)], sized=False)
+        tables, first = [], 0
+        for game in config.games:  # one range a table, so each is cut into batches by its own pace
+            size = game.deals * len(game.bots)
+            tables.append((first, first + size))
+            first += size
+        return Step(config, tables, sized=True)
 
-    def count(self, games: int) -> None:
-        """Games just played for the current round (the budget counts them)."""
-        self.played_now += games
 
 
 def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[Table],

@@ -66,8 +66,9 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
 def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
                 workers: int | None = None, address: str | None = None,
                 on_progress: Callable[..., None] | None = None) -> PlayReport:
-    """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round."""
-    from arena.runner import LocalWorker, RayBackend, missing_batches
+    """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round. The
+    matchmaker is the planner of the tournament runner's loop (arena.runner.execute)."""
+    from arena.runner import execute, make_pool
 
     directory = Path(directory)
     settings = load_settings(directory)
@@ -75,60 +76,38 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         rounds = 1
     with play_lock(directory):
         catalog = Catalog(directory)
-        run = RunDir(directory)
-        good, bad = scan_parts(run)
-        for path, reason in bad:  # a part cut short by a crash: set aside, and its games played again
-            aside = directory / "damaged" / path.name
-            aside.parent.mkdir(exist_ok=True)
-            os.replace(path, aside)
-            print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
-        matchmaker = Matchmaker(directory, settings, catalog, budget=games, until_settled=until_settled,
-                                rounds=rounds)
-        recorded = catalog.rounds()
-        history = list(league_parts(directory, recorded, RATED_COLUMNS))
-        workers = settings.run.workers if workers is None else workers
-        workers = workers or os.cpu_count() or 1
-        address = address if address is not None else settings.run.address
-        pool, backend, played_rounds = None, "serial", []
         try:
-            step = matchmaker.next(pa.concat_tables(history) if history else None)
-            while step is not None:
-                round_ = matchmaker.current
-                played_rounds.append(round_.number)
-                if pool is None:
-                    if address or workers > 1:
-                        backend, pool = ("ray-cluster" if address else "ray-local"), RayBackend(step.config, workers,
-                                                                                               address)
-                    else:
-                        pool = LocalWorker(step.config)
-                _use_config(pool, step.config)
-                done = [(start - round_.first_index, end - round_.first_index) for start, end, _ in scan_parts(run)[0]
-                        if round_.first_index <= start and end <= round_.end_index]
-                new = []
-                if on_progress:
-                    on_progress(matchmaker.played_now, matchmaker.most_games(), f"round {round_.number}")
-                for (start, end), columns in pool.play(missing_batches(step.ranges, done, settings.run.batch_size)):
-                    columns = dict(columns)
-                    columns["game_index"] = [round_.first_index + i for i in columns["game_index"]]
-                    columns["round"] = [round_.number] * (end - start)
-                    write_part(run, round_.first_index + start, round_.first_index + end, columns,
-                               schema=LEAGUE_SCHEMA)
-                    new.append(pa.Table.from_pydict(columns, schema=LEAGUE_SCHEMA).select(RATED_COLUMNS))
-                    matchmaker.count(end - start)
-                    if on_progress:
-                        on_progress(matchmaker.played_now, matchmaker.most_games(), f"round {round_.number}")
-                step = matchmaker.next(pa.concat_tables(new) if new else None)
+            run = RunDir(directory)
+            _set_aside_damaged(run)
+            matchmaker = Matchmaker(directory, settings, catalog, budget=games, until_settled=until_settled,
+                                    rounds=rounds)
+            history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
+            workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
+            backend, pool = make_pool(workers, address if address is not None else settings.run.address)
+
+            def done(config) -> list[tuple[int, int]]:
+                """The batches of the round being played already saved, in its own game indices."""
+                first, end = matchmaker.current.first_index, matchmaker.current.end_index
+                return [(start - first, stop - first) for start, stop, _ in scan_parts(run)[0]
+                        if first <= start and stop <= end]
+
+            def save(step, batch: tuple[int, int], columns: dict) -> None:
+                first, number = matchmaker.current.first_index, matchmaker.current.number
+                columns = {**columns, "game_index": [first + i for i in columns["game_index"]],
+                           "round": [number] * (batch[1] - batch[0])}
+                write_part(run, first + batch[0], first + batch[1], columns, schema=LEAGUE_SCHEMA)
+
+            execute(matchmaker, pool, done=done, save=save, batch_size=settings.run.batch_size,
+                    first=pa.concat_tables(history) if history else None, on_progress=on_progress)
         finally:
-            if pool is not None:
-                pool.close()
             catalog.close()
-    return PlayReport(played_rounds, matchmaker.played_now, matchmaker.stopped, backend)
+    return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend)
 
 
-def _use_config(pool, config) -> None:
-    """Points a pool at the next round's config (the pool's workers stay up from round to round)."""
-    pool.config = config
-    if getattr(pool, "task", None) is not None:  # a Ray pool already started: its workers read the config by ref
-        import ray
-
-        pool.config_ref = ray.put(config)
+def _set_aside_damaged(run: RunDir) -> None:
+    """Moves a part cut short by a crash out of the results: its games are played again."""
+    for path, reason in scan_parts(run)[1]:
+        aside = run.path / "damaged" / path.name
+        aside.parent.mkdir(exist_ok=True)
+        os.replace(path, aside)
+        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
