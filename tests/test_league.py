@@ -2,6 +2,8 @@
 and the standing table, through the real command in real processes, with real Parquet parts and SQLite."""
 
 import hashlib
+import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from browser import find_chromium, visit
 
 from arena.league.catalog import Catalog
 from arena.league.play import play_lock
@@ -335,3 +338,33 @@ def test_the_table_shows_version_and_added(tmp_path):
     header = csv[0].split(",")
     assert header[:6] == ["rank", "tier", "bot", "version", "status", "added"] and len(csv) == 3
     assert "| caterpillar | 2 |" in arena("league", "table", league, "--history", "--format", "markdown").stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
+                    reason="Chromium is not installed (Debian: apt-get install chromium)")
+def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
+    league = make_league(tmp_path)
+    for spec in ("random", "greedy", "heuristic"):
+        add(league, spec)
+    arena("league", "play", league, "--rounds", "3", "--no-progress")
+    arena("league", "retire", league, "random")
+    index = Path(arena("league", "report", league).stdout.split("wrote ", 1)[1].strip())
+    probe = """({rows: Array.from(document.querySelectorAll('table.leaderboard tr')).slice(1).map(
+        r => Array.from(r.cells).map(c => c.textContent)),
+        links: Array.from(document.querySelectorAll('table.leaderboard a')).map(a => a.getAttribute('href'))})"""
+    seen = visit(index, "document.body.dataset.ready === 'yes'", probe)
+    assert seen.ready and seen.exceptions == [] and seen.console_errors == []
+    assert [url for url in seen.requests if url != index.resolve().as_uri()] == [], "the page loads nothing"
+    rows = seen.probe["rows"]
+    assert sorted(r[1] for r in rows) == ["greedy", "heuristic", "random"]
+    assert {r[1]: r[4] for r in rows}["random"] == "retired"
+    for link in seen.probe["links"]:
+        bot_page = index.parent / link
+        pairings = "Array.from(document.querySelectorAll('h3 + table tr')).slice(1).map(r => r.cells[0].textContent)"
+        page = visit(bot_page, "document.body.dataset.ready === 'yes'", pairings)
+        assert page.ready and page.exceptions == [] and page.console_errors == []
+        assert len(page.probe) == 2, "it met both others"
+        replay = re.search(r"href='(replay-[^']+)'", bot_page.read_text())[1]
+        shown = visit(index.parent / replay, "document.readyState === 'complete'", "document.title")
+        assert shown.exceptions == [] and shown.console_errors == []
