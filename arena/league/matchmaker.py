@@ -79,6 +79,8 @@ class Matchmaker:
         """Why it stopped (for the user)."""
         self.looks: dict[str, Look] = {}
         self.rounds_played: list[int] = []
+        self._config = None
+        """The config of the round just recorded, parsed (to check it) before it was recorded."""
 
     # --- the planner interface ----------------------------------------------------------------------
 
@@ -249,13 +251,14 @@ class Matchmaker:
         seed = derive_seed(self.settings.seed, "round", number)
         bots = {b.label: b for b in self.catalog.bots()}
         text = round_config(self.settings, number, seed, tables, bots)
+        self._config = parse_config(text, base=self.directory)  # a round that cannot be played is never recorded
         games = sum(self.settings.deals * len(t.bots) for t in tables)
         plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
         return self.catalog.record_round(number, first, games, seed, text, plan)
 
     def _step(self, round_: RoundRow, *, resumed: bool) -> Step:
         self.current = round_
-        config = parse_config(round_.config, base=self.directory)
+        config, self._config = self._config or parse_config(round_.config, base=self.directory), None
         tables, first = [], 0
         for game in config.games:  # one range a table, so each is cut into batches by its own pace
             size = game.deals * len(game.bots)

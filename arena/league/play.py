@@ -20,7 +20,7 @@ import pyarrow as pa
 from arena.league import load_settings
 from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.matchmaker import Matchmaker
-from arena.results import RATED_COLUMNS, SCHEMA, RunDir, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, scan_parts, write_part
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
@@ -54,8 +54,6 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
     """The results of the given rounds, part by part in game-index order (columns: all of LEAGUE_SCHEMA)."""
     import pyarrow.parquet as pq
 
-    from arena.results import PART_NAME
-
     ranges = sorted((r.first_index, r.end_index) for r in rounds)
     for path in sorted((Path(directory) / "results").glob("part-*.parquet")):
         match = PART_NAME.fullmatch(path.name)
@@ -65,9 +63,10 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
 
 def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
                 workers: int | None = None, address: str | None = None,
-                on_progress: Callable[..., None] | None = None) -> PlayReport:
+                on_progress: Callable[..., None] | None = None, planner: type[Matchmaker] = Matchmaker) -> PlayReport:
     """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round. The
-    matchmaker is the planner of the tournament runner's loop (arena.runner.execute)."""
+    matchmaker (or `planner`, a class of its kind: benchmarks/league.py compares random tables) is the planner
+    of the tournament runner's loop (arena.runner.execute)."""
     from arena.runner import execute, make_pool
 
     directory = Path(directory)
@@ -79,17 +78,19 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         try:
             run = RunDir(directory)
             _set_aside_damaged(run)
-            matchmaker = Matchmaker(directory, settings, catalog, budget=games, until_settled=until_settled,
+            matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
             history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
             workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
             backend, pool = make_pool(workers, address if address is not None else settings.run.address)
 
             def done(config) -> list[tuple[int, int]]:
-                """The batches of the round being played already saved, in its own game indices."""
+                """The batches of the round being played already saved, in its own game indices (by the parts'
+                names: the damaged ones were set aside above, and those written since are whole)."""
                 first, end = matchmaker.current.first_index, matchmaker.current.end_index
-                return [(start - first, stop - first) for start, stop, _ in scan_parts(run)[0]
-                        if first <= start and stop <= end]
+                names = (PART_NAME.fullmatch(path.name) for path in run.results.glob("part-*.parquet"))
+                return [(int(m[1]) - first, int(m[2]) - first) for m in names
+                        if m and first <= int(m[1]) and int(m[2]) <= end]
 
             def save(step, batch: tuple[int, int], columns: dict) -> None:
                 first, number = matchmaker.current.first_index, matchmaker.current.number
