@@ -368,3 +368,19 @@ def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
         replay = re.search(r"href='(replay-[^']+)'", bot_page.read_text())[1]
         shown = visit(index.parent / replay, "document.readyState === 'complete'", "document.title")
         assert shown.exceptions == [] and shown.console_errors == []
+
+
+def test_play_keeps_its_budget_at_round_boundaries_and_stops_when_settled(tmp_path):
+    league = make_league(tmp_path)
+    for spec in ("random", "heuristic"):
+        add(league, spec)
+    out = arena("league", "play", league, "--games", 30, "--no-progress").stdout
+    played = int(re.search(r"([\d,]+) games played", out)[1])
+    assert 0 < played <= 30 and "budget of 30 games" in out
+    assert catalog_agrees_with_parts(league) == played
+    out = arena("league", "play", league, "--until", "settled", "--games", 4000, "--no-progress").stdout
+    assert "every variant is settled" in out, out  # heuristic against random is settled long before 4,000 games
+    catalog = Catalog(league)
+    assert sum(r.games for r in catalog.rounds()) < 4000 + played
+    catalog.close()
+    assert "no round" in arena("league", "play", league, "--until", "settled", "--no-progress").stdout

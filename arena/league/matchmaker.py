@@ -97,7 +97,7 @@ class Matchmaker:
             self.results.append(new.select(RATED_COLUMNS))
         unfinished = [r for r in self.catalog.rounds() if r.status == "playing"]
         if unfinished:  # a round cut short: finish it before choosing another
-            return self._step(unfinished[0], resumed=True)
+            return self._step(unfinished[0])
         if self.rounds_left is not None and self.rounds_left <= 0:
             self.stopped = "the rounds asked for are played"
             return None
@@ -119,7 +119,7 @@ class Matchmaker:
                 return None
         if self.rounds_left is not None:
             self.rounds_left -= 1
-        return self._step(self._record(tables), resumed=False)
+        return self._step(self._record(tables))
 
     def most_games(self) -> int:
         return self.played_now + (0 if self.budget is None else max(0, self.budget - self.played_now))
@@ -256,7 +256,7 @@ class Matchmaker:
         plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
         return self.catalog.record_round(number, first, games, seed, text, plan)
 
-    def _step(self, round_: RoundRow, *, resumed: bool) -> Step:
+    def _step(self, round_: RoundRow) -> Step:
         self.current = round_
         config, self._config = self._config or parse_config(round_.config, base=self.directory), None
         tables, first = [], 0
