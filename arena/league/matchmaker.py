@@ -172,18 +172,18 @@ class Matchmaker:
         for i in range(len(order) - 1):
             pair = (order[i], order[i + 1])
             settling = [b for b in pair if played[b] < settings.placement + 2]
-            if settling:
-                weights.append((2.0 + look.se[i], i, f"settling the neighbours of {settling[0]}"))
+            if settling:  # a newcomer's neighbours come before every other pair
+                weights.append((1, look.se[i], i, f"settling the neighbours of {settling[0]}"))
             elif not look.settled[i]:
-                weights.append(((1 - abs(2 * look.los[i] - 1)) * look.se[i], i,
+                weights.append((0, (1 - abs(2 * look.los[i] - 1)) * look.se[i], i,
                                 f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
             if self.until_settled:
                 return []
-            weights = [(look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
+            weights = [(0, look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
                        for i in range(len(order) - 1)]
-        weights.sort(key=lambda w: (-w[0], w[1]))
-        for _, i, why in weights[:slots]:
+        weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
+        for _, _, i, why in weights[:slots]:
             chosen.append((_table_around(order, i, players), why))
         return _unique(chosen)
 
