@@ -105,6 +105,7 @@ def main() -> None:
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
         played = {kind: 0 for kind in leagues}
         seconds = {kind: 0.0 for kind in leagues}
+        curve = []
         for checkpoint in range(1, args.checkpoints + 1):
             cells = []
             for kind, league in leagues.items():
@@ -117,6 +118,12 @@ def main() -> None:
                 cells.append((tau(league), played[kind]))
             print(f"{args.games * checkpoint // args.checkpoints:>8,}  {cells[0][0]:>15.3f} {cells[0][1]:>8,}  "
                   f"{cells[1][0]:>18.3f} {cells[1][1]:>8,}")
+            curve.append(cells)
+        final = curve[-1][1][0]
+        reached = next((cells[0][1] for cells in curve if cells[0][0] >= final), None)
+        print(f"random tables' final tau {final:.3f} after {curve[-1][1][1]:,} games; the matchmaker reached it "
+              + (f"after {reached:,} games ({reached / curve[-1][1][1]:.2f} of them; target at most 1/3, "
+                 "to the checkpoints' resolution)" if reached else "at no checkpoint"))
         print("seconds playing: " + ", ".join(f"{kind} {value:.0f}" for kind, value in seconds.items()))
 
 

@@ -159,7 +159,8 @@ def test_new_add_versions_retire_and_refusals(tmp_path):
     before = state(league)
     broken = tmp_path / "broken.py"
     broken.write_text(BROKEN)
-    assert "failed its checks" in one_line_refusal(add(league, f"{broken}:Broken", check=False))
+    refused = arena("league", "add", league, f"{broken}:Broken", "--games", "1", check=False)  # in the sandbox
+    assert "failed its checks" in one_line_refusal(refused)
     assert "unknown bot" in one_line_refusal(add(league, "no-such-bot", check=False))
     assert "unknown bot" not in one_line_refusal(arena("league", "retire", league, "nobody", check=False))
     assert state(league) == before, "a refused add or retire changes nothing"
