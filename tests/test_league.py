@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from browser import find_chromium, visit
@@ -385,3 +386,26 @@ def test_play_keeps_its_budget_at_round_boundaries_and_stops_when_settled(tmp_pa
     assert sum(r.games for r in catalog.rounds()) < 4000 + played
     catalog.close()
     assert "no round" in arena("league", "play", league, "--until", "settled", "--no-progress").stdout
+
+
+def test_the_matchmakers_running_ratings_equal_rating_everything_again(tmp_path):
+    from arena.league.play import league_parts
+    from arena.ratings.tables import RunningRatings, rate_parts
+
+    league = make_league(tmp_path)
+    for spec in ("random", "greedy", "heuristic"):
+        add(league, spec)
+    arena("league", "play", league, "--rounds", "4", "--no-progress")
+    catalog = Catalog(league)
+    rounds = catalog.rounds()
+    catalog.close()
+    running = RunningRatings(replicates=30)
+    for round_ in rounds:  # a look after every round, as the matchmaker's
+        for part in league_parts(league, [round_], ["game_index", "variant", "seed", "players", "scores", "ranks"]):
+            running.add(part)
+        looked = running.tables()["caterpillar"].table
+        again = rate_parts(league_parts(league, rounds[:round_.number], None), replicates=30)["caterpillar"].table
+        assert list(looked["bot"]) == list(again["bot"]) and list(looked["games"]) == list(again["games"])
+        numbers = ["mu", "sigma", "mu_lo", "mu_hi", "deals", "win_rate", "win_rate_lo", "win_rate_hi"]
+        difference = np.abs(looked[numbers].to_numpy(float) - again[numbers].to_numpy(float)).max()
+        assert difference < 1e-9, (round_.number, difference)  # the sums in another order: rounding only

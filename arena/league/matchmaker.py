@@ -34,6 +34,7 @@ from arena.config import parse_config
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.settings import LeagueSettings
 from arena.plan import Range, Step
+from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.seeds import derive_seed
 
@@ -72,6 +73,8 @@ class Matchmaker:
         self.budget, self.until_settled = budget, until_settled
         self.rounds_left = rounds
         self.results: list[pa.Table] = []
+        """Results handed over and not yet added to `ratings`."""
+        self.ratings = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES)
         self.current: RoundRow | None = None
         self.played_now = 0
         """Games of the rounds chosen by this matchmaker (or finished by it)."""
@@ -216,13 +219,13 @@ class Matchmaker:
         return look
 
     def _rate(self) -> dict:
-        from arena.ratings.tables import rate_parts
-
-        if not self.results:
-            return {}
-        table = pa.concat_tables(self.results).sort_by("game_index")
-        self.results = [table]
-        return rate_parts([table], self.settings.ratings, replicates=MATCHMAKER_REPLICATES)
+        """The ratings of every game so far: the results handed over since the last look are added to the running
+        sums (a round holds whole deals), so a look costs the new games and the fit."""
+        if self.results:
+            table = pa.concat_tables(self.results).sort_by("game_index")
+            self.results = []
+            self.ratings.add(table)
+        return self.ratings.tables()
 
     def _tables_played(self) -> dict[str, Counter]:
         """Per variant label, how many tables each bot has been given (in recorded rounds)."""
