@@ -80,7 +80,6 @@ class Matchmaker:
         """Games of the rounds chosen by this matchmaker (or finished by it)."""
         self.stopped = ""
         """Why it stopped (for the user)."""
-        self.looks: dict[str, Look] = {}
         self.rounds_played: list[int] = []
         self._config = None
         """The config of the round just recorded, parsed (to check it) before it was recorded."""
@@ -150,7 +149,6 @@ class Matchmaker:
             if len(eligible) < players:
                 continue
             look = self._look(game.label, eligible, rated.get(game.label))
-            self.looks[game.label] = look
             tables += [Table(number, bots, why) for bots, why in
                        self._variant_tables(look, players, played[game.label])]
         return tables
