@@ -3,6 +3,7 @@
 import json
 import math
 import random
+import sys
 import time
 
 import numpy as np
@@ -160,6 +161,36 @@ def test_expert_reads_only_its_observation(game_id, overrides):
     assert checked >= 10
 
 
+def test_expert_reads_the_opponents_last_cards_in_give_or_take():
+    """Give or Take: expert's reading of the opponent's hand of one or two cards from its plays (as the
+    heuristic's) never rules out the hand the heuristic holds, and gives it on average at least three times
+    the chance of a hand dealt at random from the unseen cards (measured over 40 games: 4.5 times with
+    one card, 8.5 with two). 20 games, expert in each seat half of them."""
+    game = get_game("give_or_take")
+    rules = make_rules(game.Rules, {})
+    bots = available_bots()
+    opponent_hands = sys.modules[bots["expert"].__module__].opponent_hands
+    ratios: dict[int, list[float]] = {1: [], 2: []}
+    for seed in range(20):
+        players = lineup(game, rules, seed % 2)
+        for seat, bot in enumerate(players):
+            bot.reset(game.id, seat, rules, random.Random(seed * 2 + seat))
+        state = game.new_state(rules, seed)
+        while game.to_move(state) is not None:
+            seat = game.to_move(state)
+            observation = game.observe(state, seat)
+            hands = opponent_hands(observation) if seat == seed % 2 else None
+            if hands is not None:
+                held = sorted(state.hands[1 - seat])
+                chance = sum(weight for cards, weight in hands if sorted(cards) == held)
+                unseen = 52 - len(observation.hand) - 1 - len(observation.played)
+                assert chance > 0
+                ratios[len(held)].append(chance * math.comb(unseen, len(held)))
+            game.apply(state, players[seat].act(observation))
+    for size, seen in ratios.items():
+        assert len(seen) >= 20 and sum(seen) / len(seen) >= 3, (size, len(seen), sum(seen) / len(seen))
+
+
 CLOCK_GAMES = 200
 """Games of the clock test in Duke of York, where expert searches; a fifth of it in the other variants, where it
 plays as heuristic does: 360 games in all (docs/expert.md)."""
@@ -168,7 +199,8 @@ plays as heuristic does: 360 games in all (docs/expert.md)."""
 @pytest.mark.parametrize("game_id, overrides", EXPERT_VARIANTS[:5], ids=EXPERT_IDS[:5])
 def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
     """CLOCK_GAMES games (a fifth outside Duke of York) under the default move clock (1 s, the referee's own
-    watchdog): no timeout, and the slowest decision measured takes under a quarter of the clock."""
+    watchdog): no timeout, and the slowest decision takes under a quarter of the clock in CPU time (the time the bot
+    itself spends, which a machine busy with other work does not stretch, as it does the wall clock)."""
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)
     slowest = 0.0
@@ -179,9 +211,9 @@ def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
 
         def timed(observation, act=act):
             nonlocal slowest
-            started = time.perf_counter()
+            started = time.thread_time()
             move = act(observation)
-            slowest = max(slowest, time.perf_counter() - started)
+            slowest = max(slowest, time.thread_time() - started)
             return move
 
         expert.act = timed

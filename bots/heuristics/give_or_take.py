@@ -87,8 +87,11 @@ def _bonus(card: int, prev_card: int) -> int:
     return -10 if SUIT[card] == SUIT[prev_card] else 0
 
 
-def move(obs, params: dict, rng) -> tuple[int, str]:
-    """The (card, op) to play: exact over the last two cards, a kept good last card before that."""
+def move(obs, params: dict, rng, model=None) -> tuple[int, str]:
+    """The (card, op) to play: exact over the last two cards, a kept good last card before that.
+
+    `model` makes the model of the opponent's cards for the last two (an _Unseen from the observation;
+    by default the unseen cards as they are)."""
     legal = obs.legal_moves
     if len(legal) == 1:
         return legal[0]
@@ -96,7 +99,7 @@ def move(obs, params: dict, rng) -> tuple[int, str]:
     prev = KING_ACT if obs.last_king else obs.last_value
     prev_card = obs.played[-1][1] if obs.played else obs.turn_up
     count, hand = obs.count, obs.hand
-    unseen = _Unseen(obs) if len(hand) <= 2 else None  # needed for the last two cards only
+    unseen = (model or _Unseen)(obs) if len(hand) <= 2 else None  # needed for the last two cards only
     opponent_after = obs.opponent_hand_size >= len(hand)  # the opponent plays between my plays
     values = []
     for card, op in legal:
