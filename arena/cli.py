@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
+
+from arena.cli_common import WORKERS_HELP, Format, fail, user_errors
+from arena.cli_league import league_app
 
 app = typer.Typer(
     help="Tournaments and a bot arena for four card games by David Parlett.\n\n"
@@ -37,27 +39,7 @@ def main_options(
     """Tournaments and a bot arena for four card games by David Parlett."""
 
 
-WORKERS_HELP = "Worker processes: 0 = one per core (Ray), 1 = one local worker (no Ray)."
 
-
-def fail(message: str) -> NoReturn:
-    """One clear line on stderr and exit status 2."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-@contextmanager
-def user_errors():
-    """Turns the library's errors about bad input into `fail`."""
-    from arena.bots import BotError
-    from arena.config import ConfigError
-    from arena.games import MoveError, RulesError, UnknownGameError
-    from arena.results import ResultsError
-
-    try:
-        yield
-    except (BotError, RulesError, UnknownGameError, MoveError, ConfigError, ResultsError) as error:
-        fail(str(error))
 
 
 def parse_rule_args(pairs: list[str]) -> dict[str, str]:
@@ -283,15 +265,6 @@ def match(
                progress=progress)
 
 
-class Format(StrEnum):
-    """Output formats of `arena ratings`."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    markdown = "markdown"
-
-
 class Method(StrEnum):
     """Rating methods of `arena ratings`."""
 
@@ -435,6 +408,9 @@ def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports
     with user_errors():
         path = write_report(open_run(run))
     typer.echo(f"wrote {path}")
+
+
+app.add_typer(league_app, name="league")
 
 
 def main() -> None:

@@ -75,9 +75,10 @@ class RunDir:
         return self.results / f"part-{start:012d}-{end:012d}.parquet"
 
 
-def write_part(run: RunDir, start: int, end: int, columns: dict[str, list]) -> Path:
-    """Writes the results of games start..end-1 as one Parquet part, atomically."""
-    table = pa.Table.from_pydict(columns, schema=SCHEMA)
+def write_part(run: RunDir, start: int, end: int, columns: dict[str, list], schema: pa.Schema = SCHEMA) -> Path:
+    """Writes the results of games start..end-1 as one Parquet part, atomically (`schema`: SCHEMA, or SCHEMA
+    and more columns, as a league's parts have)."""
+    table = pa.Table.from_pydict(columns, schema=schema)
     if table.num_rows != end - start:
         raise ValueError(f"part {start}-{end} has {table.num_rows} rows")
     sink = pa.BufferOutputStream()

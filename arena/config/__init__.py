@@ -73,7 +73,7 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
     games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
                   for i, raw in enumerate(data["games"]))
-    if (twice := _second(g.label for g in games)) is not None:
+    if (twice := _second((g.label, g.bots) for g in games)) is not None:  # a variant again must name other bots
         raise ConfigError(f"games[{twice}]: {games[twice].label} is listed twice")
     if run.sprt is not None:
         _check_sprt_games(run.sprt, games, bots)

@@ -112,6 +112,9 @@ class OutcomeGroups:
         do not depend on the order of the games): the outcomes, their games by deal and their games before
         each progress checkpoint (checkpoints, groups)."""
         outcomes, progress = self._merge(name_code)
+        first_code = np.empty_like(name_code)
+        first_code[name_code] = np.arange(len(name_code))
+        self.bots = [first_code[self.bots[0]]]  # held on in first-appearance codes: later parts may add games
         if progress is not None:
             progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
         keys = np.concatenate(self.deal_keys)

@@ -121,27 +121,45 @@ def rate_parts(parts: Iterable[pa.Table], settings: RatingSettings | None = None
     into the next part only as the last game's deal, as a run's schedule makes it (its rotations are
     consecutive in game-index order); a deal seen again later would be counted as a second deal.
     """
-    settings = settings or RatingSettings()
-    variants: dict[str, _Variant] = {}
-    last_index = None
+    running = RunningRatings(settings, replicates=replicates, deals=deals)
     for part in parts:
+        running.add(part)
+    return running.tables()
+
+
+class RunningRatings:
+    """`rate_parts` kept open: parts are added as they come (in game-index order) and the tables asked for at any
+    time. A look then costs the new games and the fit, not a second pass over the earlier games: a league's
+    matchmaker looks after every round."""
+
+    def __init__(self, settings: RatingSettings | None = None, *, replicates: int = BOOTSTRAP_REPLICATES,
+                 deals: Mapping[str, int] | None = None) -> None:
+        self.settings, self.replicates, self.deals = settings or RatingSettings(), replicates, deals or {}
+        self.variants: dict[str, _Variant] = {}
+        self.last_index = None
+
+    def add(self, part: pa.Table) -> None:
         check_columns(part.schema.names)
         if not part.num_rows:
-            continue
+            return
         indices = column_array(part, "game_index").to_numpy(zero_copy_only=False)
-        if (np.diff(indices) < 0).any() or (last_index is not None and indices[0] < last_index):
+        if (np.diff(indices) < 0).any() or (self.last_index is not None and indices[0] < self.last_index):
             raise ValueError("results must come in game-index order")
-        last_index = indices[-1]
+        self.last_index = indices[-1]
         for variant, seated in split_by_variant(part):
-            if variant not in variants:
-                variants[variant] = _Variant(settings, replicates, (deals or {}).get(variant))
+            if variant not in self.variants:
+                self.variants[variant] = _Variant(self.settings, self.replicates, self.deals.get(variant))
             with _naming(variant):
-                variants[variant].feed(seated)
-    rated = {}
-    for variant in sorted(variants):
-        with _naming(variant):
-            rated[variant] = variants[variant].finish()
-    return rated
+                self.variants[variant].feed(seated)
+
+    def tables(self) -> dict[str, VariantRatings]:
+        """The tables of the games so far, keyed by variant name, in name order. A deal is complete once asked
+        for: a later part must not continue it (as a round of whole deals never does)."""
+        rated = {}
+        for variant in sorted(self.variants):
+            with _naming(variant):
+                rated[variant] = self.variants[variant].finish()
+        return rated
 
 
 def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,

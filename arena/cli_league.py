@@ -1,0 +1,176 @@
+"""`arena league`: thin wrappers over arena/league/ (docs/league.md). Bad input gets one line and exit status 2."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli_common import WORKERS_HELP, Format, fail, user_errors
+
+league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
+                         "matchmaker chooses (docs/league.md).", no_args_is_help=True)
+
+
+@contextmanager
+def league_errors():
+    """`user_errors`, and the league's own."""
+    from arena.league import LeagueError
+
+    with user_errors():
+        try:
+            yield
+        except LeagueError as error:
+            fail(str(error))
+
+
+@league_app.command("new")
+def league_new(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory to make.")],
+    config: Annotated[Path, typer.Argument(help="League TOML, e.g. configs/league.toml.")],
+) -> None:
+    """Make a league from a league TOML (a tournament config without bots or deals)."""
+    from arena.league import new_league
+
+    with league_errors():
+        settings = new_league(directory, config)
+    typer.echo(f"league {settings.name!r} in {directory}: {', '.join(g.label for g in settings.games)}")
+
+
+@league_app.command("add")
+def league_add(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    spec: Annotated[str, typer.Argument(help="A bot name or path/to/file.py:Class.")],
+    name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
+    games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
+    sandbox: Annotated[bool, typer.Option(help="Check the bot inside the sandbox; --no-sandbox: in a plain "
+                                               "process.")] = True,
+) -> None:
+    """Check a bot as `arena submit` does and freeze its code into the league; changed code under a known name
+    is a new version (NAME@2), the same code again changes nothing."""
+    from arena.league.frozen import add_bot
+
+    with league_errors():
+        added = add_bot(directory, spec, name=name, sandboxed=sandbox, games_per_rules=games)
+    if added.problems:
+        fail(f"{added.bot.name!r} failed its checks, the league is unchanged: {added.problems[0]}")
+    bot = added.bot
+    if not added.new:
+        typer.echo(f"unchanged: the same code is already in the league as {bot.label!r} ({bot.status})")
+        return
+    typer.echo(f"added {bot.label!r} (version {bot.version}, {bot.kind}, code {bot.hash[:12]}), plays "
+               f"{', '.join(bot.games)}")
+
+
+@league_app.command("retire")
+def league_retire(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="The bot (version) to retire.")],
+) -> None:
+    """Stop a bot playing; its games stay in the league and in its history."""
+    from arena.league.frozen import retire_bot
+
+    with league_errors():
+        row, changed = retire_bot(directory, bot)
+    typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
+
+
+class Until(StrEnum):
+    """When `arena league play` stops besides its budget."""
+
+    settled = "settled"
+
+
+@league_app.command("play")
+def league_play(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    games: Annotated[int | None, typer.Option(help="Budget: play rounds until this many games are played "
+                                                   "(a round is cut to the tables that fit).", min=1)] = None,
+    rounds: Annotated[int | None, typer.Option(help="Play at most this many rounds.", min=1)] = None,
+    until: Annotated[Until | None, typer.Option(help="settled: stop once every variant's order is settled.")] = None,
+    workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
+    address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Play the rounds the matchmaker chooses: newcomers first, then the pairs whose order is least certain.
+
+    With no --games, --rounds or --until, one round. A play that was stopped finishes its round first.
+    Example: arena league play club --games 20000 --workers 2
+    """
+    from arena.display import progress_bar
+    from arena.league.play import play_league
+
+    with league_errors():
+        try:
+            with progress_bar(progress) as on_progress:
+                report = play_league(directory, games=games, until_settled=until == Until.settled, rounds=rounds,
+                                     workers=workers, address=address, on_progress=on_progress)
+        except KeyboardInterrupt:
+            fail("interrupted; every finished batch is saved: `arena league play` finishes the round")
+    rounds_text = (f"rounds {report.rounds[0]}-{report.rounds[-1]}" if len(report.rounds) > 1 else
+                   f"round {report.rounds[0]}" if report.rounds else "no round")
+    typer.echo(f"{rounds_text}: {report.played_now:,} games played ({report.backend}); stopped: {report.stopped}")
+
+
+@league_app.command("table")
+def league_table(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    game: Annotated[str | None, typer.Option(help="Only this game (or variant label).")] = None,
+    format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
+    history: Annotated[bool, typer.Option(help="Each bot's rating after every round instead.")] = False,
+) -> None:
+    """The standing table over every game of the finished rounds: the columns of `arena ratings`, and each
+    bot's version, status and when it was added. Safe to run while `play` plays."""
+    import pandas as pd
+
+    from arena.display import _markdown, _ranking, console, table
+    from arena.league.standings import history_frame, standing_frames
+
+    with league_errors():
+        if history:
+            frame = history_frame(directory, game)
+            if format == Format.csv:
+                typer.echo(frame.to_csv(index=False, float_format="%.6f").rstrip("\n"))
+            elif format == Format.json:
+                typer.echo(frame.to_json(orient="records", double_precision=6))
+            else:
+                wide = frame.pivot_table(index=["variant", "round"], columns="bot", values="mu").round(2)
+                typer.echo(_markdown(wide.reset_index().fillna("")) if format == Format.markdown
+                           else wide.to_string(na_rep=""))
+            return
+        _, frames = standing_frames(directory, game)
+    if not frames:
+        typer.echo("no finished round yet: `arena league play` plays one")
+        return
+    if format in (Format.csv, Format.json):
+        merged = pd.concat([frame.assign(variant=variant) for variant, frame in frames.items()], ignore_index=True)
+        typer.echo(merged.to_csv(index=False, float_format="%.6f").rstrip("\n") if format == Format.csv
+                   else merged.to_json(orient="records", double_precision=10))
+        return
+    out, parts = console(), []
+    for variant, frame in frames.items():
+        shown = _ranking(frame)
+        shown.insert(2, "version", frame["version"].astype(str).to_list())
+        shown.insert(3, "added", [text[:10] for text in frame["added"]])
+        shown.insert(4, "status", frame["status"].to_list())
+        title = f"{variant} (TrueSkill, order-free, every game of the league; intervals count deals; 2= shares a tier)"
+        if format == Format.markdown:
+            parts += [f"### {title}", "", _markdown(shown), ""]
+        else:
+            out.print(table(*shown.columns, ids=("rank", "bot"), rows=shown.itertuples(index=False), title=title,
+                            width=out.width))
+    if parts:
+        typer.echo("\n".join(parts).rstrip("\n"))
+
+
+@league_app.command("report")
+def league_report(directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")]) -> None:
+    """Write the league's HTML leaderboard (DIR/leaderboard/index.html), a page per bot, and print its path."""
+    from arena.league.report import write_league_report
+
+    with league_errors():
+        path = write_league_report(directory)
+    typer.echo(f"wrote {path}")

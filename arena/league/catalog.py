@@ -1,0 +1,174 @@
+"""The league's catalog: its bots (names, versions, code hashes, status) and its rounds, in SQLite.
+
+Why SQLite: it is in the standard library, one file, and every change is one transaction. In WAL mode
+a reader (`arena league table`, `report`) sees the last committed state while `play` writes, and a
+process killed in the middle of a transaction leaves the catalog as it was before it: the journal is
+rolled back when the file is next opened. The games themselves are Parquet parts beside it; the catalog
+says which rounds hold which game indices, so the two always agree (a round is recorded before its first
+game is played, and marked done after its last part is saved).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+FORMAT = "arena-league 1"
+"""The catalog's format marker: a league of another format is refused, never misread."""
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    label TEXT PRIMARY KEY,          -- NAME, or NAME@V from the second version on
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    hash TEXT NOT NULL,              -- SHA-256 of the frozen code (or of a bundled bot's name and arena's version)
+    kind TEXT NOT NULL,              -- "file" (frozen under bots/<hash>/) or "bundled"
+    spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class, relative to the league, or the bundled name
+    source TEXT NOT NULL,            -- what was added (the spec as given)
+    games TEXT NOT NULL,             -- JSON list of the games the bot plays
+    status TEXT NOT NULL,            -- "active" or "retired"
+    added TEXT NOT NULL,
+    retired TEXT,
+    UNIQUE (name, version)
+);
+CREATE TABLE rounds (
+    number INTEGER PRIMARY KEY,
+    first_index INTEGER NOT NULL,    -- league game index of the round's first game
+    games INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    config TEXT NOT NULL,            -- the round's tournament config (TOML, bot paths relative to the league)
+    plan TEXT NOT NULL,              -- JSON: each table's variant, bots and why it was chosen
+    status TEXT NOT NULL,            -- "playing" until its last part is saved, then "done"
+    started TEXT NOT NULL,
+    finished TEXT
+);
+"""
+
+
+class LeagueError(ValueError):
+    """Bad input about a league (one line for the user)."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class BotRow:
+    label: str
+    name: str
+    version: int
+    hash: str
+    kind: str
+    spec: str
+    source: str
+    games: tuple[str, ...]
+    status: str
+    added: str
+    retired: str | None
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    number: int
+    first_index: int
+    games: int
+    seed: int
+    config: str
+    plan: list
+    status: str
+    started: str
+    finished: str | None
+
+    @property
+    def end_index(self) -> int:
+        return self.first_index + self.games
+
+
+class Catalog:
+    """The catalog file of a league directory, opened for reading and writing."""
+
+    FILE = "catalog.sqlite"
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = Path(path) / self.FILE
+        if not create and not self.path.is_file():
+            raise LeagueError(f"{path}: not a league directory (no {self.FILE}); make one with `arena league new`")
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        if create:
+            with self.transaction():
+                for statement in _without_comments(SCHEMA).split(";"):
+                    self.db.execute(statement)
+                self.db.execute("INSERT INTO meta VALUES ('format', ?), ('created', ?)", (FORMAT, now()))
+        try:
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.DatabaseError:
+            found = None
+        if found is None or found[0] != FORMAT:
+            self.db.close()
+            what = found[0] if found else "an unknown format"
+            raise LeagueError(f"{path}: a league of {what}, not {FORMAT}; this arena cannot read it")
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (taken at once, so two writers never interleave): all of it or none of it."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: everything read inside sees one committed state."""
+        self.db.execute("BEGIN")
+        try:
+            yield self.db
+        finally:
+            self.db.execute("COMMIT")
+
+    # --- bots ---------------------------------------------------------------------------------------
+
+    def bots(self, status: str | None = None) -> list[BotRow]:
+        """The bots in the order they were added (rowid), all or those of one status."""
+        rows = self.db.execute("SELECT label, name, version, hash, kind, spec, source, games, status, added, retired "
+                               "FROM bots ORDER BY rowid").fetchall()
+        bots = [BotRow(*row[:7], tuple(json.loads(row[7])), *row[8:]) for row in rows]
+        return [b for b in bots if status is None or b.status == status]
+
+    def bot(self, label: str) -> BotRow | None:
+        return next((b for b in self.bots() if b.label == label), None)
+
+    # --- rounds -------------------------------------------------------------------------------------
+
+    def rounds(self) -> list[RoundRow]:
+        rows = self.db.execute("SELECT number, first_index, games, seed, config, plan, status, started, finished "
+                               "FROM rounds ORDER BY number").fetchall()
+        return [RoundRow(*row[:5], json.loads(row[5]), *row[6:]) for row in rows]
+
+    def record_round(self, number: int, first_index: int, games: int, seed: int, config: str, plan: list) -> RoundRow:
+        with self.transaction() as db:
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, NULL)",
+                       (number, first_index, games, seed, config, json.dumps(plan), now()))
+        return next(r for r in self.rounds() if r.number == number)
+
+    def finish_round(self, number: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE rounds SET status = 'done', finished = ? WHERE number = ?", (now(), number))
+
+
+def _without_comments(script: str) -> str:
+    return "\n".join(line.split("--")[0] for line in script.splitlines())

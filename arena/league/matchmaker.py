@@ -1,0 +1,320 @@
+"""The matchmaker: a planner whose every step is a league round, an ordinary tournament config of the tables
+it chose, one `[[games]]` entry a table.
+
+What it chooses, variant by variant, from the catalog and the results so far (never from the clock, the
+workers or the order in which batches finished, so the same adds and retires give the same games):
+
+1. A newcomer (a bot with fewer than `placement` tables in the variant) plays its placement tables first:
+   table k of P seats it with the bots around the (k + 1/2) / P quantile of the field's rating order, so it
+   meets the strong, the middling and the weak.
+2. Then, while it has played fewer than `placement + 2` tables, the tables of the pairs it forms with its
+   neighbours in the rating order, which settle where it stands.
+3. Then the tables of the adjacent pairs whose order is least certain: each adjacent pair is weighted by
+   (1 - |2 LOS - 1|), how near its likelihood of superiority is to one half, times the standard error of
+   its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
+   A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
+   once all are settled, the pairs are weighed by their standard error alone. At three or more players a
+   pair's table is filled with the bots nearest it in the order.
+
+It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
+or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from scipy import special
+
+from arena.config import parse_config
+from arena.league.catalog import BotRow, Catalog, RoundRow
+from arena.league.settings import LeagueSettings
+from arena.plan import Range, Step
+from arena.ratings.tables import RunningRatings
+from arena.results import RATED_COLUMNS
+from arena.seeds import derive_seed
+
+MATCHMAKER_REPLICATES = 100
+"""Deal-bootstrap replicates of the ratings the matchmaker looks at (the standing table uses the default)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table the matchmaker chose: a variant (index into the league's games), its bots, and why."""
+
+    variant: int
+    bots: tuple[str, ...]
+    why: str
+
+
+@dataclass
+class Look:
+    """Where one variant stands: its bots in rating order and each adjacent pair's state."""
+
+    order: list[str]
+    los: list[float] = field(default_factory=list)
+    se: list[float] = field(default_factory=list)
+    settled: list[bool] = field(default_factory=list)
+
+
+class Matchmaker:
+    """The league's planner (arena/plan.py's Planner): `next(new)` records the next round in the catalog before
+    returning it, so a `play` killed at any moment finishes that round first when it runs again."""
+
+    reads_results = True
+
+    def __init__(self, directory, settings: LeagueSettings, catalog: Catalog, *, budget: int | None = None,
+                 until_settled: bool = False, rounds: int | None = None) -> None:
+        self.directory, self.settings, self.catalog = directory, settings, catalog
+        self.budget, self.until_settled = budget, until_settled
+        self.rounds_left = rounds
+        self.results: list[pa.Table] = []
+        """Results handed over and not yet added to `ratings`."""
+        self.ratings = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES)
+        self.current: RoundRow | None = None
+        self.played_now = 0
+        """Games of the rounds chosen by this matchmaker (or finished by it)."""
+        self.stopped = ""
+        """Why it stopped (for the user)."""
+        self.rounds_played: list[int] = []
+        self._config = None
+        """The config of the round just recorded, parsed (to check it) before it was recorded."""
+
+    # --- the planner interface ----------------------------------------------------------------------
+
+    def next(self, new: pa.Table | None) -> Step | None:
+        if self.current is not None:  # the round just played: its results come in its own game indices
+            if new is not None and new.num_rows:
+                self.played_now += new.num_rows
+                shifted = pc.add(new.column("game_index"), self.current.first_index)
+                self.results.append(new.select(RATED_COLUMNS).set_column(0, "game_index", shifted))
+            self.catalog.finish_round(self.current.number)
+            self.rounds_played.append(self.current.number)
+            self.current = None
+        elif new is not None and new.num_rows:  # at the start: the games already saved, in league game indices
+            self.results.append(new.select(RATED_COLUMNS))
+        unfinished = [r for r in self.catalog.rounds() if r.status == "playing"]
+        if unfinished:  # a round cut short: finish it before choosing another
+            return self._step(unfinished[0])
+        if self.rounds_left is not None and self.rounds_left <= 0:
+            self.stopped = "the rounds asked for are played"
+            return None
+        left = None if self.budget is None else self.budget - self.played_now
+        if left is not None and left <= 0:
+            self.stopped = f"the budget of {self.budget:,} games is spent"
+            return None
+        tables = self.choose()
+        if self.until_settled and not tables:
+            self.stopped = "every variant is settled"
+            return None
+        if not tables:
+            self.stopped = "no variant has enough active bots to make a table"
+            return None
+        if left is not None:
+            tables = self._within(tables, left)
+            if not tables:
+                self.stopped = f"the budget of {self.budget:,} games leaves too few for a table"
+                return None
+        if self.rounds_left is not None:
+            self.rounds_left -= 1
+        return self._step(self._record(tables))
+
+    def most_games(self) -> int:
+        return self.played_now + (0 if self.budget is None else max(0, self.budget - self.played_now))
+
+    def note(self) -> str:
+        return "" if self.current is None else f"round {self.current.number}"
+
+    def played(self) -> list[Range]:
+        return [(r.first_index, r.end_index) for r in self.catalog.rounds() if r.number in self.rounds_played]
+
+    def summary(self) -> dict | None:
+        return {"stopped": self.stopped, "played_now": self.played_now}
+
+    # --- choosing -----------------------------------------------------------------------------------
+
+    def choose(self) -> list[Table]:
+        """The tables of the next round (empty with `until_settled` once everything is settled)."""
+        active = self.catalog.bots("active")
+        played = self._tables_played()
+        rated = self._rate()
+        tables: list[Table] = []
+        for number, game in enumerate(self.settings.games):
+            players = self.settings.players(game)
+            eligible = [b for b in active if game.game in b.games]
+            if len(eligible) < players:
+                continue
+            look = self._look(game.label, eligible, rated.get(game.label))
+            tables += [Table(number, bots, why) for bots, why in
+                       self._variant_tables(look, players, played[game.label])]
+        return tables
+
+    def _variant_tables(self, look: Look, players: int, played: Counter) -> list[tuple[tuple[str, ...], str]]:
+        settings, order = self.settings, look.order
+        chosen: list[tuple[tuple[str, ...], str]] = []
+        newcomers = [b for b in order if played[b] < settings.placement]
+        for newcomer in sorted(newcomers, key=order.index):
+            field_ = [b for b in order if b not in newcomers] or [b for b in order if b != newcomer]
+            if len(field_) < players - 1:
+                field_ = [b for b in order if b != newcomer]
+            for k in range(played[newcomer], settings.placement):
+                centre = (k + 0.5) / settings.placement * len(field_) - 0.5
+                near = sorted(range(len(field_)), key=lambda i: (abs(i - centre), i))[:players - 1]
+                chosen.append((tuple(sorted([newcomer, *(field_[i] for i in near)])),
+                               f"placement {k + 1}/{settings.placement} of {newcomer}"))
+        if chosen:
+            return _unique(chosen)
+        slots = settings.tables or max(1, len(order) // players)
+        weights = []
+        for i in range(len(order) - 1):
+            pair = (order[i], order[i + 1])
+            settling = [b for b in pair if played[b] < settings.placement + 2]
+            if settling:  # a newcomer's neighbours come before every other pair
+                weights.append((1, look.se[i], i, f"settling the neighbours of {settling[0]}"))
+            elif not look.settled[i]:
+                weights.append((0, (1 - abs(2 * look.los[i] - 1)) * look.se[i], i,
+                                f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
+        if not weights:
+            if self.until_settled:
+                return []
+            weights = [(0, look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
+                       for i in range(len(order) - 1)]
+        weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
+        for _, _, i, why in weights[:slots]:
+            chosen.append((_table_around(order, i, players), why))
+        return _unique(chosen)
+
+    def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
+        """The variant's active bots in rating order (unrated ones after, in the order they came) and the state
+        of each adjacent pair."""
+        names = [b.label for b in eligible]
+        if rated is None:
+            order = names
+            mu, se_matrix = {}, None
+        else:
+            ranked = [b for b in rated.table["bot"] if b in names]
+            order = ranked + [b for b in names if b not in ranked]
+            mu = dict(zip(rated.table["bot"], rated.table["mu"], strict=True))
+            position = {b: i for i, b in enumerate(rated.table["bot"])}
+            se_matrix = rated.difference_se
+        z = float(special.ndtri(1 - (1 - self.settings.confidence) / 2))
+        look = Look(order)
+        for a, b in zip(order, order[1:], strict=False):
+            if a in mu and b in mu and se_matrix is not None:
+                se = float(se_matrix[position[a], position[b]])
+                diff = float(mu[a] - mu[b])
+                los = float(special.ndtr(diff / se)) if se > 0 else 1.0
+                settled = diff - z * se > 0 or abs(diff) + z * se <= self.settings.tie_margin
+            else:
+                se, los, settled = self.settings.ratings.sigma, 0.5, False
+            look.los.append(los)
+            look.se.append(se)
+            look.settled.append(settled)
+        return look
+
+    def _rate(self) -> dict:
+        """The ratings of every game so far: the results handed over since the last look are added to the running
+        sums (a round holds whole deals), so a look costs the new games and the fit."""
+        if self.results:
+            table = pa.concat_tables(self.results).sort_by("game_index")
+            self.results = []
+            self.ratings.add(table)
+        return self.ratings.tables()
+
+    def _tables_played(self) -> dict[str, Counter]:
+        """Per variant label, how many tables each bot has been given (in recorded rounds)."""
+        played: dict[str, Counter] = {g.label: Counter() for g in self.settings.games}
+        for round_ in self.catalog.rounds():
+            for table in round_.plan:
+                played.setdefault(table["variant"], Counter()).update(table["bots"])
+        return played
+
+    def _within(self, tables: list[Table], left: int) -> list[Table]:
+        """The tables, in the order chosen, that fit in `left` games."""
+        kept, games = [], 0
+        for table in tables:
+            cost = self.settings.deals * len(table.bots)
+            if games + cost <= left:
+                kept.append(table)
+                games += cost
+        return kept
+
+    # --- rounds -------------------------------------------------------------------------------------
+
+    def _record(self, tables: list[Table]) -> RoundRow:
+        rounds = self.catalog.rounds()
+        number = 1 + (rounds[-1].number if rounds else 0)
+        first = rounds[-1].end_index if rounds else 0
+        seed = derive_seed(self.settings.seed, "round", number)
+        bots = {b.label: b for b in self.catalog.bots()}
+        text = round_config(self.settings, number, seed, tables, bots)
+        self._config = parse_config(text, base=self.directory)  # a round that cannot be played is never recorded
+        games = sum(self.settings.deals * len(t.bots) for t in tables)
+        plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
+        return self.catalog.record_round(number, first, games, seed, text, plan)
+
+    def _step(self, round_: RoundRow) -> Step:
+        self.current = round_
+        config, self._config = self._config or parse_config(round_.config, base=self.directory), None
+        tables, first = [], 0
+        for game in config.games:  # one range a table, so each is cut into batches by its own pace
+            size = game.deals * len(game.bots)
+            tables.append((first, first + size))
+            first += size
+        return Step(config, tables, sized=True)
+
+
+
+def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[Table],
+                 bots: dict[str, BotRow]) -> str:
+    """A round as a tournament config: a `[[games]]` entry a table (its bots exactly), the league's run and
+    ratings settings, the bots' frozen code by path relative to the league directory."""
+    text = json.dumps  # a JSON string is a TOML basic string
+    lines = [f"# round {number} of the league {settings.name}", f"name = {text(f'{settings.name}-round-{number}')}",
+             f"seed = {seed}", ""]
+    for table in tables:
+        game = settings.games[table.variant]
+        rules = ", ".join(f"{k} = {_toml(v)}" for k, v in sorted(game.rules.items()))
+        lines += ["[[games]]", f"game = {text(game.game)}", f"deals = {settings.deals}", "duplicate = true",
+                  f"rules = {{{f' {rules} ' if rules else ''}}}", f"bots = [{', '.join(map(text, table.bots))}]", ""]
+    for label in sorted({b for t in tables for b in t.bots}):
+        bot = bots[label]
+        isolation = settings.isolation if bot.kind == "file" else "none"
+        lines += ["[[bots]]", f"name = {text(label)}", f"path = {text(bot.spec)}",
+                  *([f"isolation = {text(isolation)}"] if isolation != "none" else []), ""]
+    run = settings.run
+    lines += ["[run]", f"batch_size = {run.batch_size}", f"move_time_limit = {run.move_time_limit or 0}",
+              f"setup_time_limit = {run.setup_time_limit}", "", "[ratings]"]
+    ratings = settings.ratings
+    lines += [f"{key} = {getattr(ratings, key)!r}" for key in ("mu", "sigma", "beta", "tau", "draw_probability")]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
+
+
+def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
+    """The pair order[i], order[i + 1] and the players - 2 bots nearest it in the order."""
+    seats, below, above = [i, i + 1], i - 1, i + 2
+    while len(seats) < players:
+        if above < len(order) and (below < 0 or (above - i - 1) <= (i - below)):
+            seats.append(above)
+            above += 1
+        else:
+            seats.append(below)
+            below -= 1
+    return tuple(sorted(order[s] for s in seats))
+
+
+def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+    seen, kept = set(), []
+    for bots, why in tables:
+        if bots not in seen:
+            seen.add(bots)
+            kept.append((bots, why))
+    return kept

@@ -1,0 +1,114 @@
+"""`arena league play`: the matchmaker's rounds, played by the tournament runner's workers (one local worker
+or Ray), each finished batch saved at once as a Parquet part of league game indices, with the round.
+
+One `play` at a time: a lock file held with flock (released by the kernel when the process ends, however it
+ends). A round is recorded in the catalog before its first game, so a `play` killed at any moment finishes
+that round first, playing only the games missing from its parts; no game is played twice, none lost.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from arena.league import load_settings
+from arena.league.catalog import Catalog, LeagueError, RoundRow
+from arena.league.matchmaker import Matchmaker
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, scan_parts, write_part
+
+LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
+"""A league's result parts: the run columns (game_index is the league's) and the round."""
+LOCK_FILE = "play.lock"
+
+
+@contextmanager
+def play_lock(directory: Path) -> Iterator[None]:
+    """Holds the league's play lock, or refuses at once when another `play` holds it."""
+    handle = open(Path(directory) / LOCK_FILE, "a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeagueError(f"{directory}: another `arena league play` is playing this league; "
+                              "wait for it to finish") from None
+        yield
+    finally:
+        handle.close()
+
+
+@dataclass
+class PlayReport:
+    rounds: list[int]
+    played_now: int
+    stopped: str
+    backend: str
+
+
+def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None) -> Iterator[pa.Table]:
+    """The results of the given rounds, part by part in game-index order (columns: all of LEAGUE_SCHEMA)."""
+    import pyarrow.parquet as pq
+
+    ranges = sorted((r.first_index, r.end_index) for r in rounds)
+    for path in sorted((Path(directory) / "results").glob("part-*.parquet")):
+        match = PART_NAME.fullmatch(path.name)
+        if match and any(first <= int(match[1]) and int(match[2]) <= end for first, end in ranges):
+            yield pq.read_table(path, schema=LEAGUE_SCHEMA, columns=columns)
+
+
+def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
+                workers: int | None = None, address: str | None = None,
+                on_progress: Callable[..., None] | None = None, planner: type[Matchmaker] = Matchmaker) -> PlayReport:
+    """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round. The
+    matchmaker (or `planner`, a class of its kind: benchmarks/league.py compares random tables) is the planner
+    of the tournament runner's loop (arena.runner.execute)."""
+    from arena.runner import execute, make_pool
+
+    directory = Path(directory)
+    settings = load_settings(directory)
+    if games is None and rounds is None and not until_settled:
+        rounds = 1
+    with play_lock(directory):
+        catalog = Catalog(directory)
+        try:
+            run = RunDir(directory)
+            _set_aside_damaged(run)
+            matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
+                                    rounds=rounds)
+            history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
+            workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
+            backend, pool = make_pool(workers, address if address is not None else settings.run.address)
+
+            def done(config) -> list[tuple[int, int]]:
+                """The batches of the round being played already saved, in its own game indices (by the parts'
+                names: the damaged ones were set aside above, and those written since are whole)."""
+                first, end = matchmaker.current.first_index, matchmaker.current.end_index
+                names = (PART_NAME.fullmatch(path.name) for path in run.results.glob("part-*.parquet"))
+                return [(int(m[1]) - first, int(m[2]) - first) for m in names
+                        if m and first <= int(m[1]) and int(m[2]) <= end]
+
+            def save(step, batch: tuple[int, int], columns: dict) -> None:
+                first, number = matchmaker.current.first_index, matchmaker.current.number
+                columns = {**columns, "game_index": [first + i for i in columns["game_index"]],
+                           "round": [number] * (batch[1] - batch[0])}
+                write_part(run, first + batch[0], first + batch[1], columns, schema=LEAGUE_SCHEMA)
+
+            execute(matchmaker, pool, done=done, save=save, batch_size=settings.run.batch_size,
+                    first=pa.concat_tables(history) if history else None, on_progress=on_progress)
+        finally:
+            catalog.close()
+    return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend)
+
+
+def _set_aside_damaged(run: RunDir) -> None:
+    """Moves a part cut short by a crash out of the results: its games are played again."""
+    for path, reason in scan_parts(run)[1]:
+        aside = run.path / "damaged" / path.name
+        aside.parent.mkdir(exist_ok=True)
+        os.replace(path, aside)
+        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

@@ -1,0 +1,103 @@
+"""A league's TOML (`league.toml`): a tournament config without bots or deals, plus the matchmaker's knobs.
+
+    name = "club"
+    seed = 7
+    [[games]]                 # the variants the league plays (every table on duplicate deals)
+    game = "go_for_it"
+    rules = { players = 4 }
+    [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit
+    [ratings]                 # as in a tournament
+    [league]                  # deals per table, tables per round, placement tables, isolation, confidence, tie_margin
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+from arena.config import ConfigError, GameEntry, RatingSettings, RunSettings, rating_settings
+from arena.config import _run_settings as run_settings
+from arena.config.models import _check_keys, _integer, _number, _string, _table
+from arena.games import RulesError, UnknownGameError, get_game, make_rules
+
+RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
+ISOLATIONS = ("sandbox", "process", "none")
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    name: str
+    seed: int
+    games: tuple[GameEntry, ...]
+    """The variants, each as a games entry without bots (its deals are the matchmaker's)."""
+    run: RunSettings
+    ratings: RatingSettings
+    deals: int = 4
+    """Deals a table plays when the matchmaker chooses it (each in every seat rotation)."""
+    tables: int = 0
+    """Tables per variant a round; 0: one per `players` active bots, at least one."""
+    placement: int = 3
+    """Tables a newcomer plays against a spread of the field before the uncertain pairs are played."""
+    isolation: str = "sandbox"
+    """How a frozen bot's code plays: "sandbox" (default, docs/sandbox.md), "process" or "none"."""
+    confidence: float = 0.95
+    """`--until settled`: each adjacent pair's rating difference is separated or a tie at this confidence."""
+    tie_margin: float = 0.5
+    text: str = ""
+
+    def players(self, game: GameEntry) -> int:
+        module = get_game(game.game)
+        return module.players(make_rules(module.Rules, game.rules))
+
+
+def parse_settings(text: str) -> LeagueSettings:
+    """The league TOML in `text`, checked; every problem is one ConfigError line naming the field."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"malformed TOML: {error}") from None
+    _check_keys(data, {"name", "seed", "games", "run", "ratings", "league"}, "")
+    for key in ("name", "seed", "games"):
+        if key not in data:
+            raise ConfigError(f"{key}: missing")
+    name = _string(data["name"], "name")
+    if any(not ch.isalnum() and ch not in "-_." for ch in name):
+        raise ConfigError(f"name: letters, digits, - _ and . only, not {name!r}")
+    seed = _integer(data["seed"], "seed", 0)
+    if not isinstance(data["games"], list) or not data["games"]:
+        raise ConfigError("games: must be a non-empty array of tables ([[games]])")
+    games = tuple(_variant(_table(raw, f"games[{i}]"), f"games[{i}].") for i, raw in enumerate(data["games"]))
+    labels = [g.label for g in games]
+    if len(set(labels)) < len(labels):
+        raise ConfigError(f"games: {next(x for x in labels if labels.count(x) > 1)} is listed twice")
+    raw_run = _table(data.get("run", {}), "run")
+    _check_keys(raw_run, RUN_KEYS, "run.")
+    run = run_settings(raw_run, ())
+    ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
+    raw = _table(data.get("league", {}), "league")
+    _check_keys(raw, {"deals", "tables", "placement", "isolation", "confidence", "tie_margin"}, "league.")
+    isolation = raw.get("isolation", "sandbox")
+    if isolation not in ISOLATIONS:
+        raise ConfigError(f"league.isolation: must be one of {', '.join(map(repr, ISOLATIONS))}, not {isolation!r}")
+    confidence = raw.get("confidence", 0.95)
+    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
+        raise ConfigError(f"league.confidence: must be a number in [0.5, 1), not {confidence!r}")
+    return LeagueSettings(name, seed, games, run, ratings, _integer(raw.get("deals", 4), "league.deals", 1),
+                          _integer(raw.get("tables", 0), "league.tables", 0),
+                          _integer(raw.get("placement", 3), "league.placement", 1), isolation, confidence,
+                          _number(raw.get("tie_margin", 0.5), "league.tie_margin", inclusive=True), text)
+
+
+def _variant(raw: dict, where: str) -> GameEntry:
+    _check_keys(raw, {"game", "rules"}, where)
+    if "game" not in raw:
+        raise ConfigError(f"{where}game: missing")
+    try:
+        game = get_game(_string(raw["game"], where + "game"))
+        rules = _table(raw.get("rules", {}), where + "rules")
+        make_rules(game.Rules, rules)
+    except UnknownGameError as error:
+        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
+    except RulesError as error:
+        raise ConfigError(f"{where}rules: {error}") from None
+    return GameEntry(game.id, 1, True, dict(rules))

@@ -1,0 +1,74 @@
+"""The league's standing tables: the rating tables of `arena ratings` over every game of the finished rounds,
+each bot's row with its version, status and when it was added; and its rating as the league grew.
+
+A reader takes one catalog snapshot and reads the parts of the rounds it lists as done: what `play` writes
+meanwhile (the parts of a round not yet finished) is not read, so the tables always stand on whole rounds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from arena.league import load_settings
+from arena.league.catalog import BotRow, Catalog, RoundRow
+from arena.league.play import league_parts
+from arena.results import RATED_COLUMNS
+
+HISTORY_REPLICATES = 20
+"""Bootstrap replicates of each point of `--history` (its mu needs none; its table is only the mu)."""
+
+
+def snapshot(directory: Path) -> tuple[list[BotRow], list[RoundRow]]:
+    """The bots and the finished rounds, as one committed state of the catalog."""
+    catalog = Catalog(directory)
+    try:
+        with catalog.snapshot():
+            return catalog.bots(), [r for r in catalog.rounds() if r.status == "done"]
+    finally:
+        catalog.close()
+
+
+def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replicates: int | None = None) -> dict:
+    """The rating tables (arena.ratings.tables.VariantRatings by variant) of the games of `rounds` (default:
+    every finished round)."""
+    from arena.ratings.tables import deal_counts, rate_parts
+
+    settings = load_settings(directory)
+    if rounds is None:
+        rounds = snapshot(directory)[1]
+    options = {} if replicates is None else {"replicates": replicates}
+    deals = deal_counts(league_parts(directory, rounds, ["variant", "deal"]))
+    return rate_parts(league_parts(directory, rounds, RATED_COLUMNS), settings.ratings, deals=deals, **options)
+
+
+def standing_frames(directory: Path, game: str | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """The ratings by variant and each variant's table with the bot's version, status and added date beside it."""
+    from arena.display import select
+
+    bots, rounds = snapshot(directory)
+    rated = select(league_ratings(directory, rounds), game) if rounds else {}
+    by_label = {b.label: b for b in bots}
+    frames = {}
+    for variant, ratings in rated.items():
+        table = ratings.table.copy()
+        position = table.columns.get_loc("bot") + 1
+        table.insert(position, "version", [by_label[b].version if b in by_label else 0 for b in table["bot"]])
+        table.insert(position + 1, "status", [by_label[b].status if b in by_label else "" for b in table["bot"]])
+        table.insert(position + 2, "added", [by_label[b].added if b in by_label else "" for b in table["bot"]])
+        frames[variant] = table
+    return rated, frames
+
+
+def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
+    """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games)."""
+    _, rounds = snapshot(directory)
+    rows = []
+    for k in range(1, len(rounds) + 1):
+        for variant, rated in league_ratings(directory, rounds[:k], HISTORY_REPLICATES).items():
+            if game is not None and not (variant == game or variant.startswith(game + ":")):
+                continue
+            for row in rated.table.itertuples(index=False):
+                rows.append((rounds[k - 1].number, variant, row.bot, row.mu, row.sigma, row.games))
+    return pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])

@@ -1,0 +1,411 @@
+"""The league: new, add (checks, freezing, versions), retire, play (rounds, resume after SIGKILL, one at a time),
+and the standing table, through the real command in real processes, with real Parquet parts and SQLite."""
+
+import hashlib
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from browser import find_chromium, visit
+
+from arena.league.catalog import Catalog
+from arena.league.play import play_lock
+from arena.results import PART_NAME, RunDir, run_digest
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+LEAGUE_TOML = """
+name = "club"
+seed = 11
+
+[[games]]
+game = "caterpillar"
+
+[run]
+workers = 1
+batch_size = 4
+
+[league]
+deals = 2
+placement = 2
+isolation = "process"
+"""
+
+BOT = '''
+from arena.bots import Bot
+import time
+
+
+class Paced(Bot):
+    """Random moves, {pace} s a move: slow enough to be killed mid-round."""
+
+    name = "paced"
+    games = {{"caterpillar"}}
+
+    def reset(self, game_id, seat, rules, rng):
+        self.rng = rng
+
+    def act(self, observation):
+        time.sleep({pace})
+        return self.rng.choice(observation.legal_moves)
+'''
+
+BROKEN = '''
+from arena.bots import Bot
+
+
+class Broken(Bot):
+    name = "broken"
+    games = {"caterpillar"}
+
+    def act(self, observation):
+        raise RuntimeError("no")
+'''
+
+
+def arena(*args, check=True, **kwargs):
+    done = subprocess.run(ARENA + [str(a) for a in args], capture_output=True, text=True, timeout=600, **kwargs)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def one_line_refusal(done) -> str:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+def make_league(tmp_path: Path, name: str = "league", toml: str = LEAGUE_TOML) -> Path:
+    config = tmp_path / f"{name}.toml"
+    config.write_text(toml)
+    arena("league", "new", tmp_path / name, config)
+    return tmp_path / name
+
+
+def bot_file(tmp_path: Path, pace: float = 0.0, name: str = "paced.py") -> Path:
+    path = tmp_path / name
+    path.write_text(BOT.format(pace=pace))
+    return path
+
+
+def add(league: Path, spec, *more, check=True):
+    return arena("league", "add", league, spec, "--no-sandbox", "--games", "1", *more, check=check)
+
+
+def state(league: Path) -> str:
+    """Everything a league holds: the catalog's rows and every file's bytes (the play lock aside)."""
+    db = sqlite3.connect(league / "catalog.sqlite")
+    rows = [db.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("meta", "bots", "rounds")]
+    db.close()
+    sha = hashlib.sha256(repr(rows).encode())
+    for path in sorted(league.rglob("*")):
+        if path.is_file() and not path.name.startswith(("catalog.sqlite", "play.lock")):
+            sha.update(str(path.relative_to(league)).encode() + path.read_bytes())
+    return sha.hexdigest()
+
+
+def catalog_agrees_with_parts(league: Path) -> int:
+    """Asserts that the parts hold each game of the recorded rounds exactly once, and nothing else; the games."""
+    catalog = Catalog(league)
+    rounds = catalog.rounds()
+    catalog.close()
+    covered = []
+    for path in sorted((league / "results").glob("part-*.parquet")):
+        start, end = map(int, PART_NAME.fullmatch(path.name).groups())
+        table = pq.read_table(path)
+        assert table.column("game_index").to_pylist() == list(range(start, end))
+        (number,) = set(table.column("round").to_pylist())
+        (round_,) = [r for r in rounds if r.number == number]
+        assert round_.first_index <= start and end <= round_.end_index
+        covered.append((start, end))
+    covered.sort()
+    position = 0
+    for start, end in covered:
+        assert start == position, f"games {position}..{start - 1} missing or doubled"
+        position = end
+    assert position == (rounds[-1].end_index if rounds else 0)
+    assert all(r.status == "done" for r in rounds)
+    return position
+
+
+def test_new_add_versions_retire_and_refusals(tmp_path):
+    league = make_league(tmp_path)
+    assert "refuses" not in one_line_refusal(arena("league", "new", league, tmp_path / "league.toml", check=False))
+    bad = tmp_path / "bad.toml"
+    bad.write_text(LEAGUE_TOML.replace('game = "caterpillar"', 'game = "snap"'))
+    assert "games[0].game" in one_line_refusal(arena("league", "new", tmp_path / "other", bad, check=False))
+    assert not (tmp_path / "other").exists()
+
+    paced = bot_file(tmp_path)
+    assert "added 'paced' (version 1, file" in add(league, f"{paced}:Paced").stdout
+    frozen = list((league / "bots").iterdir())
+    assert len(frozen) == 1 and (frozen[0] / "paced.py").read_text() == paced.read_text()
+    before = state(league)
+    assert "unchanged" in add(league, f"{paced}:Paced").stdout
+    assert state(league) == before
+
+    paced.write_text(paced.read_text().replace("Random moves", "Random moves, version two"))
+    assert "added 'paced@2' (version 2" in add(league, f"{paced}:Paced").stdout
+    assert "added 'random'" in add(league, "random").stdout
+    before = state(league)
+    broken = tmp_path / "broken.py"
+    broken.write_text(BROKEN)
+    refused = arena("league", "add", league, f"{broken}:Broken", "--games", "1", check=False)  # in the sandbox
+    assert "failed its checks" in one_line_refusal(refused)
+    assert "unknown bot" in one_line_refusal(add(league, "no-such-bot", check=False))
+    assert "unknown bot" not in one_line_refusal(arena("league", "retire", league, "nobody", check=False))
+    assert state(league) == before, "a refused add or retire changes nothing"
+
+    assert "retired 'paced'" in arena("league", "retire", league, "paced").stdout
+    assert "already retired" in arena("league", "retire", league, "paced").stdout
+    catalog = Catalog(league)
+    assert [(b.label, b.version, b.status) for b in catalog.bots()] == [
+        ("paced", 1, "retired"), ("paced@2", 2, "active"), ("random", 1, "active")]
+    catalog.close()
+    arena("league", "play", league, "--rounds", "2", "--no-progress")
+    catalog = Catalog(league)
+    played = {b for r in catalog.rounds() for t in r.plan for b in t["bots"]}
+    catalog.close()
+    assert played == {"paced@2", "random"}, "a retired version does not play"
+
+    with sqlite3.connect(league / "catalog.sqlite") as db:
+        db.execute("UPDATE meta SET value = 'arena-league 99' WHERE key = 'format'")
+    line = one_line_refusal(arena("league", "table", league, check=False))
+    assert "arena-league 99" in line
+    assert "not a league directory" in one_line_refusal(arena("league", "play", tmp_path, check=False))
+
+
+def test_a_new_bot_leaves_earlier_games_untouched_and_plays_first(tmp_path):
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    add(league, "random", "--name", "random-twin")
+    arena("league", "play", league, "--rounds", "3", "--no-progress")
+    parts = {p.name: p.read_bytes() for p in (league / "results").glob("part-*.parquet")}
+    add(league, "heuristic")
+    arena("league", "play", league, "--rounds", "1", "--no-progress")
+    assert all((league / "results" / name).read_bytes() == data for name, data in parts.items())
+    catalog = Catalog(league)
+    last = catalog.rounds()[-1]
+    catalog.close()
+    assert last.plan and all("heuristic" in t["bots"] and t["why"].startswith("placement") for t in last.plan)
+    catalog_agrees_with_parts(league)
+
+
+def test_a_second_play_is_refused_while_one_plays(tmp_path):
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    before = state(league)
+    with play_lock(league):
+        line = one_line_refusal(arena("league", "play", league, "--no-progress", check=False))
+    assert "another `arena league play`" in line
+    assert state(league) == before
+
+
+def test_identical_twins_tie(tmp_path):
+    league = make_league(tmp_path, toml=LEAGUE_TOML.replace("deals = 2", "deals = 40"))
+    add(league, "greedy")
+    add(league, "greedy", "--name", "twin")
+    add(league, "random")
+    arena("league", "play", league, "--rounds", "6", "--no-progress")
+    table = arena("league", "table", league, "--format", "json").stdout
+    import json
+
+    rows = {r["bot"]: r for r in json.loads(table)}
+    assert rows["greedy"]["tier"] == rows["twin"]["tier"] != rows["random"]["tier"]
+
+
+def _cut_short(league: Path) -> bool:
+    """Whether a round is being played, with some of its games saved and some not."""
+    catalog = Catalog(league)
+    playing = [r for r in catalog.rounds() if r.status == "playing"]
+    catalog.close()
+    if not playing:
+        return False
+    names = (PART_NAME.fullmatch(p.name) for p in (league / "results").glob("part-*"))
+    first, end = playing[0].first_index, playing[0].end_index
+    saved = sum(int(m[2]) - int(m[1]) for m in names if m and first <= int(m[1]) < end)
+    return 0 < saved < playing[0].games
+
+
+@pytest.mark.slow
+def test_sigkill_during_play_then_play_loses_and_doubles_nothing(tmp_path):
+    paced = bot_file(tmp_path, pace=0.004)
+    toml = LEAGUE_TOML.replace("deals = 2", "deals = 6")  # 12 games a table, 4 a part
+    leagues = [make_league(tmp_path, name, toml) for name in ("killed", "whole")]
+    for league in leagues:
+        add(league, f"{paced}:Paced")
+        add(league, "random")
+        add(league, "greedy")
+    killed, whole = leagues
+    process = subprocess.Popen(ARENA + ["league", "play", str(killed), "--rounds", "5", "--no-progress"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while not _cut_short(killed):  # a round recorded and partly saved: kill it there
+        assert process.poll() is None and time.time() < deadline, "play ended before it could be killed"
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    arena("league", "play", killed, "--rounds", "1", "--no-progress")  # finishes the round cut short, plays one
+    catalog = Catalog(killed)
+    rounds = len(catalog.rounds())
+    catalog.close()
+    games = catalog_agrees_with_parts(killed)
+    arena("league", "play", whole, "--rounds", rounds, "--no-progress")
+    assert catalog_agrees_with_parts(whole) == games
+    assert run_digest(RunDir(killed)) == run_digest(RunDir(whole)), "the same rounds, the same games"
+
+
+@pytest.mark.slow
+def test_sigkill_during_add_leaves_the_league_whole(tmp_path):
+    league = make_league(tmp_path)
+    paced = bot_file(tmp_path)
+    for delay in (0.3, 0.8, 1.5, 2.5):
+        process = subprocess.Popen(ARENA + ["league", "add", str(league), f"{paced}:Paced", "--no-sandbox",
+                                            "--games", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        catalog = Catalog(league)
+        assert len(catalog.bots()) <= 1
+        catalog.close()
+    add(league, f"{paced}:Paced")
+    add(league, "random")
+    catalog = Catalog(league)
+    assert [b.label for b in catalog.bots()] == ["paced", "random"]
+    catalog.close()
+    (frozen,) = [p for p in (league / "bots").iterdir() if not p.name.startswith(".")]
+    assert (frozen / "paced.py").read_text() == paced.read_text()
+    arena("league", "play", league, "--no-progress")
+    catalog_agrees_with_parts(league)
+
+
+@pytest.mark.slow
+def test_a_reader_during_play_sees_whole_rounds(tmp_path):
+    from arena.league.standings import snapshot, standing_frames
+
+    league = make_league(tmp_path)
+    add(league, f"{bot_file(tmp_path, pace=0.002)}:Paced")
+    add(league, "random")
+    add(league, "greedy")
+    process = subprocess.Popen(ARENA + ["league", "play", str(league), "--rounds", "6", "--no-progress"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = set()
+    try:
+        while process.poll() is None:
+            _, frames = standing_frames(league)
+            _, rounds = snapshot(league)  # later: every round the table could have read, and maybe more
+            games = sum(int(f["games"].sum()) // 2 for f in frames.values())
+            ends = {0} | {sum(r.games for r in rounds[:k]) for k in range(1, len(rounds) + 1)}
+            assert games in ends, "a table stands on whole rounds"
+            seen.add(games)
+    finally:
+        process.wait()
+    assert process.returncode == 0
+    assert len(seen) >= 2, "read while play was writing"
+    catalog_agrees_with_parts(league)
+
+
+@pytest.mark.slow
+def test_same_seed_and_adds_give_the_same_games_on_one_and_two_workers(tmp_path):
+    digests = []
+    for workers in (1, 2):
+        league = make_league(tmp_path, f"w{workers}")
+        for spec in ("random", "greedy", "heuristic"):
+            add(league, spec)
+        arena("league", "play", league, "--rounds", "3", "--workers", workers, "--no-progress")
+        catalog_agrees_with_parts(league)
+        digests.append(run_digest(RunDir(league)))
+    assert digests[0] == digests[1]
+
+
+def test_the_table_shows_version_and_added(tmp_path):
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    assert "no finished round" in arena("league", "table", league).stdout
+    arena("league", "play", league, "--rounds", "2", "--no-progress")
+    csv = arena("league", "table", league, "--format", "csv").stdout.splitlines()
+    header = csv[0].split(",")
+    assert header[:6] == ["rank", "tier", "bot", "version", "status", "added"] and len(csv) == 3
+    assert "| caterpillar | 2 |" in arena("league", "table", league, "--history", "--format", "markdown").stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
+                    reason="Chromium is not installed (Debian: apt-get install chromium)")
+def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
+    league = make_league(tmp_path)
+    for spec in ("random", "greedy", "heuristic"):
+        add(league, spec)
+    arena("league", "play", league, "--rounds", "3", "--no-progress")
+    arena("league", "retire", league, "random")
+    index = Path(arena("league", "report", league).stdout.split("wrote ", 1)[1].strip())
+    probe = """({rows: Array.from(document.querySelectorAll('table.leaderboard tr')).slice(1).map(
+        r => Array.from(r.cells).map(c => c.textContent)),
+        links: Array.from(document.querySelectorAll('table.leaderboard a')).map(a => a.getAttribute('href'))})"""
+    seen = visit(index, "document.body.dataset.ready === 'yes'", probe)
+    assert seen.ready and seen.exceptions == [] and seen.console_errors == []
+    assert [url for url in seen.requests if url != index.resolve().as_uri()] == [], "the page loads nothing"
+    rows = seen.probe["rows"]
+    assert sorted(r[1] for r in rows) == ["greedy", "heuristic", "random"]
+    assert {r[1]: r[4] for r in rows}["random"] == "retired"
+    for link in seen.probe["links"]:
+        bot_page = index.parent / link
+        pairings = "Array.from(document.querySelectorAll('h3 + table tr')).slice(1).map(r => r.cells[0].textContent)"
+        page = visit(bot_page, "document.body.dataset.ready === 'yes'", pairings)
+        assert page.ready and page.exceptions == [] and page.console_errors == []
+        assert len(page.probe) == 2, "it met both others"
+        replay = re.search(r"href='(replay-[^']+)'", bot_page.read_text())[1]
+        shown = visit(index.parent / replay, "document.readyState === 'complete'", "document.title")
+        assert shown.exceptions == [] and shown.console_errors == []
+
+
+def test_play_keeps_its_budget_at_round_boundaries_and_stops_when_settled(tmp_path):
+    league = make_league(tmp_path)
+    for spec in ("random", "heuristic"):
+        add(league, spec)
+    out = arena("league", "play", league, "--games", 30, "--no-progress").stdout
+    played = int(re.search(r"([\d,]+) games played", out)[1])
+    assert 0 < played <= 30 and "budget of 30 games" in out
+    assert catalog_agrees_with_parts(league) == played
+    out = arena("league", "play", league, "--until", "settled", "--games", 4000, "--no-progress").stdout
+    assert "every variant is settled" in out, out  # heuristic against random is settled long before 4,000 games
+    catalog = Catalog(league)
+    assert sum(r.games for r in catalog.rounds()) < 4000 + played
+    catalog.close()
+    assert "no round" in arena("league", "play", league, "--until", "settled", "--no-progress").stdout
+
+
+def test_the_matchmakers_running_ratings_equal_rating_everything_again(tmp_path):
+    from arena.league.play import league_parts
+    from arena.ratings.tables import RunningRatings, rate_parts
+
+    league = make_league(tmp_path)
+    for spec in ("random", "greedy", "heuristic"):
+        add(league, spec)
+    arena("league", "play", league, "--rounds", "4", "--no-progress")
+    catalog = Catalog(league)
+    rounds = catalog.rounds()
+    catalog.close()
+    running = RunningRatings(replicates=30)
+    for round_ in rounds:  # a look after every round, as the matchmaker's
+        for part in league_parts(league, [round_], ["game_index", "variant", "seed", "players", "scores", "ranks"]):
+            running.add(part)
+        looked = running.tables()["caterpillar"].table
+        again = rate_parts(league_parts(league, rounds[:round_.number], None), replicates=30)["caterpillar"].table
+        assert list(looked["bot"]) == list(again["bot"]) and list(looked["games"]) == list(again["games"])
+        numbers = ["mu", "sigma", "mu_lo", "mu_hi", "deals", "win_rate", "win_rate_lo", "win_rate_hi"]
+        difference = np.abs(looked[numbers].to_numpy(float) - again[numbers].to_numpy(float)).max()
+        assert difference < 1e-9, (round_.number, difference)  # the sums in another order: rounding only
