@@ -62,12 +62,23 @@ def edit(old, new):
     (edit("draw_probability = 0.2", "draw_probability = 1.5"), "ratings.draw_probability"),
     (edit("players = 3, jokers = true", "players = 4"), "go_for_it needs 4 players per table, but only 3"),
     (edit('game = "go_for_it"', 'game = "go_for_it"\nbots = ["random", "x"]'), "games[1].bots: no bot named 'x'"),
+    (edit("deals = 3", 'deals = 3\n[[games]]\ngame = "caterpillar"\ndeals = 1'), "caterpillar is listed twice"),
+    (edit("deals = 3", 'deals = 3\nbots = ["random", "greedy"]\n[[games]]\ngame = "caterpillar"\ndeals = 1\n'
+                       'bots = ["greedy", "other", "random"]'),
+     "games[1]: caterpillar plays the table greedy, random again (games[0] has it)"),
 ])
 def test_bad_configs_name_the_field(text, message):
     with pytest.raises(ConfigError) as error:
         parse_config(text)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_a_variant_listed_again_may_play_other_tables():
+    """As a league's round does: one entry a table, the same variant."""
+    config = parse_config(edit("deals = 3", 'deals = 3\nbots = ["random", "greedy"]\n[[games]]\ngame = "caterpillar"\n'
+                                            'deals = 1\nbots = ["greedy", "other"]'))
+    assert [g.label for g in config.games] == ["caterpillar", "caterpillar", "go_for_it:jokers=true,players=3"]
 
 
 def test_a_bot_that_cannot_play_a_listed_game(tmp_path):

@@ -75,10 +75,33 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
                   for i, raw in enumerate(data["games"]))
     if (twice := _second((g.label, g.bots) for g in games)) is not None:  # a variant again must name other bots
         raise ConfigError(f"games[{twice}]: {games[twice].label} is listed twice")
+    _check_tables_once(games, bots)
     if run.sprt is not None:
         _check_sprt_games(run.sprt, games, bots)
     ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
     return Config(name, seed, games, bots, run, ratings, text)
+
+
+def _check_tables_once(games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...]) -> None:
+    """A variant listed more than once (as a league's round lists one table an entry) must not list a table
+    twice: a table's deals are seeded by the variant and the table's bots, so it would play the same games again."""
+    from collections import Counter
+    from itertools import combinations
+
+    repeated = {label for label, count in Counter(g.label for g in games).items() if count > 1}
+    seen: dict[tuple, int] = {}
+    for i, entry in enumerate(games):
+        if entry.label not in repeated:
+            continue
+        game = get_game(entry.game)
+        entrants = sorted(entry.bots if entry.bots is not None else [b.name for b in bots])
+        for table in combinations(entrants, game.players(make_rules(game.Rules, entry.rules))):
+            if entry.gauntlet is not None and entry.gauntlet not in table:
+                continue
+            if (entry.label, table) in seen:
+                raise ConfigError(f"games[{i}]: {entry.label} plays the table {', '.join(table)} again "
+                                  f"(games[{seen[entry.label, table]}] has it): each table of a variant once")
+            seen[entry.label, table] = i
 
 
 def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: int | None) -> GameEntry:
