@@ -3,8 +3,8 @@
 import importlib
 import os
 
-# One BLAS thread a test process: the suite runs two processes a core (below), and BLAS threads on top of them
-# made small matrix products up to ten times slower in CPU time on a busy machine (numpy reads this on import).
+# One BLAS thread a test process: the suite runs a process a core, and BLAS threads on top of them made small
+# matrix products up to ten times slower in CPU time on a busy machine (numpy reads this on import).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
@@ -35,11 +35,4 @@ def import_optional(name: str):
     if os.environ.get("ARENA_REQUIRE_RL") == "1":
         return importlib.import_module(name)
     return pytest.importorskip(name)
-
-
-def pytest_xdist_auto_num_workers(config) -> int:
-    """`-n auto`: two test processes a core, at most eight. Much of the suite waits (on Ray starting, on move
-    clocks and setup limits running out, on browsers), and a second process a core fills those waits: on 2
-    cores, the hostile, zoo and setup-time tests took 257 s with four processes against 311 s with two."""
-    return min(8, 2 * (os.cpu_count() or 1))
 
