@@ -342,14 +342,15 @@ def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[
     played. `done(config)` gives the batches of a step's config already saved (they are not played again),
     `first` the results already saved, for the planner's first step. The planner is asked only between steps,
     never during one, and nothing here decides what to play. The pool is closed at the end."""
-    schedules: dict[int, Schedule] = {}
+    schedule = None
     timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
     played_now, new = 0, first
     try:
         while step := planner.next(new):
             if on_progress:
                 on_progress(saved + played_now, planner.most_games(), planner.note())
-            schedule = schedules.setdefault(id(step.config), Schedule(step.config))
+            if schedule is None or schedule.config is not step.config:  # a league's rounds each bring one
+                schedule = Schedule(step.config)
             parts = []
             for batch, columns in pool.play(step.config, step_batches(step, done(step.config), batch_size,
                                                                       schedule, timing)):
