@@ -9,8 +9,8 @@ Two leagues of the same bots and seed play the same budget of games, one with th
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
 benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took.
 
-Not measured here yet: a newcomer added to a settled 20-bot league against a round-robin re-run, and rating a
-million six-player games among 100 bots.
+Not measured here yet: a newcomer added to a settled 20-bot league against a round-robin re-run. Rating a million
+six-player games among 100 bots is measured by `benchmarks/ratings.py --only six --bots 100`.
 """
 
 from __future__ import annotations

@@ -134,12 +134,12 @@ def duplicate_table(names: list[str], skill: np.ndarray, tables: np.ndarray, var
     return pa.Table.from_arrays([columns[name] for name in RATED_COLUMNS], schema=schema)
 
 
-def six_player_tables(games: int, seed: int = 2) -> pa.Table:
-    """Six-player results among BOTS: each deal at a random table of 6 (in a random seat order), 6 rotations."""
+def six_player_tables(games: int, bots: int = BOTS, seed: int = 2) -> pa.Table:
+    """Six-player results among `bots`: each deal at a random table of 6 (in a random seat order), 6 rotations."""
     rng = np.random.default_rng(seed)
-    tables = np.argsort(rng.random((max(1, games // 6), BOTS)), axis=1)[:, :6]
-    names = [f"bot-{i:02d}" for i in range(BOTS)]
-    return duplicate_table(names, np.linspace(0, 4, BOTS), tables, "go_for_it", seed)
+    tables = np.argsort(rng.random((max(1, games // 6), bots)), axis=1)[:, :6]
+    names = [f"bot-{i:03d}" for i in range(bots)]
+    return duplicate_table(names, np.linspace(0, 4, bots), tables, "go_for_it", seed)
 
 
 def issue_tables() -> pa.Table:
@@ -169,9 +169,9 @@ def six_player(args) -> None:
           f"({args.play_sample:,} games played); play time below = games x that / {PLAY_WORKERS} workers")
     print(f"{'case':>26}{'games':>11}{'groups':>9}{'sweeps':>8}{'rating s':>10}{'tables s':>10}{'play s':>9}"
           f"{'rating/play':>13}{'tables/play':>13}{'peak MB':>9}")
-    cases = [(f"{BOTS} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
+    cases = [(f"{args.bots} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
     for name, games in [*cases, ("issue: 7 bots, 7 tables", 0)]:
-        table = six_player_tables(games) if games else issue_tables()
+        table = six_player_tables(games, args.bots) if games else issue_tables()
         games = table.num_rows
         frame = results_frame(table)
         players = np.array(table.column("players").combine_chunks().flatten().to_numpy(zero_copy_only=False))
@@ -214,6 +214,7 @@ def main() -> None:
     parser.add_argument("--tables-up-to", type=int, default=1_000_000,
                         help="rate the whole tables of six-player cases up to this many games")
     parser.add_argument("--only", choices=["six"], help="only the six-player cases against play time")
+    parser.add_argument("--bots", type=int, default=BOTS, help="bots of the six-player cases (a league's field: 100)")
     parser.add_argument("--part-games", type=int, default=0,
                         help="six-player tables from parts of this many games (rate_parts, csv_frames), as a run's")
     args = parser.parse_args()
