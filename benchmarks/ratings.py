@@ -8,16 +8,16 @@ whole rating tables (`rate_results`, with the deal bootstrap) of a synthetic res
 configs/million.toml: 3 bots, 3 two-player tables x 170,000 deals x 2 rotations = 1,020,000 games,
 with the seconds and the process's peak resident memory.
 
-Then six-player Go For It against its play time. Synthetic duplicate results (every deal in its 6
-rotations): 100,000 and 1,000,000 games among 20 bots, each deal at a random table of 6 of them, and the
-issue's case, 7 bots at the 7 tables of 6 of them, 800 deals each (33,600 games). For each: the batch
-rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate_results`, with the deal
-bootstrap; with `--part-games N`, `rate_parts` over parts of N games then `csv_frames`, as a run rates
+Then six-player Go For It against its play time. Synthetic duplicate results (every deal in its 6 rotations):
+100,000 and 1,000,000 games among 20 bots (`--bots`), each deal at a random table of 6 of them, and a seven-bot
+example (three copies of random), 7 bots at the 7 tables of 6 of them, 800 deals each (33,600 games). For each:
+the batch rating alone (`group_outcomes` then `rate_outcomes`) and the whole tables (`rate_results`, with the
+deal bootstrap; with `--part-games N`, `rate_parts` over parts of N games then `csv_frames`, as a run rates
 itself from its saved parts), in CPU seconds, against the play time of as many games by random bots: a sample of
-6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU
-time per game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10%
-of that play time. CPU time, not wall time, on both sides: the machine is shared. Last, the process's peak
-resident memory so far (the cases run from the smallest frame to the largest, the issue's last).
+6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU time per
+game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10% of that play time.
+CPU time, not wall time, on both sides: the machine is shared. Last, the process's peak resident memory so far
+(the cases run from the smallest frame to the largest, the example last).
 
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
         [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six] [--part-games N]
@@ -49,10 +49,10 @@ MILLION_DEALS = 170_000
 MILLION_DRAW_PROBABILITY = 0.02
 SIX_PLAYER_GAMES = [100_000, 1_000_000]
 """Six-player games among BOTS, in deals of 6 rotations at random tables."""
-ISSUE_BOTS = {"greedy": 3.0, "greedy-2": 3.0, "heuristic": 3.5, "heuristic-2": 3.5, "random": 0.0,
+EXAMPLE_BOTS = {"greedy": 3.0, "greedy-2": 3.0, "heuristic": 3.5, "heuristic-2": 3.5, "random": 0.0,
               "random-3": 0.0, "twin": 0.0}
-"""The seven bots of the six-player example (three copies of random): 7 tables of 6, ISSUE_DEALS deals each."""
-ISSUE_DEALS = 800
+"""The seven bots of the six-player example (three copies of random): 7 tables of 6, EXAMPLE_DEALS deals each."""
+EXAMPLE_DEALS = 800
 PLAY_WORKERS = 2
 PLAY_CONFIG = """
 name = "six-random"
@@ -142,11 +142,11 @@ def six_player_tables(games: int, bots: int = BOTS, seed: int = 2) -> pa.Table:
     return duplicate_table(names, np.linspace(0, 4, bots), tables, "go_for_it", seed)
 
 
-def issue_tables() -> pa.Table:
-    """The six-player example: 7 bots at the 7 tables that leave one out, ISSUE_DEALS deals of 6 rotations each."""
-    names = list(ISSUE_BOTS)
+def example_tables() -> pa.Table:
+    """The six-player example: 7 bots at the 7 tables that leave one out, EXAMPLE_DEALS deals of 6 rotations each."""
+    names = list(EXAMPLE_BOTS)
     tables = np.array([[bot for bot in range(len(names)) if bot != out] for out in range(len(names))])
-    return duplicate_table(names, np.array(list(ISSUE_BOTS.values())), np.repeat(tables, ISSUE_DEALS, axis=0),
+    return duplicate_table(names, np.array(list(EXAMPLE_BOTS.values())), np.repeat(tables, EXAMPLE_DEALS, axis=0),
                            "go_for_it")
 
 
@@ -170,8 +170,8 @@ def six_player(args) -> None:
     print(f"{'case':>26}{'games':>11}{'groups':>9}{'sweeps':>8}{'rating s':>10}{'tables s':>10}{'play s':>9}"
           f"{'rating/play':>13}{'tables/play':>13}{'peak MB':>9}")
     cases = [(f"{args.bots} bots, random tables", int(games * args.six_scale)) for games in SIX_PLAYER_GAMES]
-    for name, games in [*cases, ("issue: 7 bots, 7 tables", 0)]:
-        table = six_player_tables(games, args.bots) if games else issue_tables()
+    for name, games in [*cases, ("example: 7 bots, 7 tables", 0)]:
+        table = six_player_tables(games, args.bots) if games else example_tables()
         games = table.num_rows
         frame = results_frame(table)
         players = np.array(table.column("players").combine_chunks().flatten().to_numpy(zero_copy_only=False))
