@@ -1,15 +1,11 @@
 """Tournament runs: identical results whatever the backend, worker count or batch size; nothing
-lost or doubled by a SIGKILL and --resume; a real Ray cluster joined by address."""
+lost or doubled by a SIGKILL and --resume (a real Ray cluster joined by address: tests/test_cluster.py)."""
 
 import dataclasses
-import os
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -71,66 +67,3 @@ def test_sigkill_then_resume_loses_and_doubles_nothing(tmp_path, serial_digest):
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert digest(load_results(RunDir(out / "small"))) == serial_digest
-
-
-@contextmanager
-def ray_cluster(port: int, env: dict):
-    """A real one-node Ray cluster started with `ray start --head`, in a session of its own: killing that
-    session's processes stops it and its workers, where `ray stop` would stop every Ray instance on the
-    machine (those of tests running beside this one too)."""
-    ray = str(Path(sys.executable).parent / "ray")
-    head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
-                             "--num-cpus=2", "--disable-usage-stats", "--include-dashboard=false"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    try:
-        printed = []
-        for line in head.stdout:  # `ray start` says so once the cluster takes clients, then blocks
-            printed.append(line)
-            if "Ray runtime started" in line:
-                break
-        else:
-            pytest.fail("ray start --head failed:\n" + "".join(printed))
-        threading.Thread(target=head.stdout.read, daemon=True).start()  # never blocked on a full pipe
-        yield
-    finally:
-        os.killpg(head.pid, signal.SIGKILL)
-        head.wait()
-        # as `ray stop` does: a plain ray.init() would otherwise try to join the dead cluster
-        current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
-        if current.exists() and current.read_text().strip().endswith(f":{port}"):
-            current.unlink(missing_ok=True)
-
-
-@pytest.mark.slow
-def test_a_real_ray_cluster_by_address(tmp_path, serial_digest):
-    port = 46379
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    with ray_cluster(port, env):
-        command = ARENA + ["tournament", str(SMALL), "--out", str(tmp_path), "--address", f"127.0.0.1:{port}",
-                           "--batch-size", "30", "--no-progress"]
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stderr
-        manifest = (tmp_path / "small" / "manifest.json").read_text()
-        assert '"ray-cluster"' in manifest
-        assert digest(load_results(RunDir(tmp_path / "small"))) == serial_digest
-        # a bot that blocks the clock's signal: the sentinel of each cluster worker stops it
-        root = Path(__file__).resolve().parent.parent
-        hostile = tmp_path / "hostile.toml"
-        hostile.write_text(f'name = "hostile"\nseed = 3\n[[games]]\ngame = "caterpillar"\ndeals = 1\n[[bots]]\n'
-                           f'name = "blocks"\npath = "{root}/tests/zoo/defeats_clock.py:DefeatsClockBot"\n'
-                           '[[bots]]\nname = "random"\n[run]\nmove_time_limit = 0.1\n')
-        command = ARENA + ["tournament", str(hostile), "--out", str(tmp_path), "--address", f"127.0.0.1:{port}",
-                           "--no-progress"]
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stderr
-        rows = load_results(RunDir(tmp_path / "hostile")).to_pylist()
-        assert len(rows) == 2 and all(r["termination"] == "timeout" for r in rows)
-        assert all(r["players"][r["fault_seat"]] == "blocks" for r in rows)
-        # without an address a run starts its own local instance, not joining the cluster `ray start` left
-        command = ARENA + ["tournament", str(SMALL), "--out", str(tmp_path / "local"), "--workers", "2",
-                           "--no-progress"]
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stderr
-        assert '"ray-local"' in (tmp_path / "local" / "small" / "manifest.json").read_text()
-        assert digest(load_results(RunDir(tmp_path / "local" / "small"))) == serial_digest

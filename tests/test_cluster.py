@@ -1,9 +1,12 @@
-"""A Ray cluster that loses a node mid-run: the run finishes, and its results are those of the local run.
+"""A real Ray cluster on this machine, joined by address: a run there gives the serial results, a bot that defeats
+the clock is stopped on its workers, a run without an address starts a local instance of its own beside it, and
+a run that loses a node mid-run finishes with the local results.
 
-Two nodes on this machine (`ray start --head --num-cpus 1`, then `ray start --address ... --num-cpus 1`), each
-in a session of its own, so that killing a session stops exactly that node (`ray stop` would stop every Ray
-instance on the machine). Once some batches are saved, the second node's raylet is SIGKILLed; its batches are
-retried on the head (or replayed in quarantine), and the digest equals the local (workers = 1) run's.
+Two nodes (`ray start --head --num-cpus 1`, then `ray start --address ... --num-cpus 1`), each in a session of
+its own, so that killing a session stops exactly that node (`ray stop` would stop every Ray instance on the
+machine, those of tests running beside this one too). One test, one cluster: starting one costs seconds.
+Once some batches of the last run are saved, the second node's raylet is SIGKILLed; its batches are retried
+on the head (or replayed in quarantine), and the digest equals the local (workers = 1) run's.
 """
 
 import os
@@ -18,13 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
+from arena.config import load_config, parse_config
 from arena.results import RunDir, digest, load_results
 from arena.runner import play_missing
 
 PORT = 46391
 RAY = str(Path(sys.executable).parent / "ray")
 ARENA = [sys.executable, "-m", "arena.cli"]
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ROOT / "tests" / "data" / "small.toml"
 CONFIG = """name = "lost-node"
 seed = 7
 [[games]]
@@ -90,19 +95,51 @@ def two_node_cluster(env: dict):
             current.unlink(missing_ok=True)
 
 
+def arena(*args: str, env: dict) -> subprocess.CompletedProcess:
+    result = subprocess.run(ARENA + list(args) + ["--no-progress"], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def local_digest(config, directory: Path) -> str:
+    run = RunDir(directory / config.name)
+    play_missing(config, run, workers=1)
+    return digest(load_results(run))
+
+
 @pytest.mark.slow
-def test_a_run_that_loses_a_node_mid_run_finishes_with_the_local_results(tmp_path):
+def test_a_real_two_node_cluster_by_address_and_a_node_lost_mid_run(tmp_path):
     config_path = tmp_path / "lost-node.toml"
     config_path.write_text(CONFIG)
-    local = RunDir(tmp_path / "local" / "lost-node")
-    play_missing(parse_config(CONFIG), local, workers=1)
-    expected = digest(load_results(local))
+    serial, lost_node = (local_digest(config, tmp_path / "local") for config in (load_config(SMALL),
+                                                                                  parse_config(CONFIG)))
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    address = f"127.0.0.1:{PORT}"
     out = tmp_path / "cluster"
     with two_node_cluster(env) as second:
+        arena("tournament", str(SMALL), "--out", str(out), "--address", address, "--batch-size", "30", env=env)
+        assert '"ray-cluster"' in (out / "small" / "manifest.json").read_text()
+        assert digest(load_results(RunDir(out / "small"))) == serial
+
+        # a bot that blocks the clock's signal: the sentinel of each cluster worker stops it
+        hostile = tmp_path / "hostile.toml"
+        hostile.write_text(f'name = "hostile"\nseed = 3\n[[games]]\ngame = "caterpillar"\ndeals = 1\n[[bots]]\n'
+                           f'name = "blocks"\npath = "{ROOT}/tests/zoo/defeats_clock.py:DefeatsClockBot"\n'
+                           '[[bots]]\nname = "random"\n[run]\nmove_time_limit = 0.1\n')
+        arena("tournament", str(hostile), "--out", str(out), "--address", address, env=env)
+        rows = load_results(RunDir(out / "hostile")).to_pylist()
+        assert len(rows) == 2 and all(r["termination"] == "timeout" for r in rows)
+        assert all(r["players"][r["fault_seat"]] == "blocks" for r in rows)
+
+        # without an address a run starts its own local instance, not joining the cluster `ray start` left
+        arena("tournament", str(SMALL), "--out", str(tmp_path / "own"), "--workers", "2", env=env)
+        assert '"ray-local"' in (tmp_path / "own" / "small" / "manifest.json").read_text()
+        assert digest(load_results(RunDir(tmp_path / "own" / "small"))) == serial
+
         started = time.monotonic()
-        run = subprocess.Popen(ARENA + ["tournament", str(config_path), "--out", str(out), "--address",
-                                        f"127.0.0.1:{PORT}", "--no-progress"], env=env, stdout=subprocess.PIPE,
+        run = subprocess.Popen(ARENA + ["tournament", str(config_path), "--out", str(out), "--address", address,
+                                        "--no-progress"], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             results = out / "lost-node" / "results"
@@ -122,4 +159,4 @@ def test_a_run_that_loses_a_node_mid_run_finishes_with_the_local_results(tmp_pat
     assert run.returncode == 0, err
     total = len(list(results.glob("part-*.parquet")))
     assert before < total, f"the kill landed mid-run: {before} of {total} batches were saved before it"
-    assert digest(load_results(RunDir(out / "lost-node"))) == expected
+    assert digest(load_results(RunDir(out / "lost-node"))) == lost_node
