@@ -377,17 +377,9 @@ def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_resu
     """Each kill lands mid-run, at a random moment after the attempt wrote a part of its own and before the
     run's last (parts of two games, so that the run outlasts the kills); every part on disk is whole, none is
     lost, and --resume finishes the run."""
-    uninterrupted = RunDir(tmp_path / "uninterrupted" / "small")
-    play_missing(load_config(SMALL), uninterrupted, workers=1)
-    expected = digest(load_results(uninterrupted))
+    expected = uninterrupted_digest(tmp_path)
     total = Schedule(load_config(SMALL)).total
-    # the same games, random-2 pausing 2 ms a move: played whole in a few seconds, the run would be over
-    # before a kill could land in its middle
-    paced = tmp_path / "small.toml"
-    bot = ROOT / "tests" / "zoo" / "paced.py"
-    paced.write_text(SMALL.read_text().replace('name = "random-2"\npath = "random"\n',
-                                               f'name = "random-2"\npath = "{bot}:PacedBot"\n'))
-    assert "PacedBot" in paced.read_text()
+    paced = paced_small(tmp_path)
     out = tmp_path / "killed"
     run = RunDir(out / "small")
     command = ARENA + ["tournament", str(paced), "--out", str(out), "--workers", "1", "--batch-size", "2",
@@ -414,6 +406,23 @@ def test_sigkills_of_the_driver_at_random_moments_then_resume_give_the_same_resu
     assert digest(load_results(run)) == expected
 
 
+def uninterrupted_digest(tmp_path: Path) -> str:
+    run = RunDir(tmp_path / "uninterrupted" / "small")
+    play_missing(load_config(SMALL), run, workers=1)
+    return digest(load_results(run))
+
+
+def paced_small(tmp_path: Path) -> Path:
+    """tests/data/small.toml with random-2 pausing 2 ms a move: the same games, but a run long enough (in wall
+    time, not CPU) for a kill or a Ctrl-C to land in its middle, where played whole it is over in a second."""
+    paced = tmp_path / "small.toml"
+    bot = ROOT / "tests" / "zoo" / "paced.py"
+    paced.write_text(SMALL.read_text().replace('name = "random-2"\npath = "random"\n',
+                                               f'name = "random-2"\npath = "{bot}:PacedBot"\n'))
+    assert "PacedBot" in paced.read_text()
+    return paced
+
+
 def saved_games(run: RunDir) -> int:
     """The games in the run's parts, by their names (part-START-END.parquet)."""
     return sum(int(end) - int(start) for start, end in
@@ -431,15 +440,11 @@ def alive(pid: int) -> bool:
 def test_ctrl_c_stops_a_serial_run_and_resume_finishes_it(tmp_path):
     """The user's Ctrl-C reaches the driver only (the worker has its own session): one line, every finished
     batch kept, no worker left behind, and --resume gives the uninterrupted results."""
-    config = tmp_path / "long.toml"
-    # long enough (about two seconds after the first part) that the Ctrl-C lands while it plays
-    config.write_text(SMALL.read_text().replace("deals = 30", "deals = 400"))
-    uninterrupted = RunDir(tmp_path / "uninterrupted" / "small")
-    play_missing(load_config(config), uninterrupted, workers=1)
+    expected = uninterrupted_digest(tmp_path)
     out = tmp_path / "interrupted"
     run = RunDir(out / "small")
-    command = ARENA + ["tournament", str(config), "--out", str(out), "--workers", "1", "--batch-size", "20",
-                       "--no-progress"]
+    command = ARENA + ["tournament", str(paced_small(tmp_path)), "--out", str(out), "--workers", "1",
+                       "--batch-size", "20", "--no-progress"]
     # as from a shell: Ctrl-C not ignored, whatever an earlier test did to this process's SIGINT (a child
     # inherits an ignored signal, and Python then installs no KeyboardInterrupt handler)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -457,7 +462,7 @@ def test_ctrl_c_stops_a_serial_run_and_resume_finishes_it(tmp_path):
     assert not any(alive(int(pid)) for pid in children), "a worker is left"
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    assert digest(load_results(run)) == digest(load_results(uninterrupted))
+    assert digest(load_results(run)) == expected
 
 
 def damage(part: Path, how: str) -> None:
