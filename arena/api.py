@@ -15,13 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from arena.config import Config, ConfigError, load_config, parse_config
-from arena.ratings.tables import VariantRatings, csv_frames
-from arena.results import RunDir, load_results
+from arena.results import RunDir
+
+if TYPE_CHECKING:  # pandas and the ratings take a second to import, which `arena play` never needs
+    import pandas as pd
+
+    from arena.ratings.tables import VariantRatings
 
 
 @dataclass
@@ -41,11 +43,15 @@ class Run:
     @cached_property
     def ratings(self) -> pd.DataFrame:
         """The rating tables of every variant in one frame, a `variant` column first (as ratings.csv)."""
+        from arena.ratings.tables import csv_frames
+
         return csv_frames(self.tables)[0]
 
     @cached_property
     def results(self) -> pd.DataFrame:
         """One row per game, in game-index order (the columns of the Parquet parts)."""
+        from arena.results import load_results
+
         return load_results(RunDir(self.path)).to_pandas()
 
 
