@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -75,6 +76,22 @@ def test_every_variant_has_its_section_and_plots(small_run):
         body = section(page, slug)
         assert re.findall(r"<div class='plot' data-plot='(\w+)'>", body) == plots(slug)
         assert "<table class='ratings'>" in body
+
+
+def test_every_chart_is_a_valid_plotly_figure(small_run):
+    """The charts go into the page unvalidated, for speed: plotly's schema checks each one here, so a misspelt
+    property or a bad value fails rather than vanishing silently in the browser."""
+    page, decoder = small_run.report.read_text(), json.JSONDecoder()
+    figures = []
+    for call in re.finditer(r'Plotly\.newPlot\(\s*"([^"]+)",\s*', page):
+        data, end = decoder.raw_decode(page, call.end())
+        layout, _ = decoder.raw_decode(page, re.compile(r",\s*").match(page, end).end())
+        figures.append((call[1], data, layout))
+    slugs = _slugs(variants(small_run)).values()
+    assert [name for name, _, _ in figures] == [f"{slug}-{kind}" for slug in slugs for kind in plots(slug)]
+    for name, data, layout in figures:
+        assert data, name
+        go.Figure(data=data, layout=layout)  # raises ValueError on anything outside plotly's schema
 
 
 def test_rating_tables_match_ratings_csv(small_run):
