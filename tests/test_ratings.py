@@ -679,12 +679,12 @@ def test_neighbour_table_shows_who_gains_from_sitting_after_a_weak_bot():
 
 
 def test_erfcx_is_scipys_from_the_left_tail_to_a_million():
-    """The compiled sweep's erfcx against scipy.special.erfcx, to 1e-12 relative, on both sides of the switch to
-    the continued fraction and far beyond; infinite where scipy's overflows."""
+    """The compiled sweep's erfcx against scipy.special.erfcx, to 1e-12 relative, on both sides of each switch
+    between its approximations and far beyond; infinite where scipy's overflows."""
     from scipy import special
 
     x = np.concatenate([np.linspace(-30, 30, 60001), np.geomspace(30, 1e6, 2001),
-                        batch._ERFCX_FRACTION + np.linspace(-1e-3, 1e-3, 201)])
+                        *(edge + np.linspace(-1e-3, 1e-3, 201) for edge in (-4, -0.46875, 0, 0.46875, 4))])
     ours, theirs = np.array([batch._erfcx(value) for value in x]), special.erfcx(x)
     finite = np.isfinite(theirs)
     assert np.array_equal(np.isfinite(ours), finite) and finite[x > -26].all() and not finite[x < -27].any()
