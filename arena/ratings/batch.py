@@ -199,7 +199,7 @@ def _trunc_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return mean, var
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _chain(cav_pi, cav_tau, t_pi, t_tau, drawn, beta2, margin, s_pi, s_tau, work):
     """One pass over the factor of one group: refines its truncation messages t_pi, t_tau (in place) and writes
     the messages s_pi, s_tau it sends its seats' skills. Per seat: cav_*, s_*; per difference: t_*, drawn;
@@ -218,23 +218,25 @@ def _chain(cav_pi, cav_tau, t_pi, t_tau, drawn, beta2, margin, s_pi, s_tau, work
     n = len(cav_pi)
     perf_pi, perf_tau, up_pi, up_tau, down_pi, down_tau = work[0], work[1], work[2], work[3], work[4], work[5]
     for k in range(n):  # a performance's prior: the skill's cavity plus the noise
-        perf_var = 1 / cav_pi[k] + beta2
-        perf_pi[k], perf_tau[k] = 1 / perf_var, cav_tau[k] / cav_pi[k] / perf_var
+        skill_var = 1 / cav_pi[k]
+        perf_pi[k] = 1 / (skill_var + beta2)
+        perf_tau[k] = cav_tau[k] * skill_var * perf_pi[k]
     for sweep in range(2):
         if sweep:  # down the chain, refining each truncation from the messages of the ones below it
             down_pi[0] = down_tau[0] = 0.0
             for k in range(n - 1):
                 left_pi, left_tau = perf_pi[k] + down_pi[k], perf_tau[k] + down_tau[k]
                 right_pi, right_tau = perf_pi[k + 1] + up_pi[k + 1], perf_tau[k + 1] + up_tau[k + 1]
-                c_var = 1 / left_pi + 1 / right_pi  # the difference's cavity: all but this truncation
-                c_mean = left_tau / left_pi - right_tau / right_pi
+                left_var, right_var = 1 / left_pi, 1 / right_pi
+                c_var = left_var + right_var  # the difference's cavity: all but this truncation
+                c_mean = left_tau * left_var - right_tau * right_var
                 c_pi, c_sd = 1 / c_var, math.sqrt(c_var)
-                t, eps = c_mean / c_sd, margin / c_sd
+                t, eps = c_mean * c_pi * c_sd, margin * c_pi * c_sd  # over c_sd
                 if drawn[k]:
                     z_mean, z_var = _moments(-eps - t, eps - t)
                 else:
                     z_mean, z_var = _moments(eps - t, math.inf)
-                post_pi = 1 / (z_var * c_var)
+                post_pi = c_pi / z_var
                 t_pi[k] = post_pi - c_pi
                 t_tau[k] = (c_mean + z_mean * c_sd) * post_pi - c_mean * c_pi
                 scale = 1 / (left_pi + t_pi[k])
@@ -248,7 +250,8 @@ def _chain(cav_pi, cav_tau, t_pi, t_tau, drawn, beta2, margin, s_pi, s_tau, work
             up_tau[k] = (t_pi[k] * right_tau + t_tau[k] * right_pi) * scale
     for k in range(n):  # the chain's message to each performance, then through the performance noise to the skill
         m_pi, m_tau = down_pi[k] + up_pi[k], down_tau[k] + up_tau[k]
-        s_pi[k], s_tau[k] = m_pi / (1 + beta2 * m_pi), m_tau / (1 + beta2 * m_pi)
+        scale = 1 / (1 + beta2 * m_pi)
+        s_pi[k], s_tau[k] = m_pi * scale, m_tau * scale
 
 
 @njit(cache=True)
