@@ -243,7 +243,12 @@ class ClusteredMean:
             return self
         size = max(len(self.n), int(group.max()) + 1)
         self._grow(size)
-        deal, n_deals = _compact(np.asarray(cluster, dtype=np.int64))
+        deal = np.asarray(cluster, dtype=np.int64)
+        low, high = int(deal.min()), int(deal.max())
+        if low >= 0 and high < max(_DENSE_CELLS_PER_ENTRY * deal.size, _DENSE_MIN):  # few gaps: used as they are
+            n_deals = high + 1
+        else:
+            deal, n_deals = _compact(deal)
         n, mean, squares, cross, size_squares, units = _deal_sums(np.asarray(values, dtype=np.float64), group, deal,
                                                                    n_deals, size)
         # both sides re-centred on the merged mean: sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
