@@ -59,10 +59,8 @@ def group_outcomes(bots: np.ndarray, ranks: np.ndarray) -> Outcomes:
     """Groups games (rows of seat bot codes and seat ranks, all of one size) by outcome, in a canonical order."""
     bots, ranks = np.asarray(bots, dtype=np.int64), np.asarray(ranks, dtype=np.int64)
     n = bots.shape[1]
-    order = np.lexsort((bots, ranks), axis=1)  # by rank, ties by bot code
-    in_order = np.take_along_axis(bots, order, axis=1)
-    sorted_ranks = np.take_along_axis(ranks, order, axis=1)
-    drawn = sorted_ranks[:, 1:] == sorted_ranks[:, :-1]
+    in_order, drawn = np.empty_like(bots), np.empty((len(bots), n - 1), dtype=np.bool_)
+    _finishing_order(bots, ranks, in_order, drawn)
     keys = outcome_keys(in_order, drawn, int(bots.max(initial=0)) + 1)
     if keys is not None:  # one int64 key per game: a 1-D sort is far faster than rows
         _, first, game_group, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
@@ -72,6 +70,23 @@ def group_outcomes(bots: np.ndarray, ranks: np.ndarray) -> Outcomes:
         unique, game_group, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
         in_order, drawn = unique[:, :n].copy(), unique[:, n:].astype(bool)
     return Outcomes(in_order, drawn, counts.astype(np.float64), game_group.reshape(-1))
+
+
+@njit(cache=True)
+def _finishing_order(bots, ranks, in_order, drawn):
+    """Each game's bots in finishing order, ties by bot code (`in_order`), and where adjacent seats tied (`drawn`):
+    an insertion sort of a game's few seats, where a numpy lexsort along rows took a third of the grouping."""
+    games, n = bots.shape
+    rank = np.empty(n, np.int64)
+    for g in range(games):
+        for k in range(n):
+            bot, r, j = bots[g, k], ranks[g, k], k
+            while j and (rank[j - 1] > r or (rank[j - 1] == r and in_order[g, j - 1] > bot)):
+                rank[j], in_order[g, j] = rank[j - 1], in_order[g, j - 1]
+                j -= 1
+            rank[j], in_order[g, j] = r, bot
+        for k in range(n - 1):
+            drawn[g, k] = rank[k] == rank[k + 1]
 
 
 def outcome_keys(in_order: np.ndarray, drawn: np.ndarray, base: int) -> np.ndarray | None:
