@@ -420,6 +420,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     msg_tau += msg_pi * shift[replicate, None]
     state = []
     for per_factor in (msg_pi, msg_tau, trunc_pi, trunc_tau):  # by (replicate, group), zero where not rated
+        if factors == replicates * groups:  # every group rated: the factors are (replicate, group) in order
+            state.append(per_factor.reshape(replicates, groups, -1))
+            continue
         full = np.zeros((replicates, groups, per_factor.shape[1]))
         full[replicate, group] = per_factor
         state.append(full)
