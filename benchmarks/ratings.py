@@ -18,8 +18,8 @@ itself from its saved parts), in CPU seconds, against the play time of as many g
 game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10% of that play time.
 CPU time, not wall time, on both sides: the machine is shared. First, the one-off cost of the compiled (numba)
 kernels, each in a child process: compiling them (an empty cache) and loading them from the on-disk cache; they
-are then loaded in this process before the cases, so that the cases' times are the rating's own. Last, the process's peak resident memory so far
-(the cases run from the smallest frame to the largest, the example last).
+are then loaded in this process before the cases, so that the cases' times are the rating's own. Last, the
+process's peak resident memory so far (the cases run from the smallest frame to the largest, the example last).
 
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
         [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six] [--part-games N]

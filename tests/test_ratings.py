@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, rate_games, rate_results, tables
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, kernels, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
@@ -250,7 +250,7 @@ def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
 
 
 def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
-    """`batch._factor` by the full n x n covariance of the performances, inverted afresh for every truncation:
+    """`kernels.chain_messages` by the full n x n covariance of the performances, inverted afresh for every truncation:
     the reference the chain's local messages must reproduce."""
     n = cav_pi.shape[-1]
     perf_var = 1 / cav_pi + beta2
@@ -269,7 +269,7 @@ def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
         c_var, c_mean = 1 / c_pi, (((mean[..., k] - mean[..., k + 1]) / d_var) - trunc_tau[..., k]) / c_pi
         c_sd = np.sqrt(c_var)
         t, eps = c_mean / c_sd, margin / c_sd
-        z_mean, z_var = batch._trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
+        z_mean, z_var = kernels.truncated_moments(np.where(drawn[..., k], -eps - t, eps - t),
                                              np.where(drawn[..., k], eps - t, np.inf))
         post_pi = 1 / (z_var * c_var)
         trunc_pi[..., k] = post_pi - c_pi
@@ -294,7 +294,7 @@ def test_the_chains_messages_are_the_dense_solve(n):
     assert drawn.any() and (trunc_pi == 0).any()
     fast_pi, fast_tau = trunc_pi.copy(), trunc_tau.copy()
     dense_pi, dense_tau = trunc_pi.copy(), trunc_tau.copy()
-    fast = batch._factor(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
+    fast = kernels.chain_messages(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
     dense = dense_factor(cav_pi, cav_tau, dense_pi, dense_tau, drawn, 4.1 ** 2, 0.6)
     for ours, reference in zip((*fast, fast_pi, fast_tau), (*dense, dense_pi, dense_tau), strict=True):
         assert np.allclose(ours, reference, rtol=1e-9, atol=1e-9 * np.abs(reference).max())
@@ -685,7 +685,7 @@ def test_erfcx_is_scipys_from_the_left_tail_to_a_million():
 
     x = np.concatenate([np.linspace(-30, 30, 60001), np.geomspace(30, 1e6, 2001),
                         *(edge + np.linspace(-1e-3, 1e-3, 201) for edge in (-4, -0.46875, 0, 0.46875, 4))])
-    ours, theirs = np.array([batch._erfcx(value) for value in x]), special.erfcx(x)
+    ours, theirs = np.array([kernels.erfcx(value) for value in x]), special.erfcx(x)
     finite = np.isfinite(theirs)
     assert np.array_equal(np.isfinite(ours), finite) and finite[x > -26].all() and not finite[x < -27].any()
     assert np.allclose(ours[finite], theirs[finite], rtol=1e-12, atol=0)
@@ -697,11 +697,11 @@ def test_truncated_moments_are_scipys_far_into_the_tails(one_sided):
     from the bulk to 30 standard deviations out, where a naive ratio of tail masses is 0/0."""
     from scipy.stats import truncnorm
 
-    from arena.ratings.batch import _trunc_moments
+    from arena.ratings.kernels import truncated_moments
 
     lo = np.linspace(-30, 30, 241)
     hi = np.full_like(lo, np.inf) if one_sided else lo + 0.7
-    mean, var = _trunc_moments(lo, hi)
+    mean, var = truncated_moments(lo, hi)
     ref_mean, ref_var = truncnorm.stats(lo, hi, moments="mv")
     assert np.allclose(mean, ref_mean, rtol=1e-7, atol=1e-9)
     assert np.allclose(var, ref_var, rtol=1e-5, atol=1e-9)

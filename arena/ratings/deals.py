@@ -20,8 +20,9 @@ from __future__ import annotations
 from decimal import Decimal, localcontext
 
 import numpy as np
-from numba import njit
 from scipy import special
+
+from arena.ratings.kernels import deal_sums
 
 Z95 = 1.959963984540054
 """Normal quantile of the 95% intervals, scipy.stats.norm.ppf(0.975)."""
@@ -160,60 +161,6 @@ def _grown(array: np.ndarray, size: int) -> np.ndarray:
     return np.concatenate([array, np.zeros((size - len(array), *array.shape[1:]), dtype=array.dtype)])
 
 
-@njit(cache=True)
-def _deal_sums(values, group, deal, n_deals, size):
-    """`ClusteredMean.add`'s sums of entries (value, group code below `size`, deal code below `n_deals`), by group:
-    entries, mean, the centred sums over deals sum_c (Y_c - mean N_c)^2, sum_c N_c (Y_c - mean N_c), sum_c N_c^2,
-    and deals. Centred sums (a second pass) rather than sums of squares, which lose precision on large scores;
-    the residuals' own mean refines the mean once more, so the deals' sums are centred exactly. Compiled: the
-    entries are put in deal order by a counting sort and each deal's groups summed with one mark per group,
-    where numpy sorted the entries by (group, deal) cell for every statistic of every part (half the time of a
-    part's sums)."""
-    n, mean, correction = np.zeros(size, np.int64), np.zeros(size), np.zeros(size)
-    for e in range(len(values)):
-        n[group[e]] += 1
-        mean[group[e]] += values[e]
-    for g in range(size):
-        mean[g] = mean[g] / n[g] if n[g] else 0.0
-    for e in range(len(values)):
-        correction[group[e]] += values[e] - mean[group[e]]
-    for g in range(size):
-        correction[g] = correction[g] / n[g] if n[g] else 0.0
-    first = np.zeros(n_deals + 1, np.int64)  # the entries of deal d are order[first[d]:first[d + 1]]
-    for e in range(len(values)):
-        first[deal[e] + 1] += 1
-    for d in range(n_deals):
-        first[d + 1] += first[d]
-    order, filled = np.empty(len(values), np.int64), first[:-1].copy()
-    for e in range(len(values)):
-        order[filled[deal[e]]] = e
-        filled[deal[e]] += 1
-    squares, cross, size_squares, units = np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size, np.int64)
-    seen, touched = np.full(size, -1), np.empty(size, np.int64)  # a group's last deal; the groups of this deal
-    cell_n, cell_sum = np.zeros(size, np.int64), np.zeros(size)
-    for d in range(n_deals):
-        groups = 0
-        for i in range(first[d], first[d + 1]):
-            e = order[i]
-            g = group[e]
-            if seen[g] != d:
-                seen[g], cell_n[g], cell_sum[g] = d, 0, 0.0
-                touched[groups] = g
-                groups += 1
-            cell_n[g] += 1
-            cell_sum[g] += values[e] - mean[g]
-        for j in range(groups):
-            g = touched[j]
-            deviation = cell_sum[g] - correction[g] * cell_n[g]  # Y_c - mean * N_c
-            squares[g] += deviation * deviation
-            cross[g] += cell_n[g] * deviation
-            size_squares[g] += cell_n[g] * cell_n[g]
-            units[g] += 1
-    for g in range(size):
-        mean[g] += correction[g]
-    return n, mean, squares, cross, size_squares, units
-
-
 class ClusteredMean:
     """The running sums behind `clustered_mean`, fed chunk by chunk; every deal must lie within one chunk.
 
@@ -249,7 +196,7 @@ class ClusteredMean:
             n_deals = high + 1
         else:
             deal, n_deals = _compact(deal)
-        n, mean, squares, cross, size_squares, units = _deal_sums(np.asarray(values, dtype=np.float64), group, deal,
+        n, mean, squares, cross, size_squares, units = deal_sums(np.asarray(values, dtype=np.float64), group, deal,
                                                                    n_deals, size)
         # both sides re-centred on the merged mean: sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
         total = self.n + n
