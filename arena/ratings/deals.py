@@ -196,19 +196,8 @@ class ClusteredMean:
             n_deals = high + 1
         else:
             deal, n_deals = _compact(deal)
-        n, mean, squares, cross, size_squares, units = deal_sums(np.asarray(values, dtype=np.float64), group, deal,
-                                                                   n_deals, size)
-        # both sides re-centred on the merged mean: sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
-        total = self.n + n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            merged = self.mean + (mean - self.mean) * np.where(total > 0, n / total, 0.0)
-        old, new = self.mean - merged, mean - merged
-        self.squares = (self.squares + 2 * old * self.cross + old * old * self.size_squares
-                        + squares + 2 * new * cross + new * new * size_squares)
-        self.cross = self.cross + old * self.size_squares + cross + new * size_squares
-        self.size_squares = self.size_squares + size_squares
-        self.n, self.mean = total, merged
-        self.units = self.units + units
+        deal_sums(np.asarray(values, dtype=np.float64), group, deal, n_deals, self.n, self.units, self.mean,
+                  self.squares, self.cross, self.size_squares)
         return self
 
     def take(self, codes, flip=None) -> ClusteredMean:

@@ -305,14 +305,15 @@ def newton_blocks(trunc_pi, trunc_tau, mu, beta2, gradients, blocks):
 
 
 @njit(cache=True)
-def deal_sums(values, group, deal, n_deals, size):
-    """`ClusteredMean.add`'s sums of entries (value, group code below `size`, deal code below `n_deals`), by group:
-    entries, mean, the centred sums over deals sum_c (Y_c - mean N_c)^2, sum_c N_c (Y_c - mean N_c), sum_c N_c^2,
-    and deals. Centred sums (a second pass) rather than sums of squares, which lose precision on large scores;
-    the residuals' own mean refines the mean once more, so the deals' sums are centred exactly. Compiled: the
-    entries are put in deal order by a counting sort and each deal's groups summed with one mark per group,
-    where numpy sorted the entries by (group, deal) cell for every statistic of every part (half the time of a
-    part's sums)."""
+def deal_sums(values, group, deal, n_deals, sums_n, sums_units, sums_mean, squares, cross, size_squares):
+    """`ClusteredMean.add`: adds entries (value, group code, deal code below `n_deals`) to the running sums by group
+    (in place): entries, deals, mean, and the centred sums over deals sum_c (Y_c - mean N_c)^2,
+    sum_c N_c (Y_c - mean N_c) and sum_c N_c^2. Centred sums (a second pass) rather than sums of squares, which
+    lose precision on large scores; the residuals' own mean refines the mean once more, so the deals' sums are
+    centred exactly. Compiled: the entries are put in deal order by a counting sort and each deal's groups summed
+    with one mark per group, where numpy sorted the entries by (group, deal) cell for every statistic of every
+    part (half the time of a part's sums)."""
+    size = len(sums_n)
     n, mean, correction = np.zeros(size, np.int64), np.zeros(size), np.zeros(size)
     for e in range(len(values)):
         n[group[e]] += 1
@@ -332,7 +333,8 @@ def deal_sums(values, group, deal, n_deals, size):
     for e in range(len(values)):
         order[filled[deal[e]]] = e
         filled[deal[e]] += 1
-    squares, cross, size_squares, units = np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size, np.int64)
+    part_squares, part_cross, part_size_squares, units = (np.zeros(size), np.zeros(size), np.zeros(size),
+                                                          np.zeros(size, np.int64))
     seen, touched = np.full(size, -1), np.empty(size, np.int64)  # a group's last deal; the groups of this deal
     cell_n, cell_sum = np.zeros(size, np.int64), np.zeros(size)
     for d in range(n_deals):
@@ -349,10 +351,18 @@ def deal_sums(values, group, deal, n_deals, size):
         for j in range(groups):
             g = touched[j]
             deviation = cell_sum[g] - correction[g] * cell_n[g]  # Y_c - mean * N_c
-            squares[g] += deviation * deviation
-            cross[g] += cell_n[g] * deviation
-            size_squares[g] += cell_n[g] * cell_n[g]
+            part_squares[g] += deviation * deviation
+            part_cross[g] += cell_n[g] * deviation
+            part_size_squares[g] += cell_n[g] * cell_n[g]
             units[g] += 1
-    for g in range(size):
-        mean[g] += correction[g]
-    return n, mean, squares, cross, size_squares, units
+    for g in range(size):  # both sides re-centred on the merged mean m (the parallel formulas of Chan et al.):
+        mean[g] += correction[g]  # sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
+        total = sums_n[g] + n[g]
+        merged = sums_mean[g] + (mean[g] - sums_mean[g]) * (n[g] / total if total > 0 else 0.0)
+        old, new = sums_mean[g] - merged, mean[g] - merged
+        squares[g] += (2 * old * cross[g] + old * old * size_squares[g]
+                       + part_squares[g] + 2 * new * part_cross[g] + new * new * part_size_squares[g])
+        cross[g] += old * size_squares[g] + part_cross[g] + new * part_size_squares[g]
+        size_squares[g] += part_size_squares[g]
+        sums_n[g], sums_mean[g] = total, merged
+        sums_units[g] += units[g]
