@@ -16,8 +16,10 @@ deal bootstrap; with `--part-games N`, `rate_parts` over parts of N games then `
 itself from its saved parts), in CPU seconds, against the play time of as many games by random bots: a sample of
 6-player Go For It games is played through the tournament's own `play_batch` on one core, and its CPU time per
 game is scaled to the count and halved for a run on 2 workers. Target: the tables at most 10% of that play time.
-CPU time, not wall time, on both sides: the machine is shared. Last, the process's peak resident memory so far
-(the cases run from the smallest frame to the largest, the example last).
+CPU time, not wall time, on both sides: the machine is shared. First, the one-off cost of the compiled (numba)
+kernels, each in a child process: compiling them (an empty cache) and loading them from the on-disk cache; they
+are then loaded in this process before the cases, so that the cases' times are the rating's own. Last, the
+process's peak resident memory so far (the cases run from the smallest frame to the largest, the example last).
 
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
         [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six] [--part-games N]
@@ -162,8 +164,45 @@ def play_cpu_per_game(games: int) -> float:
     return (time.process_time() - started) / games
 
 
+JIT_CHILD = """
+import sys, time
+sys.path.insert(0, {folder!r})
+from ratings import six_player_tables
+from arena.ratings.tables import csv_frames, deal_counts, rate_parts
+parts = [six_player_tables(3000)]
+rate = lambda: csv_frames(rate_parts(parts, replicates=20, deals=deal_counts(parts)))
+started = time.process_time()
+rate()
+first = time.process_time()
+rate()
+print(2 * first - started - time.process_time())
+"""
+
+
+def jit_seconds() -> tuple[float, float]:
+    """CPU seconds that a first rating in a fresh process takes beyond a second one, in a child process with an
+    empty numba cache (the kernels compiled) and again with the cache it left (the kernels loaded from disk)."""
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    code = JIT_CHILD.format(folder=str(Path(__file__).parent))
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        compiled, loaded = (float(subprocess.run([sys.executable, "-c", code], env=env, check=True, text=True,
+                                                 capture_output=True).stdout) for _ in range(2))
+    return compiled, loaded
+
+
 def six_player(args) -> None:
     """Prints the six-player rating times against the play time of as many games."""
+    compiled, loaded = jit_seconds()
+    started = time.process_time()
+    csv_frames(rate_parts([six_player_tables(3000)], replicates=args.replicates))  # the kernels, once a process
+    print(f"compiled kernels (numba): {compiled:.2f} s CPU to compile on a first call after installation, "
+          f"{loaded:.2f} s to load from the on-disk cache on a first call in a new process; loaded here "
+          f"before the cases ({time.process_time() - started:.2f} s with a small rating)")
     per_game = play_cpu_per_game(args.play_sample)
     print(f"six-player Go For It, random bots, play_batch on one core: {per_game * 1e6:.0f} µs CPU per game "
           f"({args.play_sample:,} games played); play time below = games x that / {PLAY_WORKERS} workers")

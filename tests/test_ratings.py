@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, rate_games, rate_results, tables
+from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, kernels, rate_games, rate_results, tables
 from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
@@ -250,7 +250,7 @@ def test_batch_on_a_single_game_is_the_packages_rate(ranks, backend):
 
 
 def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
-    """`batch._factor` by the full n x n covariance of the performances, inverted afresh for every truncation:
+    """`kernels.chain_messages` by the full n x n covariance of the performances, inverted afresh for every truncation:
     the reference the chain's local messages must reproduce."""
     n = cav_pi.shape[-1]
     perf_var = 1 / cav_pi + beta2
@@ -269,7 +269,7 @@ def dense_factor(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
         c_var, c_mean = 1 / c_pi, (((mean[..., k] - mean[..., k + 1]) / d_var) - trunc_tau[..., k]) / c_pi
         c_sd = np.sqrt(c_var)
         t, eps = c_mean / c_sd, margin / c_sd
-        z_mean, z_var = batch._trunc_moments(np.where(drawn[..., k], -eps - t, eps - t),
+        z_mean, z_var = kernels.truncated_moments(np.where(drawn[..., k], -eps - t, eps - t),
                                              np.where(drawn[..., k], eps - t, np.inf))
         post_pi = 1 / (z_var * c_var)
         trunc_pi[..., k] = post_pi - c_pi
@@ -294,30 +294,45 @@ def test_the_chains_messages_are_the_dense_solve(n):
     assert drawn.any() and (trunc_pi == 0).any()
     fast_pi, fast_tau = trunc_pi.copy(), trunc_tau.copy()
     dense_pi, dense_tau = trunc_pi.copy(), trunc_tau.copy()
-    fast = batch._factor(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
+    fast = kernels.chain_messages(cav_pi, cav_tau, fast_pi, fast_tau, drawn, 4.1 ** 2, 0.6)
     dense = dense_factor(cav_pi, cav_tau, dense_pi, dense_tau, drawn, 4.1 ** 2, 0.6)
     for ours, reference in zip((*fast, fast_pi, fast_tau), (*dense, dense_pi, dense_tau), strict=True):
         assert np.allclose(ours, reference, rtol=1e-9, atol=1e-9 * np.abs(reference).max())
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
-def test_batch_ratings_are_those_of_the_dense_solve(n, monkeypatch):
-    """Whole fits (and a bootstrap-like weighting warm-started from them) of random n-player games with ties:
-    the chain's messages give the posterior that inverting each game's covariance gives."""
+def test_batch_ratings_are_a_fixed_point_of_the_dense_solve(n):
+    """Whole fits (and a bootstrap-like weighting warm-started from them) of random n-player games with ties
+    stop where inverting each game's covariance would change nothing: from its cavity at the fit, every
+    group's dense update gives back its truncations and the fit's posterior, and that posterior is the prior
+    times every group's messages, counted their weights."""
     rng = np.random.default_rng(10 + n)
     bots = np.argsort(rng.random((300, 8)), axis=1)[:, :n]
     ranks = np.sort(rng.integers(0, n, (300, n)), axis=1)  # ties common
     outcomes = group_outcomes(bots, ranks)
     assert outcomes.drawn.any()
     weights = rng.poisson(1.0, (4, len(outcomes.counts))) * outcomes.counts
-    fast = rate_outcomes(outcomes, 8)
-    fast_boot = rate_outcomes(outcomes, 8, weights=weights, start=fast)
-    monkeypatch.setattr(batch, "_factor", dense_factor)
-    dense = rate_outcomes(outcomes, 8)
-    dense_boot = rate_outcomes(outcomes, 8, weights=weights, start=dense)
-    for ours, reference in ((fast, dense), (fast_boot, dense_boot)):
-        assert np.allclose(ours.mu, reference.mu, rtol=0, atol=1e-6)
-        assert np.allclose(ours.sigma, reference.sigma, rtol=0, atol=1e-6)
+    rating_settings = RatingSettings()
+    margin = trueskill.calc_draw_margin(rating_settings.draw_probability, 2, rating_settings.env())
+    fit = rate_outcomes(outcomes, 8)
+    for rated, weighting in ((fit, outcomes.counts[None]), (rate_outcomes(outcomes, 8, weights=weights, start=fit),
+                                                            weights)):
+        msg_pi, msg_tau, trunc_pi, trunc_tau = rated.state
+        q_pi, q_tau = rated.sigma ** -2, rated.mu * rated.sigma ** -2
+        for q, prior, msg in ((q_pi, 1, msg_pi), (q_tau, rating_settings.mu, msg_tau)):
+            summed = [np.bincount(outcomes.bots.reshape(-1), (w[:, None] * m).reshape(-1), 8)
+                      for w, m in zip(weighting, msg, strict=True)]
+            assert np.allclose(q, prior * rating_settings.sigma ** -2 + np.array(summed), rtol=1e-12)
+        at_seats = lambda q: q[np.arange(len(q))[:, None, None], outcomes.bots[None]]
+        dense_pi, dense_tau = trunc_pi.copy(), trunc_tau.copy()
+        post_pi, post_tau = dense_factor(at_seats(q_pi) - msg_pi, at_seats(q_tau) - msg_tau, dense_pi, dense_tau,
+                                         outcomes.drawn[None], rating_settings.beta ** 2, margin)
+        rated_groups = weighting > 0
+        sigma, mu = post_pi[rated_groups] ** -0.5, post_tau[rated_groups] / post_pi[rated_groups]
+        assert np.allclose(sigma, at_seats(rated.sigma)[rated_groups], rtol=0, atol=1e-6)
+        assert np.allclose(mu, at_seats(rated.mu)[rated_groups], rtol=0, atol=1e-6)
+        for ours, dense in ((trunc_pi, dense_pi), (trunc_tau, dense_tau)):
+            assert np.allclose(ours[rated_groups], dense[rated_groups], rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("n", [2, 3, 6])
@@ -663,17 +678,30 @@ def test_neighbour_table_shows_who_gains_from_sitting_after_a_weak_bot():
     assert rate_results(results_frame(random.Random(1), {"duel": 2}, 5), replicates=5)["duel"].neighbours is None
 
 
+def test_erfcx_is_scipys_from_the_left_tail_to_a_million():
+    """The compiled sweep's erfcx against scipy.special.erfcx, to 1e-12 relative, on both sides of each switch
+    between its approximations and far beyond; infinite where scipy's overflows."""
+    from scipy import special
+
+    x = np.concatenate([np.linspace(-30, 30, 60001), np.geomspace(30, 1e6, 2001),
+                        *(edge + np.linspace(-1e-3, 1e-3, 201) for edge in (-4, -0.46875, 0, 0.46875, 4))])
+    ours, theirs = np.array([kernels.erfcx(value) for value in x]), special.erfcx(x)
+    finite = np.isfinite(theirs)
+    assert np.array_equal(np.isfinite(ours), finite) and finite[x > -26].all() and not finite[x < -27].any()
+    assert np.allclose(ours[finite], theirs[finite], rtol=1e-12, atol=0)
+
+
 @pytest.mark.parametrize("one_sided", [True, False])
 def test_truncated_moments_are_scipys_far_into_the_tails(one_sided):
     """The truncated normal's mean and variance (a win: [lo, inf); a draw: [lo, hi]) against scipy's truncnorm,
     from the bulk to 30 standard deviations out, where a naive ratio of tail masses is 0/0."""
     from scipy.stats import truncnorm
 
-    from arena.ratings.batch import _trunc_moments
+    from arena.ratings.kernels import truncated_moments
 
     lo = np.linspace(-30, 30, 241)
     hi = np.full_like(lo, np.inf) if one_sided else lo + 0.7
-    mean, var = _trunc_moments(lo, hi)
+    mean, var = truncated_moments(lo, hi)
     ref_mean, ref_var = truncnorm.stats(lo, hi, moments="mv")
     assert np.allclose(mean, ref_mean, rtol=1e-7, atol=1e-9)
     assert np.allclose(var, ref_var, rtol=1e-5, atol=1e-9)

@@ -22,6 +22,8 @@ from decimal import Decimal, localcontext
 import numpy as np
 from scipy import special
 
+from arena.ratings.kernels import deal_sums
+
 Z95 = 1.959963984540054
 """Normal quantile of the 95% intervals, scipy.stats.norm.ppf(0.975)."""
 
@@ -188,32 +190,14 @@ class ClusteredMean:
             return self
         size = max(len(self.n), int(group.max()) + 1)
         self._grow(size)
-        values = np.asarray(values, dtype=np.float64)
-        cluster = np.asarray(cluster, dtype=np.int64)
-        n = np.bincount(group, minlength=size)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = np.bincount(group, weights=values, minlength=size) / n
-            # centred sums (a second pass) rather than sums of squares, which lose precision on large scores;
-            # the residuals' own mean refines the mean once more, so the cells below are centred exactly
-            residual = values - mean[group]
-            correction = np.bincount(group, weights=residual, minlength=size) / n
-        mean = np.where(n > 0, mean + correction, 0.0)
-        cell_group, cell_n, cell_sum = _cells(group, size, cluster, residual)
-        cell_dev = cell_sum - correction[cell_group] * cell_n  # Y_c - mean * N_c
-        squares = np.bincount(cell_group, weights=cell_dev * cell_dev, minlength=size)
-        cross = np.bincount(cell_group, weights=cell_n * cell_dev, minlength=size)
-        size_squares = np.bincount(cell_group, weights=cell_n.astype(np.float64) ** 2, minlength=size)
-        # both sides re-centred on the merged mean: sum (Y_c - m N_c)^2 = S + 2 d X + d^2 Q with d = own mean - m
-        total = self.n + n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            merged = self.mean + (mean - self.mean) * np.where(total > 0, n / total, 0.0)
-        old, new = self.mean - merged, mean - merged
-        self.squares = (self.squares + 2 * old * self.cross + old * old * self.size_squares
-                        + squares + 2 * new * cross + new * new * size_squares)
-        self.cross = self.cross + old * self.size_squares + cross + new * size_squares
-        self.size_squares = self.size_squares + size_squares
-        self.n, self.mean = total, merged
-        self.units = self.units + np.bincount(cell_group, minlength=size)
+        deal = np.asarray(cluster, dtype=np.int64)
+        low, high = int(deal.min()), int(deal.max())
+        if low >= 0 and high < max(_DENSE_CELLS_PER_ENTRY * deal.size, _DENSE_MIN):  # few gaps: used as they are
+            n_deals = high + 1
+        else:
+            deal, n_deals = _compact(deal)
+        deal_sums(np.asarray(values, dtype=np.float64), group, deal, n_deals, self.n, self.units, self.mean,
+                  self.squares, self.cross, self.size_squares)
         return self
 
     def take(self, codes, flip=None) -> ClusteredMean:
