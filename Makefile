@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --no-compile -e '.[dev,rl]'
 	@# compiled on both cores (pip compiles one file at a time): 26 s instead of 37 for the whole install
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
+	@# the ratings' numba kernels compiled into their on-disk cache once, here, rather than by the first run
+	$(BIN)/python -m arena.ratings
 	touch $(STAMP)
 
 # The games compiled with mypyc (arena/games/compiled.py), again whenever one changes. Without a C compiler

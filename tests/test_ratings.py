@@ -8,6 +8,9 @@ import itertools
 import math
 import random
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +27,8 @@ from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 from arena.ratings.tables import deal_counts, rate_parts
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TOLERANCE = 1e-6
 BOTS = [f"bot-{i}" for i in range(8)]
@@ -705,3 +710,25 @@ def test_truncated_moments_are_scipys_far_into_the_tails(one_sided):
     ref_mean, ref_var = truncnorm.stats(lo, hi, moments="mv")
     assert np.allclose(mean, ref_mean, rtol=1e-7, atol=1e-9)
     assert np.allclose(var, ref_var, rtol=1e-5, atol=1e-9)
+
+
+def test_after_the_warm_up_a_run_compiles_no_kernel(tmp_path):
+    """`python -m arena.ratings` (which `make install` runs) compiles every kernel for the argument types a run
+    passes: rating a finished run (two- and three-player variants) afterwards adds no signature to any kernel."""
+    code = f"""
+from numba.core.registry import CPUDispatcher
+from arena.ratings import kernels
+from arena.ratings.__main__ import warm
+warm()
+compiled = lambda: {{name: list(k.signatures) for name, k in vars(kernels).items() if isinstance(k, CPUDispatcher)}}
+before = compiled()
+from arena.api import run
+run({str(ROOT / "tests" / "data" / "small.toml")!r}, out={str(tmp_path)!r}, workers=1)
+after = compiled()
+print(len(before), sum(map(len, before.values())), sum(map(len, after.values())))
+assert after == before, {{name: after[name][len(before[name]):] for name in after if after[name] != before[name]}}
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    kernels, signatures, again = map(int, done.stdout.split())
+    assert kernels >= 4 and signatures >= 4 and again == signatures

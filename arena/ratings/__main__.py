@@ -1,0 +1,26 @@
+"""`python -m arena.ratings`: compiles the ratings' kernels (arena/ratings/kernels.py) into numba's on-disk cache,
+so that no run pays for it (about 7 s of CPU, once after installation: `make install` runs it). Each kernel is
+reached through the function the tables call it from, on a few made-up six-player games, so that it is compiled
+for the very argument types a run passes it (tests/test_ratings.py checks that a run compiles nothing more)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from arena.config import RatingSettings
+from arena.ratings.batch import group_outcomes, newton_terms, rate_outcomes
+from arena.ratings.deals import ClusteredMean
+
+
+def warm() -> None:
+    rng = np.random.default_rng(1)
+    bots = np.argsort(rng.random((12, 8)), axis=1)[:, :6].copy()  # 12 games of 6 of 8 bots, no ties
+    outcomes = group_outcomes(bots, np.argsort(rng.random((12, 6)), axis=1))
+    settings = RatingSettings()
+    fit = rate_outcomes(outcomes, 8, settings)
+    newton_terms(outcomes, 8, settings, fit)
+    ClusteredMean().add(rng.random(12), np.arange(12) % 3, np.arange(12) // 6)
+
+
+if __name__ == "__main__":
+    warm()
