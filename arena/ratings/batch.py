@@ -234,11 +234,13 @@ class NewtonTerms:
         """The mu of `replicates` from the weighted sums of `gradient` (replicates, bots) and, unless the fit's,
         the weighted curvature (replicates, bots²)."""
         n_bots = len(self.mu)
-        if curvature is None:
-            curvature = self.fit_curvature
         change = sums - self.gradient.T @ self.counts
-        hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * self.prior_pi
-        step = np.linalg.solve(hessian, change[..., None])[..., 0]
+        if curvature is None:  # one Hessian for every replicate: factorised once
+            step = np.linalg.solve(self.fit_curvature.reshape(n_bots, n_bots) + np.eye(n_bots) * self.prior_pi,
+                                   change.T).T
+        else:
+            hessian = curvature.reshape(-1, n_bots, n_bots) + np.eye(n_bots) * self.prior_pi
+            step = np.linalg.solve(hessian, change[..., None])[..., 0]
         return self.mu + step - step.mean(axis=1, keepdims=True)
 
 
