@@ -38,9 +38,11 @@ browser:
 		  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 		  echo "warning: could not install chromium; the browser test will be skipped"; }
 
+# Bytecode caches written even where PYTHONDONTWRITEBYTECODE is set (they are ignored by git): the suite starts
+# hundreds of Python processes, and each would otherwise compile arena and rewrite the tests' asserts again.
 test: install browser
 	$(BIN)/ruff check arena bots tests benchmarks docs examples
-	$(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 
 bench: install
 	$(BIN)/python benchmarks/engine.py
