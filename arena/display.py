@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import json
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from arena.ratings import VariantRatings, csv_frames
 from arena.results import ResultsError
+
+if TYPE_CHECKING:  # the ratings (numba's kernels among them) are imported where tables are shown, not by every command
+    from arena.ratings import VariantRatings
 
 PIPE_WIDTH = 200
 """Columns of a table printed to a pipe or a file: wide enough that rows are not wrapped."""
@@ -157,6 +160,8 @@ def _markdown(table: pd.DataFrame) -> str:
 def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> str:
     """Rating tables in one of the formats: table (terminal), markdown, csv (ratings.csv) or json (everything)."""
     if form == "csv":
+        from arena.ratings import csv_frames
+
         return csv_frames(ratings)[0].to_csv(index=False, float_format="%.6f").rstrip("\n")
     if form == "json":
         def records(frame):
