@@ -62,13 +62,20 @@ def standing_frames(directory: Path, game: str | None = None) -> tuple[dict, dic
 
 
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
-    """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games)."""
+    """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games): the rounds added
+    one by one to running ratings, as the matchmaker's looks take them, not every earlier round read again."""
+    from arena.ratings.tables import RunningRatings
+
+    settings = load_settings(directory)
     _, rounds = snapshot(directory)
+    running = RunningRatings(settings.ratings, replicates=HISTORY_REPLICATES)
     rows = []
-    for k in range(1, len(rounds) + 1):
-        for variant, rated in league_ratings(directory, rounds[:k], HISTORY_REPLICATES).items():
+    for round_ in rounds:
+        for part in league_parts(directory, [round_], RATED_COLUMNS):
+            running.add(part)
+        for variant, rated in running.tables().items():
             if game is not None and not (variant == game or variant.startswith(game + ":")):
                 continue
             for row in rated.table.itertuples(index=False):
-                rows.append((rounds[k - 1].number, variant, row.bot, row.mu, row.sigma, row.games))
+                rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
     return pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])

@@ -36,7 +36,6 @@ floating-point noise of a million games' messages is about 1e-7 of it)."""
 MAX_SWEEPS = 1000
 
 
-
 @dataclass(frozen=True)
 class Outcomes:
     """The games of one variant grouped by outcome: the factors of the batch model."""
