@@ -22,7 +22,6 @@ or, with `until_settled`, when every variant has no newcomer and every adjacent 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -31,6 +30,7 @@ import pyarrow.compute as pc
 from scipy import special
 
 from arena.config import parse_config
+from arena.config.toml import toml_text
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.settings import LeagueSettings
 from arena.plan import Range, Step
@@ -268,34 +268,24 @@ class Matchmaker:
         return Step(config, tables, sized=True)
 
 
-
 def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[Table],
                  bots: dict[str, BotRow]) -> str:
     """A round as a tournament config: a `[[games]]` entry a table (its bots exactly), the league's run and
     ratings settings, the bots' frozen code by path relative to the league directory."""
-    text = json.dumps  # a JSON string is a TOML basic string
-    lines = [f"# round {number} of the league {settings.name}", f"name = {text(f'{settings.name}-round-{number}')}",
-             f"seed = {seed}", ""]
-    for table in tables:
-        game = settings.games[table.variant]
-        rules = ", ".join(f"{k} = {_toml(v)}" for k, v in sorted(game.rules.items()))
-        lines += ["[[games]]", f"game = {text(game.game)}", f"deals = {settings.deals}", "duplicate = true",
-                  f"rules = {{{f' {rules} ' if rules else ''}}}", f"bots = [{', '.join(map(text, table.bots))}]", ""]
+    games = [{"game": settings.games[t.variant].game, "deals": settings.deals, "duplicate": True,
+              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots)} for t in tables]
+    entries = []
     for label in sorted({b for t in tables for b in t.bots}):
-        bot = bots[label]
-        isolation = settings.isolation if bot.kind == "file" else "none"
-        lines += ["[[bots]]", f"name = {text(label)}", f"path = {text(bot.spec)}",
-                  *([f"isolation = {text(isolation)}"] if isolation != "none" else []), ""]
-    run = settings.run
-    lines += ["[run]", f"batch_size = {run.batch_size}", f"move_time_limit = {run.move_time_limit or 0}",
-              f"setup_time_limit = {run.setup_time_limit}", "", "[ratings]"]
-    ratings = settings.ratings
-    lines += [f"{key} = {getattr(ratings, key)!r}" for key in ("mu", "sigma", "beta", "tau", "draw_probability")]
-    return "\n".join(lines) + "\n"
-
-
-def _toml(value) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
+        isolation = settings.isolation if bots[label].kind == "file" else "none"
+        entries.append({"name": label, "path": bots[label].spec,
+                        **({"isolation": isolation} if isolation != "none" else {})})
+    run, ratings = settings.run, settings.ratings
+    config = {"name": f"{settings.name}-round-{number}", "seed": seed,
+              "run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
+                      "setup_time_limit": run.setup_time_limit},
+              "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")},
+              "games": games, "bots": entries}
+    return f"# round {number} of the league {settings.name}\n" + toml_text(config)
 
 
 def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
