@@ -34,7 +34,7 @@ def write_league_report(directory: Path) -> Path:
     directory = Path(directory)
     settings = load_settings(directory)
     bots, rounds = snapshot(directory)
-    rated, frames = standing_frames(directory)
+    rated, frames = standing_frames(directory, taken=(bots, rounds))
     out = directory / "leaderboard"
     games = sum(r.games for r in rounds)
     body = [f"<h1>League {_e(settings.name)}</h1>",

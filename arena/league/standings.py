@@ -43,11 +43,13 @@ def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replic
     return rate_parts(league_parts(directory, rounds, RATED_COLUMNS), settings.ratings, deals=deals, **options)
 
 
-def standing_frames(directory: Path, game: str | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """The ratings by variant and each variant's table with the bot's version, status and added date beside it."""
+def standing_frames(directory: Path, game: str | None = None,
+                    taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """The ratings by variant and each variant's table with the bot's version, status and added date beside it,
+    from the catalog `snapshot` given (`taken`), or one taken now."""
     from arena.display import select
 
-    bots, rounds = snapshot(directory)
+    bots, rounds = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
     by_label = {b.label: b for b in bots}
     frames = {}
