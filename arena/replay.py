@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from arena import referee
 from arena.batch import play_scheduled, prepare
-from arena.config import parse_config
+from arena.config import Config, parse_config
 from arena.games import get_game
 from arena.results import PART_NAME, RunDir
 
@@ -15,20 +15,27 @@ def replay_game(run: RunDir, index: int) -> dict:
     from arena.results import ResultsError
 
     config = parse_config(run.config.read_text())
-    schedule, makers = prepare(config)
-    if not 0 <= index < schedule.total:
-        raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
-    scheduled = schedule.game(index)
-    played = play_scheduled(config, makers, scheduled)
-    names = list(scheduled.seat_names)
-    block = scheduled.block
-    data = referee.transcript(get_game(block.game_id), block.rules, names, scheduled.deal_seed, played)
+    data = replay_scheduled(config, index)
     saved = saved_row(run, index)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
         raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
                            f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed")
     return data
+
+
+def replay_scheduled(config: Config, index: int) -> dict:
+    """The transcript of game `index` of `config`'s schedule, played again by fresh bots."""
+    from arena.results import ResultsError
+
+    schedule, makers = prepare(config)
+    if not 0 <= index < schedule.total:
+        raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
+    scheduled = schedule.game(index)
+    played = play_scheduled(config, makers, scheduled)
+    block = scheduled.block
+    return referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
+                              scheduled.deal_seed, played)
 
 
 def saved_row(run: RunDir, index: int) -> dict | None:

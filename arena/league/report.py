@@ -105,10 +105,8 @@ def _bot_page(directory: Path, league: str, bot: BotRow, versions: list[BotRow],
 def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[RoundRow], out: Path) -> str | None:
     """Writes the replay page of the bot's first game in `variant`; its file name, or None when it cannot be
     replayed here."""
-    from arena import referee
-    from arena.batch import play_scheduled, prepare
     from arena.config import parse_config
-    from arena.games import get_game
+    from arena.replay import replay_scheduled
     from arena.replay_page import write_replay_page
 
     for round_ in rounds:
@@ -117,15 +115,10 @@ def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[R
             continue
         config = parse_config(round_.config, base=directory)
         first = sum(g.deals * len(g.bots) for g in config.games[:entries[0]])  # the table's first game
-        schedule, makers = prepare(config)
-        scheduled = schedule.game(first)
         try:
-            played = play_scheduled(config, makers, scheduled)
+            data = replay_scheduled(config, first)
         except Exception:  # a bot that cannot be replayed here: no link
             return None
-        block = scheduled.block
-        data = referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
-                                  scheduled.deal_seed, played)
         name = f"replay-{page_name(label)[4:-5]}-{round_.first_index + first}.html"
         write_replay_page(data, out / name)
         return name
