@@ -18,16 +18,17 @@ The statistics behind the rules live in arena/stopping.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.config import Config
-from arena.ratings.tables import rate_results
-from arena.results import RATED_COLUMNS, SCHEMA, results_frame
+from arena.results import RATED_COLUMNS, SCHEMA
 from arena.schedule import Block, Schedule
-from arena.stopping import MatchStats, match_stats, settled_pairs
+
+if TYPE_CHECKING:
+    from arena.stopping import MatchStats
 
 Range = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
@@ -168,6 +169,8 @@ class SprtPlan(_RoundPlan):
         self.match: MatchStats | None = None
 
     def decide(self, block: Block, results: pa.Table) -> tuple[str | None, list[str]]:
+        from arena.stopping import match_stats
+
         self.match = match_stats(results, self.run.sprt)
         return (None if self.match.verdict == "undecided" else self.match.verdict), []
 
@@ -182,6 +185,10 @@ class SettledPlan(_RoundPlan):
     """`until = "settled"`: each variant until every adjacent pair of its rating table is separated or a tie."""
 
     def decide(self, block: Block, results: pa.Table) -> tuple[str | None, list[str]]:
+        from arena.ratings.tables import rate_results  # here, not at the top: a run starts playing without them
+        from arena.results import results_frame
+        from arena.stopping import settled_pairs
+
         rated = rate_results(results_frame(results), self.config.ratings)[block.label]
         looks = -(-block.deals // self.run.round_deals)
         still_open = settled_pairs(rated, looks, self.run.confidence, self.run.tie_margin)

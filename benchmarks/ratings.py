@@ -21,8 +21,14 @@ kernels, each in a child process: compiling them (an empty cache) and loading th
 are then loaded in this process before the cases, so that the cases' times are the rating's own. Last, the
 process's peak resident memory so far (the cases run from the smallest frame to the largest, the example last).
 
+`--only run` plays real tournaments of random bots instead (`RUNS`, through `arena.run` on Ray as `arena
+tournament` plays them) and prints each run's own play and rating wall seconds from its manifest: the play
+side there includes what a run really costs beyond the engine (Ray, writing the parts), which the CPU
+estimate above leaves out.
+
     .venv/bin/python benchmarks/ratings.py [--scale 1.0] [--sample 2000] [--replicates 200]
-        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six] [--part-games N]
+        [--play-sample 2000] [--six-scale 1.0] [--tables-up-to 1000000] [--only six|run] [--part-games N]
+        [--workers 2]
 """
 
 from __future__ import annotations
@@ -236,6 +242,33 @@ def six_player(args) -> None:
     print(f"(tables: {how}, with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
 
 
+RUNS = [(10, 80), (20, 1)]
+"""The real runs of `--only run`: (random bots, deals a table), every table of 6 of them in its 6 rotations:
+10 bots at their 210 tables x 80 deals = 100,800 games; 20 bots at their 38,760 tables x 1 deal = 232,560."""
+
+
+def real_runs(args) -> None:
+    """Prints what real tournaments of random bots took to play and to rate, from their manifests."""
+    import tempfile
+
+    import arena
+
+    print(f"real runs (arena.run, as `arena tournament`), six-player Go For It, random bots, {args.workers} workers:")
+    print(f"{'bots':>5}{'deals':>6}{'games':>10}{'play s':>9}{'µs/game':>9}{'rating s':>10}{'rating/play':>13}")
+    for bots, deals in RUNS:
+        config = {"name": f"six-{bots}", "seed": 1,
+                  "games": [{"game": "go_for_it", "deals": deals, "rules": {"players": 6}}],
+                  "bots": [{"name": f"random-{i:02d}", "path": "random"} for i in range(1, bots + 1)]}
+        with tempfile.TemporaryDirectory() as out:
+            manifest = arena.run(config, workers=args.workers, out=out).manifest
+        play, rating, games = manifest["play_seconds"], manifest["rating_seconds"], manifest["games"]
+        print(f"{bots:>5}{deals:>6}{games:>10,}{play:>9.1f}{play / games * 1e6:>9.0f}{rating:>10.2f}"
+              f"{rating / play:>13.1%}")
+    print("(wall seconds from each run's manifest: play_seconds, and rating_seconds, the whole rating tables from "
+          "the saved parts in the run's own process, numba's kernels loaded from the cache included; "
+          "target rating/play <= 10%)")
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far, in MB (ru_maxrss is kB on Linux, bytes on macOS)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -252,13 +285,18 @@ def main() -> None:
     parser.add_argument("--six-scale", type=float, default=1.0, help="multiplies the six-player games")
     parser.add_argument("--tables-up-to", type=int, default=1_000_000,
                         help="rate the whole tables of six-player cases up to this many games")
-    parser.add_argument("--only", choices=["six"], help="only the six-player cases against play time")
+    parser.add_argument("--only", choices=["six", "run"],
+                        help="six: only the six-player cases against play time; run: only real runs of random bots")
+    parser.add_argument("--workers", type=int, default=PLAY_WORKERS, help="workers of the real runs (--only run)")
     parser.add_argument("--bots", type=int, default=BOTS, help="bots of the six-player cases (a league's field: 100)")
     parser.add_argument("--part-games", type=int, default=0,
                         help="six-player tables from parts of this many games (rate_parts, csv_frames), as a run's")
     args = parser.parse_args()
     if args.only == "six":
         six_player(args)
+        return
+    if args.only == "run":
+        real_runs(args)
         return
 
     # First, while the process is small, so that its peak memory is the tables' own.
