@@ -9,13 +9,26 @@ Two leagues of the same bots and seed play the same budget of games, one with th
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
 benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took.
 
-Not measured here yet: a newcomer added to a settled 20-bot league against a round-robin re-run. Rating a million
-six-player games among 100 bots is measured by `benchmarks/ratings.py --only six --bots 100`.
+    .venv/bin/python benchmarks/league.py --newcomer [--variant ...] [--bots 20] [--games 40000]
+                                          [--round-deals 10] [--max-deals 40] [--workers 1]
+
+`--newcomer`: a league of `--bots` ladder bots plays with the matchmaker until settled (at most `--games`), then
+one newcomer joins, p halfway between the two ladder bots around the middle (its true rank is known), and the
+league plays until settled again. It prints the games after the add until the newcomer's tier was settled (its
+placement played, the pairs it forms with its neighbours settled) and until the whole league was, its rank and
+the tau of the table. The yardstick is the user's way without a league: the same bots' files in a tournament
+config, the round robin on duplicate deals with `until = "settled"` at the league's confidence and tie margin,
+looking after every `--round-deals` deals of every table, at most `--max-deals` a table. Not settled there, a
+settled round robin plays at least one look more, which is the yardstick then; a round robin whose first look
+alone exceeds ROUND_ROBIN_MOST games (four players) is not played, and that first look is the yardstick.
+
+Rating a million six-player games among 100 bots is measured by `benchmarks/ratings.py --only six --bots 100`.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import tempfile
 import time
@@ -23,7 +36,7 @@ from pathlib import Path
 
 from scipy.stats import kendalltau
 
-from arena.league import new_league
+from arena.league import load_settings, new_league
 from arena.league.frozen import add_bot
 from arena.league.matchmaker import Matchmaker, _unique
 from arena.league.play import play_league
@@ -63,36 +76,161 @@ class RandomTables(Matchmaker):
         return _unique([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
 
 
+def ladder(bots: int) -> dict[str, float]:
+    """The field's bots by name and their p, on an even ladder from 0 to 1: the truth."""
+    return {f"p{i:02d}": round(i / (bots - 1), 4) for i in range(bots)}
+
+
+def write_bot(folder: Path, name: str, p: float) -> str:
+    """The Mixed bot of this p as a file in `folder`, by its spec."""
+    path = folder / f"{name}.py"
+    path.write_text(BOT.format(p=p, name=name))
+    return f"{path}:Mixed"
+
+
+def add_mixed(league: Path, name: str, p: float) -> None:
+    added = add_bot(league, write_bot(league.parent, name, p), sandboxed=False, games_per_rules=1)
+    assert added.new, added.problems
+
+
 def make_field(folder: Path, variant: str, bots: int) -> Path:
     toml = folder / "league.toml"
     toml.write_text(f'name = "bench"\nseed = 5\n[[games]]\n{VARIANTS[variant]}\n[run]\nworkers = 1\n'
                     'batch_size = 2000\n[league]\ndeals = 4\nisolation = "none"\n')
     league = folder / "league"
     new_league(league, toml)
-    for i in range(bots):
-        p = round(i / (bots - 1), 4)
-        path = folder / f"p{i:02d}.py"
-        path.write_text(BOT.format(p=p, name=f"p{i:02d}"))
-        added = add_bot(league, f"{path}:Mixed", sandboxed=False, games_per_rules=1)
-        assert added.new, added.problems
+    for name, p in ladder(bots).items():
+        add_mixed(league, name, p)
     return league
 
 
-def tau(league: Path) -> float:
+def tau(league: Path, truth: dict[str, float] | None = None) -> float:
+    """Kendall tau between the league's TrueSkill order and the truth (by default the ladder of its bots)."""
     (rated,) = league_ratings(league, replicates=10).values()
-    order = list(rated.table["bot"])
-    truth = [int(name[1:]) for name in order]
-    return float(kendalltau(range(len(order), 0, -1), truth).statistic)
+    return order_tau(list(rated.table["bot"]), truth or ladder(len(rated.table)))
+
+
+def order_tau(order: list[str], truth: dict[str, float]) -> float:
+    return float(kendalltau(range(len(order), 0, -1), [truth[name] for name in order]).statistic)
+
+
+NEWCOMER = "new"
+ROUND_ROBIN_MOST = 50_000
+"""The newcomer's yardstick is played when its first look is at most this many games, else only counted."""
+
+
+class NewcomerWatch(Matchmaker):
+    """The matchmaker, noting at each look the games this `play` has played, the newcomer's place in the order,
+    and whether its tier is settled: its placement tables played and the pairs it forms with its neighbours
+    settled, by the rule `until settled` applies to every pair."""
+
+    looks: list[tuple[int, int, bool]] = []
+
+    def _variant_tables(self, look, players, played):
+        if NEWCOMER in look.order:
+            at = look.order.index(NEWCOMER)
+            settled = played[NEWCOMER] >= self.settings.placement and all(look.settled[max(0, at - 1):at + 1])
+            self.looks.append((self.played_now, at + 1, settled))
+        return super()._variant_tables(look, players, played)
+
+
+def round_robin(folder: Path, variant: str, truth: dict[str, float], settings, args) -> tuple[dict, list[str]]:
+    """A user's re-run without the league: the same bots' files in a tournament config, every table of the
+    round robin played on duplicate deals in rounds until settled, at the league's confidence and tie margin.
+    Its manifest and its order."""
+    import tomllib
+
+    import arena
+
+    bots = [{"name": name, "path": write_bot(folder, name, p)} for name, p in truth.items()]
+    config = {"name": "round-robin", "seed": 5, "games": [{**tomllib.loads(VARIANTS[variant]), "duplicate": True}],
+              "bots": bots, "run": {"workers": 1, "batch_size": 2000, "until": "settled",
+                                    "max_deals": args.max_deals, "round_deals": args.round_deals,
+                                    "confidence": settings.confidence, "tie_margin": settings.tie_margin}}
+    run = arena.run(config, workers=args.workers, out=folder)
+    (rated,) = run.tables.values()
+    return run.manifest, list(rated.table["bot"])
+
+
+def newcomer(args) -> None:
+    """A settled league of `--bots`, one newcomer added between two ladder bots, settled again; then the
+    round robin of the same bots."""
+    bots = args.bots or 20
+    budget = args.games or 40000
+    with tempfile.TemporaryDirectory(prefix="arena-league-newcomer-") as scratch:
+        folder = Path(scratch) / "league-field"
+        folder.mkdir()
+        league = make_field(folder, args.variant, bots)
+        started = time.perf_counter()
+        report = play_league(league, until_settled=True, games=budget, workers=args.workers)
+        print(f"{bots} bots, {args.variant}: {report.played_now:,} games until settled ({report.stopped}; "
+              f"{len(report.rounds)} rounds, {time.perf_counter() - started:.0f}s); tau {tau(league):.3f}")
+        below = bots // 2 - 1
+        truth = {**ladder(bots), NEWCOMER: round((below + 0.5) / (bots - 1), 4)}
+        true_rank = 1 + sum(p > truth[NEWCOMER] for p in truth.values())
+        add_mixed(league, NEWCOMER, truth[NEWCOMER])
+        NewcomerWatch.looks = []
+        started = time.perf_counter()
+        report = play_league(league, until_settled=True, games=budget, workers=args.workers, planner=NewcomerWatch)
+        tier = next(((games, rank) for games, rank, settled in NewcomerWatch.looks if settled), None)
+        (rated,) = league_ratings(league, replicates=10).values()
+        order = list(rated.table["bot"])
+        print(f"newcomer p = {truth[NEWCOMER]} (between p{below:02d} and p{below + 1:02d}, true rank {true_rank} of "
+              f"{bots + 1}): its tier settled after {tier[0]:,} games at rank {tier[1]}" if tier else
+              "its tier never settled")
+        print(f"  league settled again after {report.played_now:,} games ({report.stopped}; "
+              f"{len(report.rounds)} rounds, {time.perf_counter() - started:.0f}s): "
+              f"newcomer at rank {order.index(NEWCOMER) + 1}, tau {order_tau(order, truth):.3f}")
+        settings = load_settings(league)
+        players = settings.players(settings.games[0])
+        first_look = math.comb(bots + 1, players) * args.round_deals * players  # every table, every rotation
+        if first_look > ROUND_ROBIN_MOST:
+            # A settled round robin looks after whole rounds: it plays at least this one.
+            yardstick = first_look
+            print(f"round robin of the {bots + 1} bots until settled: not played; its first look alone is "
+                  f"{args.round_deals} deals of {math.comb(bots + 1, players):,} tables in {players} rotations, "
+                  f"{yardstick:,} games")
+            manifest = None
+        else:
+            rr_folder = Path(scratch) / "round-robin"
+            rr_folder.mkdir()
+            started = time.perf_counter()
+            manifest, rr_order = round_robin(rr_folder, args.variant, truth, settings, args)
+            (variant,) = manifest["stop"]["variants"].values()
+            print(f"round robin of the {bots + 1} bots until settled: {manifest['games']:,} games "
+                  f"({variant['verdict']}; {time.perf_counter() - started:.0f}s): "
+                  f"newcomer at rank {rr_order.index(NEWCOMER) + 1}, tau {order_tau(rr_order, truth):.3f}")
+            yardstick = manifest["games"]
+        if manifest and variant["verdict"] != "settled":
+            # It looks after whole rounds of round_deals, and a larger max_deals only widens each look's interval
+            # (more looks): a settled round robin plays at least one more round than this one.
+            yardstick = yardstick * (variant["deals"] + args.round_deals) // variant["deals"]
+            print(f"  not settled at {variant['deals']} deals a table ({len(variant['unsettled'])} pairs open): a "
+                  f"settled round robin plays at least {variant['deals'] + args.round_deals} deals a table, "
+                  f"{yardstick:,} games")
+        for what, games in (("its tier settled", tier[0] if tier else None),
+                            ("the league settled again", report.played_now)):
+            if games is not None:
+                print(f"newcomer games until {what} / round robin games: {games:,} / {yardstick:,} = "
+                      f"{games / yardstick:.3f} (target at most 0.10)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="caterpillar")
-    parser.add_argument("--bots", type=int, default=30)
-    parser.add_argument("--games", type=int, default=6000)
+    parser.add_argument("--bots", type=int, help="default 30; with --newcomer, 20")
+    parser.add_argument("--games", type=int, help="default 6000; with --newcomer, the budget of each play, 40000")
     parser.add_argument("--checkpoints", type=int, default=6)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
+                        "round-robin re-run until settled")
+    parser.add_argument("--round-deals", type=int, default=10, help="--newcomer: the round robin's deals a look")
+    parser.add_argument("--max-deals", type=int, default=40, help="--newcomer: the round robin's deals a table "
+                        "at most")
     args = parser.parse_args()
+    if args.newcomer:
+        return newcomer(args)
+    args.bots, args.games = args.bots or 30, args.games or 6000
     with tempfile.TemporaryDirectory(prefix="arena-league-bench-") as scratch:
         started = time.perf_counter()
         leagues = {}
