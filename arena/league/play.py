@@ -20,7 +20,7 @@ import pyarrow as pa
 from arena.league import load_settings
 from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.matchmaker import Matchmaker
-from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, read_part, scan_parts, write_part
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
@@ -52,13 +52,11 @@ class PlayReport:
 
 def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None) -> Iterator[pa.Table]:
     """The results of the given rounds, part by part in game-index order (columns: all of LEAGUE_SCHEMA)."""
-    import pyarrow.parquet as pq
-
     ranges = sorted((r.first_index, r.end_index) for r in rounds)
     for path in sorted((Path(directory) / "results").glob("part-*.parquet")):
         match = PART_NAME.fullmatch(path.name)
         if match and any(first <= int(match[1]) and int(match[2]) <= end for first, end in ranges):
-            yield pq.read_table(path, schema=LEAGUE_SCHEMA, columns=columns)
+            yield read_part(path, LEAGUE_SCHEMA, columns)
 
 
 def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
