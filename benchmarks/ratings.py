@@ -242,9 +242,10 @@ def six_player(args) -> None:
     print(f"(tables: {how}, with {args.replicates} deal-bootstrap replicates; target tables/play <= 10%)")
 
 
-RUNS = [(10, 80), (20, 1)]
+RUNS = [(10, 80), (20, 1), (20, 4)]
 """The real runs of `--only run`: (random bots, deals a table), every table of 6 of them in its 6 rotations:
-10 bots at their 210 tables x 80 deals = 100,800 games; 20 bots at their 38,760 tables x 1 deal = 232,560."""
+10 bots at their 210 tables x 80 deals = 100,800 games; 20 bots at their 38,760 tables x 1 deal = 232,560, and
+x 4 deals = 930,240 (about 3 minutes of play)."""
 
 
 def real_runs(args) -> None:
