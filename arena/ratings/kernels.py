@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 _SQRT2 = math.sqrt(2)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -204,8 +204,34 @@ def chain_messages(cav_pi, cav_tau, trunc_pi, trunc_tau, drawn, beta2, margin):
     return cav_pi + s_pi.reshape(shape), cav_tau + s_tau.reshape(shape)
 
 
-@njit(cache=True)
+SWEEP_CHUNKS = 16
+"""The factors of a sweep are cut into this many contiguous chunks, swept in parallel, each adding to sums of
+its own that are then added in chunk order: a fixed number, so the floats do not depend on the threads."""
+
+
 def sweep(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn, damping,
+          last_pi, last_tau, beta2, margin, sums):
+    """`_sweep` on every core: the run's games are played when its rating runs."""
+    chunk_sums = np.zeros((SWEEP_CHUNKS, *sums.shape))
+    _sweep_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
+                  damping, last_pi, last_tau, beta2, margin, chunk_sums)
+    sums += chunk_sums.sum(axis=0)
+
+
+@njit(cache=True, parallel=True)
+def _sweep_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
+                  damping, last_pi, last_tau, beta2, margin, chunk_sums):
+    factors = len(target)
+    size = -(-factors // SWEEP_CHUNKS)
+    for chunk in prange(SWEEP_CHUNKS):
+        first, end = min(chunk * size, factors), min((chunk + 1) * size, factors)
+        _sweep(q_pi, q_tau, target[first:end], weight[first:end], replicate[first:end], shift, msg_pi[first:end],
+               msg_tau[first:end], trunc_pi[first:end], trunc_tau[first:end], drawn[first:end], damping[first:end],
+               last_pi[first:end], last_tau[first:end], beta2, margin, chunk_sums[chunk])
+
+
+@njit(cache=True)
+def _sweep(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn, damping,
            last_pi, last_tau, beta2, margin, sums):
     """One sweep of EP: every factor refined from the same posterior (q_pi, q_tau, flat by replicate and bot),
     its messages (msg_*, in place) moved first by its replicate's `shift` of the common level, then by its
