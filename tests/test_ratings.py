@@ -732,3 +732,25 @@ assert after == before, {{name: after[name][len(before[name]):] for name in afte
     assert done.returncode == 0, done.stderr[-2000:]
     kernels, signatures, again = map(int, done.stdout.split())
     assert kernels >= 4 and signatures >= 4 and again == signatures
+
+
+def test_the_parallel_sweep_gives_the_same_floats_on_any_number_of_threads():
+    """The sweep's chunks are fixed (kernels.SWEEP_CHUNKS), so one thread and every core give the same ratings."""
+    import numba
+
+    cores = numba.config.NUMBA_NUM_THREADS
+    if cores < 2:
+        pytest.skip("one core: nothing to compare")
+    rng = np.random.default_rng(5)
+    bots = np.argsort(rng.random((5000, 10)), axis=1)[:, :6]
+    scores = rng.integers(0, 4, (5000, 6))
+    outcomes = group_outcomes(bots, (scores[:, None, :] > scores[:, :, None]).sum(axis=2))
+    fits = []
+    for threads in (1, cores):
+        numba.set_num_threads(threads)
+        try:
+            fits.append(rate_outcomes(outcomes, 10))
+        finally:
+            numba.set_num_threads(cores)
+    assert fits[0].sweeps == fits[1].sweeps > 1
+    assert np.array_equal(fits[0].mu, fits[1].mu) and np.array_equal(fits[0].sigma, fits[1].sigma)
