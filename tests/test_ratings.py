@@ -734,8 +734,9 @@ assert after == before, {{name: after[name][len(before[name]):] for name in afte
     assert kernels >= 4 and signatures >= 4 and again == signatures
 
 
-def test_the_parallel_sweep_gives_the_same_floats_on_any_number_of_threads():
-    """The sweep's chunks are fixed (kernels.SWEEP_CHUNKS), so one thread and every core give the same ratings."""
+def test_the_parallel_sweep_gives_the_same_floats_on_any_number_of_threads(monkeypatch):
+    """The sweep's chunks are fixed (kernels.SWEEP_CHUNKS), so one thread, every core and the serial sweep of small
+    fits give the same ratings."""
     import numba
 
     cores = numba.config.NUMBA_NUM_THREADS
@@ -745,12 +746,14 @@ def test_the_parallel_sweep_gives_the_same_floats_on_any_number_of_threads():
     bots = np.argsort(rng.random((5000, 10)), axis=1)[:, :6]
     scores = rng.integers(0, 4, (5000, 6))
     outcomes = group_outcomes(bots, (scores[:, None, :] > scores[:, :, None]).sum(axis=2))
-    fits = []
+    fits = [rate_outcomes(outcomes, 10)]  # the serial sweep: fewer factors than kernels.PARALLEL_FACTORS
+    monkeypatch.setattr(kernels, "PARALLEL_FACTORS", 0)
     for threads in (1, cores):
         numba.set_num_threads(threads)
         try:
             fits.append(rate_outcomes(outcomes, 10))
         finally:
             numba.set_num_threads(cores)
-    assert fits[0].sweeps == fits[1].sweeps > 1
-    assert np.array_equal(fits[0].mu, fits[1].mu) and np.array_equal(fits[0].sigma, fits[1].sigma)
+    assert fits[0].sweeps == fits[1].sweeps == fits[2].sweeps > 1
+    for fit in fits[1:]:
+        assert np.array_equal(fit.mu, fits[0].mu) and np.array_equal(fit.sigma, fits[0].sigma)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from arena.config import RatingSettings
+from arena.ratings import kernels
 from arena.ratings.batch import group_outcomes, newton_terms, rate_outcomes
 from arena.ratings.deals import ClusteredMean
 
@@ -18,6 +19,12 @@ def warm() -> None:
     outcomes = group_outcomes(bots, np.argsort(rng.random((12, 6)), axis=1))
     settings = RatingSettings()
     fit = rate_outcomes(outcomes, 8, settings)
+    parallel = kernels.PARALLEL_FACTORS
+    kernels.PARALLEL_FACTORS = 0  # the parallel sweep too, which only large fits reach
+    try:
+        rate_outcomes(outcomes, 8, settings)
+    finally:
+        kernels.PARALLEL_FACTORS = parallel
     newton_terms(outcomes, 8, settings, fit)
     ClusteredMean().add(rng.random(12), np.arange(12) % 3, np.arange(12) // 6)
 

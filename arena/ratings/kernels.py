@@ -209,25 +209,47 @@ SWEEP_CHUNKS = 16
 its own that are then added in chunk order: a fixed number, so the floats do not depend on the threads."""
 
 
+PARALLEL_FACTORS = 100_000
+"""Sweeps of fewer factors run their chunks on one thread: a small sweep takes a millisecond or so, and starting
+the threads for it took twice the CPU of the sweep itself."""
+
+
 def sweep(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn, damping,
           last_pi, last_tau, beta2, margin, sums):
-    """`_sweep` on every core: the run's games are played when its rating runs."""
+    """`_sweep` chunk by chunk, on every core for a large fit (the run's games are played when its rating runs):
+    the same floats either way."""
     chunk_sums = np.zeros((SWEEP_CHUNKS, *sums.shape))
-    _sweep_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
-                  damping, last_pi, last_tau, beta2, margin, chunk_sums)
+    chunks = _parallel_chunks if len(target) >= PARALLEL_FACTORS else _serial_chunks
+    chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn, damping,
+           last_pi, last_tau, beta2, margin, chunk_sums)
     sums += chunk_sums.sum(axis=0)
 
 
 @njit(cache=True, parallel=True)
-def _sweep_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
-                  damping, last_pi, last_tau, beta2, margin, chunk_sums):
+def _parallel_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
+                     damping, last_pi, last_tau, beta2, margin, chunk_sums):
+    for chunk in prange(SWEEP_CHUNKS):
+        _sweep_chunk(chunk, q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau,
+                     drawn, damping, last_pi, last_tau, beta2, margin, chunk_sums)
+
+
+@njit(cache=True)
+def _serial_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
+                   damping, last_pi, last_tau, beta2, margin, chunk_sums):
+    for chunk in range(SWEEP_CHUNKS):
+        _sweep_chunk(chunk, q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau,
+                     drawn, damping, last_pi, last_tau, beta2, margin, chunk_sums)
+
+
+@njit(cache=True)
+def _sweep_chunk(chunk, q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
+                 damping, last_pi, last_tau, beta2, margin, chunk_sums):
     factors = len(target)
     size = -(-factors // SWEEP_CHUNKS)
-    for chunk in prange(SWEEP_CHUNKS):
-        first, end = min(chunk * size, factors), min((chunk + 1) * size, factors)
-        _sweep(q_pi, q_tau, target[first:end], weight[first:end], replicate[first:end], shift, msg_pi[first:end],
-               msg_tau[first:end], trunc_pi[first:end], trunc_tau[first:end], drawn[first:end], damping[first:end],
-               last_pi[first:end], last_tau[first:end], beta2, margin, chunk_sums[chunk])
+    first, end = min(chunk * size, factors), min((chunk + 1) * size, factors)
+    _sweep(q_pi, q_tau, target[first:end], weight[first:end], replicate[first:end], shift, msg_pi[first:end],
+           msg_tau[first:end], trunc_pi[first:end], trunc_tau[first:end], drawn[first:end], damping[first:end],
+           last_pi[first:end], last_tau[first:end], beta2, margin, chunk_sums[chunk])
 
 
 @njit(cache=True)
