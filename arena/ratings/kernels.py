@@ -225,7 +225,7 @@ def sweep(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_
     sums += chunk_sums.sum(axis=0)
 
 
-# Two functions, not one compiled twice: numba's on-disk cache keys a function by its name, not its options.
+# Two functions rather than one compiled with two sets of options: each then has numba's on-disk cache of its own.
 @njit(cache=True, parallel=True)
 def _parallel_chunks(q_pi, q_tau, target, weight, replicate, shift, msg_pi, msg_tau, trunc_pi, trunc_tau, drawn,
                      damping, last_pi, last_tau, beta2, margin, chunk_sums):
