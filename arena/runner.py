@@ -411,7 +411,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
     from importlib.metadata import version
 
     from arena.atomic import write_atomic
-    from arena.ratings.tables import csv_frames, deal_counts, rate_parts
+    from arena.ratings.tables import csv_frames, rate_parts
     from arena.report import SUMMARY_COLUMNS, summarise_results, write_report
     from arena.results import iter_results, run_digest
 
@@ -420,8 +420,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
     results_digest = run_digest(run)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    deals = deal_counts(iter_results(run, ["variant", "deal"]))
-    ratings = rate_parts(iter_results(run, RATED_COLUMNS), config.ratings, deals=deals)
+    ratings = rate_parts(iter_results(run, RATED_COLUMNS), config.ratings)
     rating_seconds = time.perf_counter() - started
     tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())

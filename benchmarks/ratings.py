@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 from arena.ratings import RatingSettings, rate_games, rate_results
 from arena.ratings.batch import group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES
-from arena.ratings.tables import csv_frames, deal_counts, rate_parts
+from arena.ratings.tables import csv_frames, rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 
 CASES = [(2, 1_000_000), (6, 100_000)]
@@ -174,9 +174,9 @@ JIT_CHILD = """
 import sys, time
 sys.path.insert(0, {folder!r})
 from ratings import six_player_tables
-from arena.ratings.tables import csv_frames, deal_counts, rate_parts
+from arena.ratings.tables import csv_frames, rate_parts
 parts = [six_player_tables(3000)]
-rate = lambda: csv_frames(rate_parts(parts, replicates=20, deals=deal_counts(parts)))
+rate = lambda: csv_frames(rate_parts(parts, replicates=20))
 started = time.process_time()
 rate()
 first = time.process_time()
@@ -231,7 +231,7 @@ def six_player(args) -> None:
             parts = [table.slice(first, args.part_games) for first in range(0, games, args.part_games or games)]
             started = time.process_time()
             if args.part_games:  # as a run rates itself: its parts one at a time, then the CSV frames
-                csv_frames(rate_parts(parts, replicates=args.replicates, deals=deal_counts(parts)))
+                csv_frames(rate_parts(parts, replicates=args.replicates))
             else:
                 rate_results(frame, replicates=args.replicates)
             tables = time.process_time() - started

@@ -26,7 +26,7 @@ from arena.ratings import online as ar
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
-from arena.ratings.tables import deal_counts, rate_parts
+from arena.ratings.tables import rate_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -457,9 +457,12 @@ def test_batch_table_ignores_row_order_and_game_numbers():
 
 
 @pytest.mark.parametrize("method", ["batch", "online"])
-def test_tables_do_not_depend_on_how_the_results_are_cut(method):
-    """Parts cut anywhere (a deal's rotations split between two parts, record batches of a few games) give the
-    tables of the whole: the running sums merge exactly and every deal's bootstrap weights are its own."""
+@pytest.mark.parametrize("feed_games", [1, 16])
+def test_tables_do_not_depend_on_how_the_results_are_cut(method, feed_games, monkeypatch):
+    """Parts cut anywhere (a deal's rotations split between two parts, record batches of a few games), summed as
+    they come or gathered a few at a time, give the tables of the whole: the running sums merge exactly and
+    every deal's bootstrap weights are its own."""
+    monkeypatch.setattr(tables, "FEED_GAMES", feed_games)
     df = results_frame(random.Random(9), {"duel": 2, "trio": 3}, 12, {"bot-0": 1.0}, BOTS[:5])
     table = pa.Table.from_pandas(df, preserve_index=False)
     cuts = [0, *np.sort(np.random.default_rng(3).choice(np.arange(1, len(df)), 25, replace=False)).tolist(), len(df)]
@@ -467,7 +470,7 @@ def test_tables_do_not_depend_on_how_the_results_are_cut(method):
     batches = [batch for part in parts for batch in part.to_batches(max_chunksize=4)]
     rating_settings = RatingSettings(method=method)
     whole = rate_results(df, rating_settings, replicates=20)
-    cut = rate_parts(batches, rating_settings, replicates=20, deals=deal_counts(batches))
+    cut = rate_parts(batches, rating_settings, replicates=20)
     assert list(cut) == list(whole) == ["duel", "trio"]
     for variant, rated in whole.items():
         for name in ("table", "pairs", "seats", "duplicate", "progress"):
@@ -484,10 +487,11 @@ def test_tables_do_not_depend_on_when_the_outcome_groups_are_merged(monkeypatch)
     df = results_frame(random.Random(12), {"duel": 2, "six": 6}, 10, {"bot-0": 1.0}, BOTS[:7])
     table = pa.Table.from_pandas(df, preserve_index=False)
     parts = [table.slice(start, 7) for start in range(0, len(df), 7)]
+    monkeypatch.setattr(tables, "FEED_GAMES", 1)  # each part summed as it comes
     rated = {}
     for merge_rows in (0, 10 ** 9):
         monkeypatch.setattr(bootstrap, "MERGE_ROWS", merge_rows)
-        rated[merge_rows] = tables.csv_frames(rate_parts(parts, replicates=20, deals=deal_counts(parts)))
+        rated[merge_rows] = tables.csv_frames(rate_parts(parts, replicates=20))
     for often, never in zip(rated[0], rated[10 ** 9], strict=True):
         pd.testing.assert_frame_equal(often, never, check_exact=True)
 

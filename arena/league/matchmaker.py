@@ -74,7 +74,7 @@ class Matchmaker:
         self.rounds_left = rounds
         self.results: list[pa.Table] = []
         """Results handed over and not yet added to `ratings`."""
-        self.ratings = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES)
+        self.ratings = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES, progress=False)
         self.current: RoundRow | None = None
         self.played_now = 0
         """Games of the rounds chosen by this matchmaker (or finished by it)."""

@@ -33,14 +33,13 @@ def snapshot(directory: Path) -> tuple[list[BotRow], list[RoundRow]]:
 def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replicates: int | None = None) -> dict:
     """The rating tables (arena.ratings.tables.VariantRatings by variant) of the games of `rounds` (default:
     every finished round)."""
-    from arena.ratings.tables import deal_counts, rate_parts
+    from arena.ratings.tables import rate_parts
 
     settings = load_settings(directory)
     if rounds is None:
         rounds = snapshot(directory)[1]
     options = {} if replicates is None else {"replicates": replicates}
-    deals = deal_counts(league_parts(directory, rounds, ["variant", "deal"]))
-    return rate_parts(league_parts(directory, rounds, RATED_COLUMNS), settings.ratings, deals=deals, **options)
+    return rate_parts(league_parts(directory, rounds, RATED_COLUMNS), settings.ratings, **options)
 
 
 def standing_frames(directory: Path, game: str | None = None,
@@ -70,7 +69,7 @@ def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
 
     settings = load_settings(directory)
     _, rounds = snapshot(directory)
-    running = RunningRatings(settings.ratings, replicates=HISTORY_REPLICATES)
+    running = RunningRatings(settings.ratings, replicates=HISTORY_REPLICATES, progress=False)
     rows = []
     for round_ in rounds:
         for part in league_parts(directory, [round_], RATED_COLUMNS):

@@ -34,6 +34,8 @@ BOOTSTRAP_SEED = 20261123
 SEPARATED = 0.975
 """Likelihood of superiority at which two adjacent bots are separated: the 95% two-sided interval of
 their rating difference excludes zero."""
+PROGRESS_POINTS = 12
+"""Checkpoints of the estimate-against-deals chart."""
 BOOTSTRAP_DEALS = 8192
 """Deals whose bootstrap weights are drawn at once (a few MB), however many a variant has."""
 MERGE_ROWS = 1 << 20
@@ -45,26 +47,26 @@ up to about half a second); beyond, the replicates are a Newton step from the fi
 
 class OutcomeGroups:
     """A variant's games by outcome group, part by part: the groups held (bots in first-appearance codes),
-    with their games and their games by the first progress checkpoint that counts them, and every game's
-    group and deal. Each part's groups are appended as they are and merged with the rest only once
-    MERGE_ROWS of them are held: merging part by part would copy every group found so far for each part,
-    a cost that grows with parts times groups, and never merging would hold a part's worth of groups
-    for every part."""
+    with their games, every game's group and deal, and each deal's number (for the estimate against deals,
+    whose checkpoints are known only once every deal is in). Each part's groups are appended as they are and
+    merged with the rest only once MERGE_ROWS of them are held: merging part by part would copy every group
+    found so far for each part, a cost that grows with parts times groups, and never merging would hold a
+    part's worth of groups for every part."""
 
-    def __init__(self, replicates: int, points: np.ndarray | None) -> None:
-        self.replicates, self.points = replicates, points
+    def __init__(self, replicates: int, progress: bool = True) -> None:
+        self.replicates = replicates
         self.bots: list[np.ndarray] = []
         self.drawn: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
-        self.progress: list[np.ndarray] | None = None if points is None else []
-        """The groups held, a block per part or merge: bots in finishing order, ties, games, and games by
-        checkpoint."""
+        """The groups held, a block per part or merge: bots in finishing order, ties, and games."""
         self.rows = self.merged_rows = 0
         """The groups held, and those the last merge left."""
         self.game_groups: list[np.ndarray] = []
         self.game_deals: list[np.ndarray] = []
         """Per part, every game's group (a row of the groups held) and deal (numbered from 0 over all the parts)."""
         self.deal_keys: list[np.ndarray] = []
+        self.deal_numbers: list[np.ndarray] | None = [] if progress else None
+        """Per part, each deal's number (None: no estimate against deals)."""
         self.deals = 0
 
     def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
@@ -80,52 +82,58 @@ class OutcomeGroups:
         self.deals += len(deal_keys)
         self.deal_keys.append(deal_keys)
         if deal_numbers is None:
-            self.progress = None
-        if self.progress is not None:
-            checkpoint = np.searchsorted(self.points, deal_numbers, side="right")  # counted from this one on
-            width = len(self.points) + 1
-            self.progress.append(np.bincount(local.game_group * width + checkpoint,
-                                             minlength=len(local.counts) * width).reshape(-1, width))
+            self.deal_numbers = None
+        if self.deal_numbers is not None:
+            numbers = np.empty(len(deal_keys), np.int32)
+            numbers[deal] = deal_numbers  # the games of a deal share its number
+            self.deal_numbers.append(numbers)
         if self.rows > self.merged_rows + MERGE_ROWS:
             self._merge(np.arange(int(max(map(np.max, self.bots))) + 1))
 
-    def _merge(self, code: np.ndarray) -> tuple[Outcomes, np.ndarray | None]:
+    def _merge(self, code: np.ndarray) -> Outcomes:
         """Merges the groups held into one block, with bots renamed by `code`, in the canonical order of
-        `group_outcomes`; returns them and their games by checkpoint (groups, checkpoints + 1)."""
+        `group_outcomes`; returns them."""
         bots, drawn = code[np.concatenate(self.bots)], np.concatenate(self.drawn)
         ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
         canonical = group_outcomes(bots, ranks)  # the same outcomes merged, tied bots reordered by their codes
         place, groups = canonical.game_group, len(canonical.counts)
         counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
-        progress = None
-        if self.progress is not None:
-            progress = np.stack([np.bincount(place, weights=column, minlength=groups).astype(np.int64)
-                                 for column in np.concatenate(self.progress).T], axis=1)
         self.bots, self.drawn, self.counts = [canonical.bots], [canonical.drawn], [counts]
-        self.progress = None if progress is None else [progress]
         self.game_groups = [place[games].astype(np.int32) for games in self.game_groups]
         self.rows = self.merged_rows = groups
-        return Outcomes(canonical.bots, canonical.drawn, counts), progress
+        return Outcomes(canonical.bots, canonical.drawn, counts)
 
-    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None]:
+    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None, np.ndarray | None]:
         """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
-        do not depend on the order of the games): the outcomes, their games by deal and their games before
-        each progress checkpoint (checkpoints, groups)."""
-        outcomes, progress = self._merge(name_code)
+        do not depend on the order of the games): the outcomes, their games by deal, the checkpoints of the
+        estimate against deals (`progress_points`) and the groups' games before each (checkpoints, groups)."""
+        outcomes = self._merge(name_code)
         first_code = np.empty_like(name_code)
         first_code[name_code] = np.arange(len(name_code))
         self.bots = [first_code[self.bots[0]]]  # held on in first-appearance codes: later parts may add games
-        if progress is not None:
-            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
         keys = np.concatenate(self.deal_keys)
         by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
         position = np.empty(len(keys), dtype=np.int64)
         position[by_key] = np.arange(len(keys))
-        game_deals = position[np.concatenate(self.game_deals)]
+        game_deals = np.concatenate(self.game_deals)
         game_groups = np.concatenate(self.game_groups)
-        games = sparse.csr_matrix((np.ones(len(game_deals)), (game_deals, game_groups)),
+        games = sparse.csr_matrix((np.ones(len(game_deals)), (position[game_deals], game_groups)),
                                   shape=(len(keys), len(outcomes.counts)))
-        return outcomes, DealGames(games, keys[by_key]), progress
+        points = progress = None
+        if self.deal_numbers is not None:
+            numbers = np.concatenate(self.deal_numbers)
+            points = progress_points(int(numbers.max()) + 1)
+            checkpoint = np.searchsorted(points, numbers, side="right")[game_deals]  # counted from this one on
+            width = len(points) + 1
+            cells = game_groups.astype(np.int64) * width + checkpoint
+            progress = np.bincount(cells, minlength=len(outcomes.counts) * width).reshape(-1, width)
+            progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
+        return outcomes, DealGames(games, keys[by_key]), points, progress
+
+
+def progress_points(deals: int) -> np.ndarray:
+    """The checkpoints of the estimate against deals: PROGRESS_POINTS numbers of deals, evenly up to all."""
+    return np.unique(np.linspace(1, deals, min(deals, PROGRESS_POINTS)).round().astype(np.int64))
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,15 @@ Every statistic is a sum over deals, and the games of one deal (its seat rotatio
 game-index order: each part adds its whole deals to running sums (outcome-group counts, clustered
 sums, pentanomial counts) and holds back its last deal, which the next part may continue. Only the
 online pass goes game by game, its ratings carried from part to part. Memory depends on the bots and
-the outcome groups (each part's own, merged once MERGE_ROWS are held), and for the deal bootstrap 8 bytes a game (its
-group and its deal) and a deal's key: a replicate's weight of each group is summed deal by deal only
-once the fit is known.
+the outcome groups (each part's own, merged once MERGE_ROWS are held), and for the deal bootstrap 8 bytes a
+game (its group and its deal) and a deal's key and number: a replicate's weight of each group is summed deal
+by deal only once the fit is known, and the checkpoints of the estimate against deals are placed once every
+deal is in. Small parts are taken FEED_GAMES games at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -58,11 +59,13 @@ from arena.ratings.parts import (
 )
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 
-PROGRESS_POINTS = 12
-"""Checkpoints of the estimate-against-deals chart."""
 ADD_GAMES = 65536
 """Games (of whole deals) added to the running sums at once: a six-player game has 15 pairs of seats, so the
 temporaries of a million games at once would take gigabytes."""
+FEED_GAMES = 16384
+"""Games of small parts gathered before they are split by variant and summed: each step costs a few numpy calls
+whatever its size, so a run's parts of 2,000 games are taken ten at a time (a million six-player games are
+rated in 2 s less, `benchmarks/ratings.py --only run`)."""
 
 TABLE_COLUMNS = ["rank", "tier", "bot", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "games", "deals", "wins",
                  "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "mean_score_lo", "mean_score_hi",
@@ -109,19 +112,17 @@ class VariantRatings:
 # --- entry points -----------------------------------------------------------------------------------
 
 def rate_parts(parts: Iterable[pa.Table], settings: RatingSettings | None = None, *,
-               replicates: int = BOOTSTRAP_REPLICATES,
-               deals: Mapping[str, int] | None = None) -> dict[str, VariantRatings]:
+               replicates: int = BOOTSTRAP_REPLICATES, progress: bool = True) -> dict[str, VariantRatings]:
     """Rates results given as Arrow tables (or record batches) in game-index order, one at a time; tables
     keyed by variant name, in name order.
 
-    `deals`: per variant, one more than its largest deal number (`deal_counts`), which places the
-    checkpoints of the estimate against deals; a variant without it gets no such estimate.
+    `progress`: the estimate against deals too (for games with a `deal` column), one more fit.
 
     A deal is known by its seed. Its games may lie anywhere within one part, but a deal carries over
     into the next part only as the last game's deal, as a run's schedule makes it (its rotations are
     consecutive in game-index order); a deal seen again later would be counted as a second deal.
     """
-    running = RunningRatings(settings, replicates=replicates, deals=deals)
+    running = RunningRatings(settings, replicates=replicates, progress=progress)
     for part in parts:
         running.add(part)
     return running.tables()
@@ -133,10 +134,12 @@ class RunningRatings:
     matchmaker looks after every round."""
 
     def __init__(self, settings: RatingSettings | None = None, *, replicates: int = BOOTSTRAP_REPLICATES,
-                 deals: Mapping[str, int] | None = None) -> None:
-        self.settings, self.replicates, self.deals = settings or RatingSettings(), replicates, deals or {}
+                 progress: bool = True) -> None:
+        self.settings, self.replicates, self.progress = settings or RatingSettings(), replicates, progress
         self.variants: dict[str, _Variant] = {}
         self.last_index = None
+        self.waiting: list[pa.Table] = []
+        """Parts not yet summed, fewer than FEED_GAMES games, all of one schema."""
 
     def add(self, part: pa.Table) -> None:
         check_columns(part.schema.names)
@@ -146,15 +149,30 @@ class RunningRatings:
         if (np.diff(indices) < 0).any() or (self.last_index is not None and indices[0] < self.last_index):
             raise ValueError("results must come in game-index order")
         self.last_index = indices[-1]
+        if isinstance(part, pa.RecordBatch):
+            part = pa.Table.from_batches([part])
+        if self.waiting and part.schema != self.waiting[0].schema:
+            self._feed()
+        self.waiting.append(part)
+        if sum(waiting.num_rows for waiting in self.waiting) >= FEED_GAMES:
+            self._feed()
+
+    def _feed(self) -> None:
+        """Sums the waiting parts."""
+        if not self.waiting:
+            return
+        part = pa.concat_tables(self.waiting) if len(self.waiting) > 1 else self.waiting[0]
+        self.waiting = []
         for variant, seated in split_by_variant(part):
             if variant not in self.variants:
-                self.variants[variant] = _Variant(self.settings, self.replicates, self.deals.get(variant))
+                self.variants[variant] = _Variant(self.settings, self.replicates, self.progress)
             with _naming(variant):
                 self.variants[variant].feed(seated)
 
     def tables(self) -> dict[str, VariantRatings]:
         """The tables of the games so far, keyed by variant name, in name order. A deal is complete once asked
         for: a later part must not continue it (as a round of whole deals never does)."""
+        self._feed()
         rated = {}
         for variant in sorted(self.variants):
             with _naming(variant):
@@ -168,7 +186,7 @@ def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,
     check_columns(df.columns)
     rows = df if df["game_index"].is_monotonic_increasing else df.sort_values("game_index", kind="stable")
     table = pa.table({name: as_arrow(rows[name]) for name in rows.columns if name in READ_COLUMNS})
-    return rate_parts([table], settings, replicates=replicates, deals=deal_counts([table]))
+    return rate_parts([table], settings, replicates=replicates)
 
 
 def rate_run(run, method: str | None = None) -> dict[str, VariantRatings]:
@@ -182,24 +200,7 @@ def rate_run(run, method: str | None = None) -> dict[str, VariantRatings]:
     settings = rating_settings(tomllib.loads(run.config.read_text()).get("ratings", {}))
     if method is not None:
         settings = dataclasses.replace(settings, method=method)
-    deals = deal_counts(iter_results(run, ["variant", "deal"]))
-    return rate_parts(iter_results(run, RATED_COLUMNS), settings, deals=deals)
-
-
-def deal_counts(parts: Iterable[pa.Table]) -> dict[str, int]:
-    """Per variant, one more than its largest deal number (none without a `deal` column): a cheap first
-    pass over two small columns, for `rate_parts`."""
-    counts: dict[str, int] = {}
-    for part in parts:
-        if not part.num_rows or "deal" not in part.schema.names:
-            continue
-        variant = column_array(part, "variant").dictionary_encode()
-        largest = np.full(len(variant.dictionary), -1, dtype=np.int64)
-        np.maximum.at(largest, variant.indices.to_numpy(zero_copy_only=False),
-                      column_array(part, "deal").to_numpy(zero_copy_only=False).astype(np.int64))
-        for name, value in zip(variant.dictionary.to_pylist(), largest.tolist(), strict=True):
-            counts[name] = max(counts.get(name, 0), value + 1)
-    return counts
+    return rate_parts(iter_results(run, RATED_COLUMNS), settings)
 
 
 @contextmanager
@@ -246,15 +247,10 @@ def _pair_code(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(a >= b, a * a + a + b, b * b + a)
 
 
-def _progress_points(deals: int) -> np.ndarray:
-    """The checkpoints of the estimate against deals: PROGRESS_POINTS numbers of deals, evenly up to all."""
-    return np.unique(np.linspace(1, deals, min(deals, PROGRESS_POINTS)).round().astype(np.int64))
-
-
 class _Variant:
     """The running sums of one variant's tables, fed its games in game-index order."""
 
-    def __init__(self, settings: RatingSettings, replicates: int, deals: int | None) -> None:
+    def __init__(self, settings: RatingSettings, replicates: int, progress: bool) -> None:
         self.settings, self.replicates = settings, replicates
         self.codes: dict[str, int] = {}
         """Bot name -> code, in order of first appearance."""
@@ -262,7 +258,7 @@ class _Variant:
         self.games = 0
         self.held: _Games | None = None
         """The last deal fed so far, which the next part may continue."""
-        self.groups = OutcomeGroups(replicates, None if deals is None else _progress_points(deals))
+        self.groups = OutcomeGroups(replicates, progress)
         self.online = ([], []) if settings.method == "online" else None
         """The online pass's mu and sigma lists by bot code, carried from part to part."""
         self.win, self.score, self.pairs = ClusteredMean(), ClusteredMean(), ClusteredMean()
@@ -375,7 +371,7 @@ class _Variant:
         name_code = np.empty(k, dtype=np.int64)
         name_code[code_of] = np.arange(k)
 
-        outcomes, deal_games, progress_weights = self.groups.outcomes(name_code)
+        outcomes, deal_games, points, progress_weights = self.groups.outcomes(name_code)
         batch = rate_outcomes(outcomes, k, settings)
         boot, newton = deal_bootstrap(outcomes, deal_games, self.replicates, k, settings, batch)
         if self.online is not None:
@@ -413,7 +409,7 @@ class _Variant:
                         self.seat_score.take(np.arange(n)).result()),
             self._neighbours(names, code_of, order) if n > 2 else None,
             self._duplicate(names, code_of, order) if n == 2 else None,
-            estimate_against_deals(outcomes, self.groups.points, progress_weights, names, k, settings, batch, boot,
+            estimate_against_deals(outcomes, points, progress_weights, names, k, settings, batch, boot,
                                    newton),
             disagreements, settings.method, diff_se[np.ix_(order, order)])
 
