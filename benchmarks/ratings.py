@@ -270,6 +270,60 @@ def real_runs(args) -> None:
           "target rating/play <= 10%)")
 
 
+LOOK_GAMES, LOOK_ROUND, LOOK_LAST = 1_000_002, 10_002, 1_191_996
+"""`--only look`: a league's million six-player games (whole deals), then a round of about 10,000 more, then
+games up to just below the next checkpoint (1,192,092 games), where a look updates the most games."""
+
+
+def league_looks(args) -> None:
+    """Prints what a matchmaker's look costs among `--bots` at a million six-player games, after a round of
+    10,000 more and just before the next checkpoint, against fitting every game afresh, and how far the look
+    after the round is from that fit."""
+    from scipy.stats import kendalltau
+
+    from arena.league.matchmaker import MATCHMAKER_REPLICATES
+    from arena.ratings.looks import milestone, standings
+    from arena.ratings.tables import RunningRatings
+
+    games = six_player_tables(LOOK_LAST, args.bots)
+    part = args.part_games or 2000
+    running = RunningRatings(replicates=MATCHMAKER_REPLICATES, progress=False)
+    added = 0
+
+    def look(label: str, upto: int):
+        nonlocal added
+        for first in range(added, upto, part):
+            running.add(games.slice(first, min(part, upto - first)))
+        added = upto
+        started, cpu = time.perf_counter(), time.process_time()
+        standing = standings(running)["go_for_it"]
+        print(f"{label:>40}: {time.perf_counter() - started:6.2f} s wall, {time.process_time() - cpu:6.2f} s CPU "
+              f"({upto:,} games, {upto - milestone(upto):,} since the checkpoint at {milestone(upto):,})")
+        return standing
+
+    print(f"a league's looks: {args.bots} bots, six-player games, {MATCHMAKER_REPLICATES} replicates")
+    look("first look (fits the checkpoint)", LOOK_GAMES)
+    standing = look("look after a round of 10,002 games", LOOK_GAMES + LOOK_ROUND)
+    started, cpu = time.perf_counter(), time.process_time()
+    exact = rate_parts([games.slice(0, added)], replicates=MATCHMAKER_REPLICATES, progress=False)["go_for_it"]
+    print(f"{'every game fitted afresh (the tables)':>40}: {time.perf_counter() - started:6.2f} s wall, "
+          f"{time.process_time() - cpu:6.2f} s CPU")
+    compare(standing, exact, kendalltau)
+    look("look just before the next checkpoint", LOOK_LAST)
+
+
+def compare(standing, exact, kendalltau) -> None:
+    """How far a look is from the fresh fit of the same games."""
+    table = exact.table.set_index("bot")
+    mu = dict(zip(standing.bots, standing.mu, strict=True))
+    worst = max(abs(mu[bot] - table.loc[bot, "mu"]) / table.loc[bot, "sigma"] for bot in table.index)
+    place = [standing.bots.index(bot) for bot in exact.table["bot"]]
+    pairs = np.triu_indices(len(place), 1)
+    ratio = standing.difference_se[np.ix_(place, place)][pairs] / exact.difference_se[pairs]
+    print(f"{'the look against it':>40}: Kendall tau of the orders {kendalltau(place, range(len(place)))[0]:.4f}, "
+          f"largest |mu difference| {worst:.3f} sigma, difference errors x{ratio.min():.2f} to x{ratio.max():.2f}")
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far, in MB (ru_maxrss is kB on Linux, bytes on macOS)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -286,8 +340,9 @@ def main() -> None:
     parser.add_argument("--six-scale", type=float, default=1.0, help="multiplies the six-player games")
     parser.add_argument("--tables-up-to", type=int, default=1_000_000,
                         help="rate the whole tables of six-player cases up to this many games")
-    parser.add_argument("--only", choices=["six", "run"],
-                        help="six: only the six-player cases against play time; run: only real runs of random bots")
+    parser.add_argument("--only", choices=["six", "run", "look"],
+                        help="six: only the six-player cases against play time; run: only real runs of random bots; "
+                             "look: a league's looks at a million six-player games (use --bots 100)")
     parser.add_argument("--workers", type=int, default=PLAY_WORKERS, help="workers of the real runs (--only run)")
     parser.add_argument("--bots", type=int, default=BOTS, help="bots of the six-player cases (a league's field: 100)")
     parser.add_argument("--part-games", type=int, default=0,
@@ -298,6 +353,9 @@ def main() -> None:
         return
     if args.only == "run":
         real_runs(args)
+        return
+    if args.only == "look":
+        league_looks(args)
         return
 
     # First, while the process is small, so that its peak memory is the tables' own.

@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.league.catalog import Catalog
 from arena.league.play import play_lock
+from arena.ratings import looks
 from arena.results import PART_NAME, RunDir, run_digest
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -343,6 +344,28 @@ def test_same_seed_and_adds_give_the_same_games_on_one_and_two_workers(tmp_path)
         catalog_agrees_with_parts(league)
         digests.append(run_digest(RunDir(league)))
     assert digests[0] == digests[1]
+
+
+def test_past_warm_from_the_looks_choose_the_same_rounds_in_one_play_or_a_play_a_round(tmp_path, monkeypatch):
+    """Past WARM_FROM games a look updates the last checkpoint instead of fitting every game, and is still a function
+    of the games alone: a league played in one `play` and one played a round per `play` (each start reads every game
+    again, as after a kill) choose the same tables and play the same games."""
+    monkeypatch.setattr(looks, "WARM_FROM", 16)  # checkpoints at 16, 20, 25, 31 and 38 games
+    leagues = {}
+    for name, plays in (("once", [8]), ("each", [1] * 8)):
+        league = leagues[name] = make_league(tmp_path, name)
+        for spec in ("random", "greedy", "heuristic"):
+            add(league, spec)
+        for rounds in plays:
+            arena("league", "play", league, "--rounds", rounds, "--no-progress")
+    plans, games = [], []
+    for league in leagues.values():
+        catalog = Catalog(league)
+        plans.append([round_.plan for round_ in catalog.rounds()])
+        catalog.close()
+        games.append(catalog_agrees_with_parts(league))
+    assert plans[0] == plans[1] and games[0] == games[1] > 38  # past the last checkpoint named above
+    assert run_digest(RunDir(leagues["once"])) == run_digest(RunDir(leagues["each"]))
 
 
 def test_the_table_shows_version_and_added(tmp_path):

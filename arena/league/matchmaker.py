@@ -34,6 +34,7 @@ from arena.config.toml import toml_text
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.settings import LeagueSettings
 from arena.plan import Range, Step
+from arena.ratings.looks import standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.seeds import derive_seed
@@ -196,10 +197,10 @@ class Matchmaker:
             order = names
             mu, se_matrix = {}, None
         else:
-            ranked = [b for b in rated.table["bot"] if b in names]
+            ranked = [b for b in rated.bots if b in names]
             order = ranked + [b for b in names if b not in ranked]
-            mu = dict(zip(rated.table["bot"], rated.table["mu"], strict=True))
-            position = {b: i for i, b in enumerate(rated.table["bot"])}
+            mu = dict(zip(rated.bots, rated.mu, strict=True))
+            position = {b: i for i, b in enumerate(rated.bots)}
             se_matrix = rated.difference_se
         z = float(special.ndtri(1 - (1 - self.settings.confidence) / 2))
         look = Look(order)
@@ -217,13 +218,14 @@ class Matchmaker:
         return look
 
     def _rate(self) -> dict:
-        """The ratings of every game so far: the results handed over since the last look are added to the running
-        sums (a round holds whole deals), so a look costs the new games and the fit."""
+        """Where each variant stands after every game so far (`arena.ratings.looks`): the results handed over
+        since the last look are added to the running sums (a round holds whole deals), so a look costs the new
+        games and the fit (in a large league, the fit of the games since its last checkpoint)."""
         if self.results:
             table = pa.concat_tables(self.results).sort_by("game_index")
             self.results = []
             self.ratings.add(table)
-        return self.ratings.tables()
+        return standings(self.ratings)
 
     def _tables_played(self) -> dict[str, Counter]:
         """Per variant label, how many tables each bot has been given (in recorded rounds)."""

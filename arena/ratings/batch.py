@@ -90,10 +90,14 @@ class BatchRatings:
 
 
 def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | None = None,
-                  weights: np.ndarray | None = None, start: BatchRatings | None = None) -> BatchRatings:
+                  weights: np.ndarray | None = None, start: BatchRatings | None = None,
+                  base: tuple[np.ndarray, np.ndarray] | None = None) -> BatchRatings:
     """Expectation propagation over every group until no mu or sigma moves; one row per row of `weights`.
 
     weights: (replicates, groups), default the counts; start: a converged result to warm-start from.
+    base: the precision and precision times mean of each bot (bots,) from factors held fixed, in place of the
+    prior: a fit of earlier games (its sigma ** -2 and mu * sigma ** -2) updated by these groups alone, with
+    the earlier games' messages left as they were. The bots' mean skill stays the prior mean.
     Only the groups a weighting counts are rated in it: a group of zero weight adds nothing to any
     posterior (in a deal-bootstrap replicate, a group of one deal's games has weight 0 more than a
     third of the time; at an early progress checkpoint, most groups have).
@@ -108,6 +112,8 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     beta2 = settings.beta ** 2
     margin = trueskill.calc_draw_margin(settings.draw_probability, 2, settings.env())
     prior_pi, prior_tau = settings.sigma ** -2, settings.mu * settings.sigma ** -2
+    if base is not None:  # (1, bots), broadcast over the replicates
+        prior_pi, prior_tau = (np.asarray(b, dtype=np.float64).reshape(1, n_bots) for b in base)
     # one factor per (replicate, group) that counts, replicate by replicate
     replicate, group = np.nonzero(weights > 0)
     factors = len(group)
@@ -143,7 +149,9 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         pull = np.where(informed, 1 - prior_pi / new_pi, 0.0)  # how much of a message shift reaches mu
         with np.errstate(invalid="ignore", divide="ignore"):
             shift = np.where(informed, settings.mu - new_tau / new_pi, 0.0).sum(axis=1) / pull.sum(axis=1)
-        shift = np.nan_to_num(shift)
+        # Over a base, the earlier games' precise skills hold the level, and shifting only the new messages
+        # would fight them sweep after sweep: the level is set once, at the end.
+        shift = np.nan_to_num(shift) if base is None else np.zeros(replicates)
         new_tau = new_tau + (new_pi - prior_pi) * shift[:, None]
         q_pi, q_tau = new_pi, new_tau
         # converged when the full, undamped steps would move no mu or sigma (up to the common level)
@@ -164,7 +172,10 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         full = np.zeros((replicates, groups, per_factor.shape[1]))
         full[replicate, group] = per_factor
         state.append(full)
-    return BatchRatings(q_tau / q_pi, q_pi ** -0.5, sweeps, tuple(state))
+    mu = q_tau / q_pi
+    if base is not None:
+        mu += settings.mu - mu.mean(axis=1, keepdims=True)
+    return BatchRatings(mu, q_pi ** -0.5, sweeps, tuple(state))
 
 
 def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:

@@ -103,24 +103,49 @@ class OutcomeGroups:
         self.rows = self.merged_rows = groups
         return Outcomes(canonical.bots, canonical.drawn, counts)
 
-    def outcomes(self, name_code: np.ndarray) -> tuple[Outcomes, DealGames, np.ndarray | None, np.ndarray | None]:
+    @property
+    def games(self) -> int:
+        return sum(len(groups) for groups in self.game_groups)
+
+    def deal_end(self, games: int) -> int:
+        """The games added up to the end of the deal that holds game number `games` (counted from 1)."""
+        deals = np.concatenate(self.game_deals)
+        later = np.flatnonzero(deals[games:] != deals[games - 1])
+        return games + int(later[0]) if len(later) else len(deals)
+
+    def since(self, first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The bots (first-appearance codes) and ranks of each outcome of the games added from game `first` on,
+        with their games: (bots, ranks, counts), nothing merged."""
+        rows, counts = np.unique(np.concatenate(self.game_groups)[first:], return_counts=True)
+        bots, drawn = np.concatenate(self.bots)[rows], np.concatenate(self.drawn)[rows]
+        ranks = np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
+        return bots, ranks, counts
+
+    def outcomes(self, name_code: np.ndarray, upto: int | None = None
+                 ) -> tuple[Outcomes, DealGames, np.ndarray | None, np.ndarray | None]:
         """The groups in bot codes by name and in the canonical order of `group_outcomes` (so that the ratings
         do not depend on the order of the games): the outcomes, their games by deal, the checkpoints of the
-        estimate against deals (`progress_points`) and the groups' games before each (checkpoints, groups)."""
+        estimate against deals (`progress_points`) and the groups' games before each (checkpoints, groups).
+        With `upto`, only the games added first count (and no estimate against deals)."""
         outcomes = self._merge(name_code)
         first_code = np.empty_like(name_code)
         first_code[name_code] = np.arange(len(name_code))
         self.bots = [first_code[self.bots[0]]]  # held on in first-appearance codes: later parts may add games
         keys = np.concatenate(self.deal_keys)
+        game_deals = np.concatenate(self.game_deals)[:upto]
+        game_groups = np.concatenate(self.game_groups)[:upto]
+        if upto is not None:  # only the deals and the counts of those games
+            deals = np.unique(game_deals)
+            keys, game_deals = keys[deals], np.searchsorted(deals, game_deals)
+            outcomes = Outcomes(outcomes.bots, outcomes.drawn,
+                                np.bincount(game_groups, minlength=len(outcomes.counts)).astype(np.float64))
         by_key = np.argsort(keys, kind="stable")  # deals in key order: sums that do not depend on the games' order
         position = np.empty(len(keys), dtype=np.int64)
         position[by_key] = np.arange(len(keys))
-        game_deals = np.concatenate(self.game_deals)
-        game_groups = np.concatenate(self.game_groups)
         games = sparse.csr_matrix((np.ones(len(game_deals)), (position[game_deals], game_groups)),
                                   shape=(len(keys), len(outcomes.counts)))
         points = progress = None
-        if self.deal_numbers is not None:
+        if self.deal_numbers is not None and upto is None:
             numbers = np.concatenate(self.deal_numbers)
             points = progress_points(int(numbers.max()) + 1)
             checkpoint = np.searchsorted(points, numbers, side="right")[game_deals]  # counted from this one on

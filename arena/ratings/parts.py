@@ -1,5 +1,6 @@
 """Reading result parts for rating: the columns rating needs, checked, and a part's games split by variant
-and flattened to one entry per seat (Arrow columns to numpy arrays, no loop in Python per game)."""
+and flattened to one entry per seat (Arrow columns to numpy arrays, no loop in Python per game), then held as
+rows of seats (`Games`)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,30 @@ def split_by_variant(table) -> Iterator[tuple[str, Seated]]:
         seats = games[game]
         yield str(name), Seated(sizes[games], player[seats], names, rank[seats], score[seats], fault[seats],
                                  key[games], None if deal is None else deal[games])
+
+
+@dataclass(frozen=True)
+class Games:
+    """Games of one variant in game-index order, one row per game and one column per seat."""
+
+    bots: np.ndarray  # bot codes, in order of the bots' first appearance
+    ranks: np.ndarray
+    scores: np.ndarray
+    fault: np.ndarray
+    key: np.ndarray  # (games,) the deal's key
+    deal: np.ndarray | None  # (games,) the deal number
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def select(self, rows: np.ndarray | slice) -> Games:
+        """The games that `rows` (a boolean mask or a slice) picks, in their order."""
+        return Games(self.bots[rows], self.ranks[rows], self.scores[rows], self.fault[rows], self.key[rows],
+                      None if self.deal is None else self.deal[rows])
+
+    def then(self, later: Games) -> Games:
+        """These games followed by `later`."""
+        joined = lambda mine, theirs: np.concatenate([mine, theirs])
+        return Games(joined(self.bots, later.bots), joined(self.ranks, later.ranks),
+                      joined(self.scores, later.scores), joined(self.fault, later.fault), joined(self.key, later.key),
+                      None if self.deal is None or later.deal is None else joined(self.deal, later.deal))

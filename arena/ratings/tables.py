@@ -51,6 +51,7 @@ from arena.ratings.deals import (
 from arena.ratings.online import _rate_codes
 from arena.ratings.parts import (
     READ_COLUMNS,
+    Games,
     Seated,
     as_arrow,
     check_columns,
@@ -172,12 +173,16 @@ class RunningRatings:
     def tables(self) -> dict[str, VariantRatings]:
         """The tables of the games so far, keyed by variant name, in name order. A deal is complete once asked
         for: a later part must not continue it (as a round of whole deals never does)."""
+        return self.each(_Variant.finish)
+
+    def each(self, how) -> dict:
+        """`how` of each variant's running sums, every game so far fed, keyed by variant name, in name order."""
         self._feed()
-        rated = {}
+        done = {}
         for variant in sorted(self.variants):
             with _naming(variant):
-                rated[variant] = self.variants[variant].finish()
-        return rated
+                done[variant] = how(self.variants[variant])
+        return done
 
 
 def rate_results(df: pd.DataFrame, settings: RatingSettings | None = None, *,
@@ -214,33 +219,6 @@ def _naming(variant: str):
 
 # --- one variant's running sums ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Games:
-    """Games of one variant in game-index order, one row per game and one column per seat."""
-
-    bots: np.ndarray  # bot codes, in order of the bots' first appearance
-    ranks: np.ndarray
-    scores: np.ndarray
-    fault: np.ndarray
-    key: np.ndarray  # (games,) the deal's key
-    deal: np.ndarray | None  # (games,) the deal number
-
-    def __len__(self) -> int:
-        return len(self.key)
-
-    def select(self, rows: np.ndarray | slice) -> _Games:
-        """The games that `rows` (a boolean mask or a slice) picks, in their order."""
-        return _Games(self.bots[rows], self.ranks[rows], self.scores[rows], self.fault[rows], self.key[rows],
-                      None if self.deal is None else self.deal[rows])
-
-    def then(self, later: _Games) -> _Games:
-        """These games followed by `later`."""
-        joined = lambda mine, theirs: np.concatenate([mine, theirs])
-        return _Games(joined(self.bots, later.bots), joined(self.ranks, later.ranks),
-                      joined(self.scores, later.scores), joined(self.fault, later.fault), joined(self.key, later.key),
-                      None if self.deal is None or later.deal is None else joined(self.deal, later.deal))
-
-
 def _pair_code(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A code for each ordered pair of bot codes that does not change as bots are added (Szudzik's pairing:
     the pairs of bots 0..k-1 take codes 0..k^2-1)."""
@@ -256,7 +234,7 @@ class _Variant:
         """Bot name -> code, in order of first appearance."""
         self.seats: int | None = None
         self.games = 0
-        self.held: _Games | None = None
+        self.held: Games | None = None
         """The last deal fed so far, which the next part may continue."""
         self.groups = OutcomeGroups(replicates, progress)
         self.online = ([], []) if settings.method == "online" else None
@@ -267,6 +245,8 @@ class _Variant:
         """By (bot, the bot in the seat before), three or more players."""
         self.wins, self.forfeits = np.zeros(0, np.int64), np.zeros(0, np.int64)
         self.pentanomial, self.margin = Pentanomial(), PairedDifference()
+        self.checkpoint = None
+        """The last checkpoint of a matchmaker's looks (`arena.ratings.looks`)."""
 
     def feed(self, seated: Seated) -> None:
         """Adds the variant's games of one part, holding back its last deal (which the next part may continue)."""
@@ -286,7 +266,7 @@ class _Variant:
         if len(whole):
             self._add(whole)
 
-    def _games(self, seated: Seated) -> _Games:
+    def _games(self, seated: Seated) -> Games:
         """A part's games as rows of seats, bots in this variant's codes; checks their shape."""
         n = int(seated.sizes[0])
         if (seated.sizes != n).any() or (self.seats is not None and n != self.seats):
@@ -301,20 +281,22 @@ class _Variant:
         in_order = np.sort(bots, axis=1)
         if (in_order[:, 1:] == in_order[:, :-1]).any():
             raise ValueError("a bot sits more than once at one game")
-        return _Games(bots, seated.rank.reshape(-1, n), seated.score.reshape(-1, n), seated.fault.reshape(-1, n),
+        return Games(bots, seated.rank.reshape(-1, n), seated.score.reshape(-1, n), seated.fault.reshape(-1, n),
                       seated.key, seated.deal)
 
-    def _add(self, games: _Games) -> None:
-        """Adds games of whole deals (in any order) to every order-free running sum, ADD_GAMES at most at once."""
+    def _add(self, games: Games) -> None:
+        """Adds games of whole deals (in any order) to every order-free running sum, ADD_GAMES at most at once,
+        the deals in the order of their first games (so a run's games are added in game-index order)."""
         if len(games) <= ADD_GAMES:
             self._add_deals(games)
             return
-        deal = np.unique(games.key, return_inverse=True)[1].reshape(-1)
+        _, first_game, deal = np.unique(games.key, return_index=True, return_inverse=True)
+        deal = np.argsort(np.argsort(first_game))[deal.reshape(-1)]  # deals numbered by their first game
         step = max(1, ADD_GAMES * int(deal.max() + 1) // len(games))  # deals in about ADD_GAMES games
         for first in range(0, int(deal.max()) + 1, step):
             self._add_deals(games.select((deal >= first) & (deal < first + step)))
 
-    def _add_deals(self, games: _Games) -> None:
+    def _add_deals(self, games: Games) -> None:
         """`_add` of a slice of whole deals."""
         count, n = games.bots.shape
         k = len(self.codes)
@@ -354,22 +336,31 @@ class _Variant:
             self.pentanomial.add((rank_low < rank_high) + 0.5 * (rank_low == rank_high), pairing, deal)
             self.margin.add(games.scores[rows, first] - games.scores[rows, 1 - first], pairing, deal)
 
-    def finish(self) -> VariantRatings:
-        """The tables, once every game is in."""
+    def complete(self) -> None:
+        """Adds the deal held back: every game is in (a later part must not continue it)."""
         if self.held is not None and len(self.held):
             self._add(self.held)
         self.held = None
+
+    def finish(self) -> VariantRatings:
+        """The tables, once every game is in."""
+        self.complete()
         return self._tables()
+
+    def naming(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The bots' names in order, each name's code of first appearance, and each such code's place by name:
+        bots are numbered in the order of their names, so the numbering never depends on the order of the rows."""
+        names = np.array(sorted(self.codes), dtype=object)
+        code_of = np.array([self.codes[name] for name in names], dtype=np.int64)  # by name -> first appearance
+        name_code = np.empty(len(names), dtype=np.int64)
+        name_code[code_of] = np.arange(len(names))
+        return names, code_of, name_code
 
     def _tables(self) -> VariantRatings:
         """The tables from the sums: the ratings first, since the order of the table orients the pairings."""
         settings, n = self.settings, self.seats
-        # Bots are numbered in the order of their names, so the numbering never depends on the order of the rows.
-        names = np.array(sorted(self.codes), dtype=object)
+        names, code_of, name_code = self.naming()
         k = len(names)
-        code_of = np.array([self.codes[name] for name in names], dtype=np.int64)  # by name -> first appearance
-        name_code = np.empty(k, dtype=np.int64)
-        name_code[code_of] = np.arange(k)
 
         outcomes, deal_games, points, progress_weights = self.groups.outcomes(name_code)
         batch = rate_outcomes(outcomes, k, settings)
