@@ -1,10 +1,11 @@
 """How fast the league's matchmaker learns the order of a field of known strength, against random tables.
 
     .venv/bin/python benchmarks/league.py [--variant caterpillar|go_for_it4] [--bots 30] [--games 6000]
-                                          [--checkpoints 6] [--workers 1]
+                                          [--checkpoints 6] [--workers 1] [--field even|clusters]
 
 The field: `--bots` synthetic bots, bot i playing the bundled heuristic's move with probability p_i and a
-uniformly random legal move otherwise, p on an even ladder from 0 to 1: the true order is the order of p.
+uniformly random legal move otherwise, p on an even ladder from 0 to 1 (or, `--field clusters`, in clusters of
+5 bots one step apart with five steps between clusters): the true order is the order of p.
 Two leagues of the same bots and seed play the same budget of games, one with the matchmaker, one with
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
 benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took.
@@ -76,9 +77,16 @@ class RandomTables(Matchmaker):
         return _unique([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
 
 
-def ladder(bots: int) -> dict[str, float]:
-    """The field's bots by name and their p, on an even ladder from 0 to 1: the truth."""
-    return {f"p{i:02d}": round(i / (bots - 1), 4) for i in range(bots)}
+CLUSTER = 5
+"""`--field clusters`: bots a cluster."""
+
+
+def ladder(bots: int, field: str = "even") -> dict[str, float]:
+    """The field's bots by name and their p from 0 to 1, the truth: on an even ladder, or (`clusters`) in clusters
+    of CLUSTER bots one step apart, the clusters five steps apart (bots a step apart are the hard pairs)."""
+    steps = list(range(bots)) if field == "even" else [(CLUSTER + 4) * (i // CLUSTER) + i % CLUSTER
+                                                        for i in range(bots)]
+    return {f"p{i:02d}": round(step / steps[-1], 4) for i, step in enumerate(steps)}
 
 
 def write_bot(folder: Path, name: str, p: float) -> str:
@@ -93,13 +101,13 @@ def add_mixed(league: Path, name: str, p: float) -> None:
     assert added.new, added.problems
 
 
-def make_field(folder: Path, variant: str, bots: int) -> Path:
+def make_field(folder: Path, variant: str, bots: int, field: str = "even") -> Path:
     toml = folder / "league.toml"
     toml.write_text(f'name = "bench"\nseed = 5\n[[games]]\n{VARIANTS[variant]}\n[run]\nworkers = 1\n'
                     'batch_size = 2000\n[league]\ndeals = 4\nisolation = "none"\n')
     league = folder / "league"
     new_league(league, toml)
-    for name, p in ladder(bots).items():
+    for name, p in ladder(bots, field).items():
         add_mixed(league, name, p)
     return league
 
@@ -221,6 +229,8 @@ def main() -> None:
     parser.add_argument("--bots", type=int, help="default 30; with --newcomer, 20")
     parser.add_argument("--games", type=int, help="default 6000; with --newcomer, the budget of each play, 40000")
     parser.add_argument("--checkpoints", type=int, default=6)
+    parser.add_argument("--field", choices=["even", "clusters"], default="even",
+                        help="the bots' p: an even ladder, or clusters of 5 one step apart, five steps between")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")
@@ -237,7 +247,7 @@ def main() -> None:
         for kind in ("matchmaker", "random tables"):
             folder = Path(scratch) / kind.replace(" ", "-")
             folder.mkdir()
-            leagues[kind] = make_field(folder, args.variant, args.bots)
+            leagues[kind] = make_field(folder, args.variant, args.bots, args.field)
         print(f"{args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; {args.variant}, "
               f"checkpoints every {args.games // args.checkpoints:,} games")
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
@@ -253,7 +263,7 @@ def main() -> None:
                                      planner=Matchmaker if kind == "matchmaker" else RandomTables)
                 seconds[kind] += time.perf_counter() - started
                 played[kind] += report.played_now
-                cells.append((tau(league), played[kind]))
+                cells.append((tau(league, ladder(args.bots, args.field)), played[kind]))
             print(f"{args.games * checkpoint // args.checkpoints:>8,}  {cells[0][0]:>15.3f} {cells[0][1]:>8,}  "
                   f"{cells[1][0]:>18.3f} {cells[1][1]:>8,}")
             curve.append(cells)
