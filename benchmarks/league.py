@@ -1,7 +1,7 @@
 """How fast the league's matchmaker learns the order of a field of known strength, against random tables.
 
     .venv/bin/python benchmarks/league.py [--variant caterpillar|go_for_it4] [--bots 30] [--games 6000]
-                                          [--checkpoints 6] [--workers 1] [--field even|clusters]
+                                          [--checkpoints 6] [--workers 1] [--field even|clusters] [--seed 5]
 
 The field: `--bots` synthetic bots, bot i playing the bundled heuristic's move with probability p_i and a
 uniformly random legal move otherwise, p on an even ladder from 0 to 1 (or, `--field clusters`, in clusters of
@@ -101,9 +101,9 @@ def add_mixed(league: Path, name: str, p: float) -> None:
     assert added.new, added.problems
 
 
-def make_field(folder: Path, variant: str, bots: int, field: str = "even") -> Path:
+def make_field(folder: Path, variant: str, bots: int, field: str = "even", seed: int = 5) -> Path:
     toml = folder / "league.toml"
-    toml.write_text(f'name = "bench"\nseed = 5\n[[games]]\n{VARIANTS[variant]}\n[run]\nworkers = 1\n'
+    toml.write_text(f'name = "bench"\nseed = {seed}\n[[games]]\n{VARIANTS[variant]}\n[run]\nworkers = 1\n'
                     'batch_size = 2000\n[league]\ndeals = 4\nisolation = "none"\n')
     league = folder / "league"
     new_league(league, toml)
@@ -229,6 +229,7 @@ def main() -> None:
     parser.add_argument("--bots", type=int, help="default 30; with --newcomer, 20")
     parser.add_argument("--games", type=int, help="default 6000; with --newcomer, the budget of each play, 40000")
     parser.add_argument("--checkpoints", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=5, help="the leagues' seed")
     parser.add_argument("--field", choices=["even", "clusters"], default="even",
                         help="the bots' p: an even ladder, or clusters of 5 one step apart, five steps between")
     parser.add_argument("--workers", type=int, default=1)
@@ -247,7 +248,7 @@ def main() -> None:
         for kind in ("matchmaker", "random tables"):
             folder = Path(scratch) / kind.replace(" ", "-")
             folder.mkdir()
-            leagues[kind] = make_field(folder, args.variant, args.bots, args.field)
+            leagues[kind] = make_field(folder, args.variant, args.bots, args.field, args.seed)
         print(f"{args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; {args.variant}, "
               f"checkpoints every {args.games // args.checkpoints:,} games")
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
