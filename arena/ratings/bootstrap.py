@@ -94,8 +94,7 @@ class OutcomeGroups:
         """Merges the groups held into one block, with bots renamed by `code`, in the canonical order of
         `group_outcomes`; returns them."""
         bots, drawn = code[np.concatenate(self.bots)], np.concatenate(self.drawn)
-        ranks = np.concatenate([np.zeros((len(bots), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
-        canonical = group_outcomes(bots, ranks)  # the same outcomes merged, tied bots reordered by their codes
+        canonical = group_outcomes(bots, _ranks(drawn))  # the same outcomes merged, tied bots reordered by their codes
         place, groups = canonical.game_group, len(canonical.counts)
         counts = np.bincount(place, weights=np.concatenate(self.counts), minlength=groups)
         self.bots, self.drawn, self.counts = [canonical.bots], [canonical.drawn], [counts]
@@ -117,9 +116,7 @@ class OutcomeGroups:
         """The bots (first-appearance codes) and ranks of each outcome of the games added from game `first` on,
         with their games: (bots, ranks, counts), nothing merged."""
         rows, counts = np.unique(np.concatenate(self.game_groups)[first:], return_counts=True)
-        bots, drawn = np.concatenate(self.bots)[rows], np.concatenate(self.drawn)[rows]
-        ranks = np.concatenate([np.zeros((len(rows), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
-        return bots, ranks, counts
+        return np.concatenate(self.bots)[rows], _ranks(np.concatenate(self.drawn)[rows]), counts
 
     def outcomes(self, name_code: np.ndarray, upto: int | None = None
                  ) -> tuple[Outcomes, DealGames, np.ndarray | None, np.ndarray | None]:
@@ -154,6 +151,11 @@ class OutcomeGroups:
             progress = np.bincount(cells, minlength=len(outcomes.counts) * width).reshape(-1, width)
             progress = np.cumsum(progress, axis=1)[:, :-1].T.astype(np.float64)
         return outcomes, DealGames(games, keys[by_key]), points, progress
+
+
+def _ranks(drawn: np.ndarray) -> np.ndarray:
+    """The seats' ranks of outcomes in finishing order, from their ties (groups, seats - 1)."""
+    return np.concatenate([np.zeros((len(drawn), 1), np.int64), np.cumsum(~drawn, axis=1)], axis=1)
 
 
 def progress_points(deals: int) -> np.ndarray:

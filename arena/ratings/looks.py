@@ -110,7 +110,7 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     bots, ranks, counts = variant.groups.since(checkpoint.games)
     grouped = group_outcomes(name_code[bots], ranks)  # tied bots in the order of their names, as in a fit
     outcomes = Outcomes(grouped.bots, grouped.drawn, np.bincount(grouped.game_group, counts).astype(np.float64))
-    at = np.array([np.flatnonzero(names == name)[0] for name in checkpoint.names], dtype=np.int64)
+    at = np.searchsorted(names, checkpoint.names)  # both in name order
     base_pi, base_tau = np.full(k, settings.sigma ** -2), np.full(k, settings.mu * settings.sigma ** -2)
     base_pi[at], base_tau[at] = checkpoint.sigma ** -2, checkpoint.mu * checkpoint.sigma ** -2
     fit = rate_outcomes(outcomes, k, settings, base=(base_pi, base_tau))
