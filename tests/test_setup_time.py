@@ -1,7 +1,7 @@
 """The setup time limit: a bot that takes too long to be built or reset, in every isolation mode, with one local
 worker and with Ray workers, in real tournaments.
 
-Four attackers (tests/zoo/slow_setup.py) sleep, or spin with SIGALRM blocked, in `__init__` or in `reset`, each
+Four attackers (tests/zoo/slow_setup.py) sleep, or block SIGALRM and sleep, in `__init__` or in `reset`, each
 in a game of its own against `random`, before the honest games of `random` and `greedy` in the same worker.
 They behave while the config is checked (which builds each bot once) and misbehave once their trigger file
 exists. Each run completes within the limits it states; every
@@ -31,8 +31,8 @@ MODES = ["none", "process", "sandbox"]
 SETUP = 2.0
 """The setup time limit of these runs (seconds). Checking a bundled bot given by name imports every bundled bot
 (about 0.3 s of CPU), which a machine at a load of about 10 on 2 cores once stretched past a limit of 1 s."""
-ATTACKS = {"caterpillar": ("init", "sleep"), "give_or_take": ("init", "spin"),
-           "duke_of_york": ("reset", "sleep"), "go_for_it": ("reset", "spin")}
+ATTACKS = {"caterpillar": ("init", "sleep"), "give_or_take": ("init", "block"),
+           "duke_of_york": ("reset", "sleep"), "go_for_it": ("reset", "block")}
 """The game each attacker plays, and where and how it stalls."""
 HONEST = {"random", "greedy"}
 SLACK = 2.0

@@ -8,7 +8,7 @@ from arena.bots import Bot
 
 
 class DefeatsClockBot(Bot):
-    """On its first move: `block` SIGALRM and loop, `ignore` it and sleep, `replace` its handler by one
+    """On its first move: `block` SIGALRM and sleep, `ignore` it and sleep, `replace` its handler by one
     that does nothing and loop, or `switch` the interpreter's thread switch interval to a day (the
     clock's watchdog thread never runs again) and loop."""
 
@@ -19,8 +19,7 @@ class DefeatsClockBot(Bot):
         how = self.params["how"]
         if how == "block":
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-            while True:
-                pass
+            time.sleep(3600)
         if how == "ignore":
             signal.signal(signal.SIGALRM, signal.SIG_IGN)
             time.sleep(3600)
