@@ -1,6 +1,7 @@
 """Shared test data: the rules variants every game is exercised under; the optional libraries' import."""
 
 import importlib
+import logging
 import os
 
 # One BLAS thread a test process: the suite runs a process a core, and BLAS threads on top of them made small
@@ -15,6 +16,45 @@ def pytest_xdist_auto_num_workers(config):
     for processes, browsers and clocks), which the extra processes fill: on 2 cores the whole suite took 501 s
     in two processes, 436 s and 461 s in three, 424 s in four and 472 s in six."""
     return (os.cpu_count() or 1) + 2
+
+
+def plays_on_ray(item) -> bool:
+    return item.get_closest_marker("ray") is not None
+
+
+def pytest_collection_modifyitems(items):
+    """The tests marked `ray` first, one after another: they share one local Ray instance (`local_ray`), started
+    once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n auto`'s work stealing hands
+    each test process a run of consecutive tests and takes back only from the end of a run, so the first process
+    plays them all, first (they are also among the longest)."""
+    items.sort(key=lambda item: not plays_on_ray(item))
+
+
+@pytest.fixture
+def local_ray(request) -> int:
+    """Two Ray workers: a local instance the runner plays on rather than starting its own, started by the first test
+    marked `ray` and shut down after the last (`pytest_runtest_teardown`)."""
+    import ray
+
+    assert plays_on_ray(request.node), "a test that plays on local_ray is marked `ray`"
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
+                 log_to_driver=False)
+    return 2
+
+
+@pytest.fixture(params=["workers=1", pytest.param("ray", marks=pytest.mark.ray)])
+def workers(request) -> int:
+    """A test played with one local worker, then with Ray workers."""
+    return request.getfixturevalue("local_ray") if request.param == "ray" else 1
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if plays_on_ray(item) and not (nextitem is not None and plays_on_ray(nextitem)):
+        import ray
+
+        ray.shutdown()
+
 
 VARIANTS = [
     ("caterpillar", {}),

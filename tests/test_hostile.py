@@ -19,7 +19,6 @@ defeats the clock costs a replay in quarantine, never the run.
 """
 
 import json
-import logging
 import random
 import re
 import signal
@@ -341,24 +340,18 @@ def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path, ca
 
 
 @pytest.mark.slow
-def test_a_bot_that_kills_its_ray_worker_is_quarantined(tmp_path, baseline):
+@pytest.mark.ray
+def test_a_bot_that_kills_its_ray_worker_is_quarantined(tmp_path, baseline, local_ray):
     """Ray retries the batch, the worker dies again, the batch is replayed in quarantine: the run completes,
     the bot's games are crash forfeits scored at the fatal decision, the others are intact, and the
     digest does not depend on the batches."""
-    import ray
-
-    games = "ray"
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-    try:
-        digests = []
-        for batch_size in (6, 14):  # three batches, two of them fatal; then one batch, fatal
-            text = config_text(games, "exits.py:ExitsBot", {"how": "exit"}, workers=2, batch_size=batch_size,
-                               honest_only=("give_or_take",))
-            run, rows, manifest = run_tournament(tmp_path / str(batch_size), text, workers=2)
-            assert manifest["backend"] == "ray-local"
-            digests.append(manifest["digest"])
-    finally:
-        ray.shutdown()
+    games, digests = "ray", []
+    for batch_size in (6, 14):  # three batches, two of them fatal; then one batch, fatal
+        text = config_text(games, "exits.py:ExitsBot", {"how": "exit"}, workers=local_ray, batch_size=batch_size,
+                           honest_only=("give_or_take",))
+        run, rows, manifest = run_tournament(tmp_path / str(batch_size), text, workers=local_ray)
+        assert manifest["backend"] == "ray-local"
+        digests.append(manifest["digest"])
     assert digests[0] == digests[1]
     assert_forfeits(run, rows, "crash", "process died: exit code 3", fair_moves=2)
     raised = parse_config(config_text(games, "exits.py:ExitsBot", {"how": "raise"}, honest_only=("give_or_take",)),

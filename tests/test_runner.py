@@ -43,8 +43,9 @@ def test_batch_size_does_not_change_results(tmp_path, serial_digest):
 
 
 @pytest.mark.slow
-def test_ray_on_two_workers_gives_the_serial_results(tmp_path, serial_digest):
-    found, report = run_small(tmp_path, "ray", workers=2, batch_size=25)
+@pytest.mark.ray
+def test_ray_on_two_workers_gives_the_serial_results(tmp_path, serial_digest, local_ray):
+    found, report = run_small(tmp_path, "ray", workers=local_ray, batch_size=25)
     assert report.backend == "ray-local" and found == serial_digest
 
 

@@ -10,7 +10,6 @@ cannot be built in time while the config is checked (it sleeps at import, or spi
 refused with one line and exit 2, in bounded time.
 """
 
-import logging
 import subprocess
 import sys
 import time
@@ -69,21 +68,6 @@ def play(directory: Path, text: str, workers: int) -> list[dict]:
     rows = load_results(run).to_pylist()
     assert [row["game_index"] for row in rows] == list(range(report.total))
     return rows
-
-
-@pytest.fixture(scope="module")
-def ray_workers():
-    """One local Ray instance for the module (the runner uses it rather than starting its own)."""
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-    yield 2
-    ray.shutdown()
-
-
-@pytest.fixture(params=["workers=1", "ray"])
-def workers(request):
-    return request.getfixturevalue("ray_workers") if request.param == "ray" else 1
 
 
 @pytest.fixture(scope="module")

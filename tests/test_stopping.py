@@ -157,7 +157,8 @@ batch_size = 7
 """
 
 
-def test_settled_stops_early_for_a_clear_field_and_does_not_depend_on_workers(tmp_path):
+@pytest.mark.ray
+def test_settled_stops_early_for_a_clear_field_and_does_not_depend_on_workers(tmp_path, local_ray):
     config = parse_config(SETTLED)
     serial = play_missing(config, RunDir(tmp_path / "one"), workers=1)
     stop = serial.stop["variants"]["caterpillar"]
@@ -166,7 +167,7 @@ def test_settled_stops_early_for_a_clear_field_and_does_not_depend_on_workers(tm
     manifest, rated = finish_run(config, RunDir(tmp_path / "one"), serial)
     assert list(rated["caterpillar"].table["rank"]) == ["1", "2", "3"]  # every adjacent pair separated
     assert manifest["stop"]["variants"]["caterpillar"]["deals"] == stop["deals"]
-    parallel = play_missing(config, RunDir(tmp_path / "two"), workers=2)
+    parallel = play_missing(config, RunDir(tmp_path / "two"), workers=local_ray)
     assert parallel.stop == serial.stop
     assert run_digest(RunDir(tmp_path / "two")) == manifest["digest"]
 

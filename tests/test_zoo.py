@@ -6,8 +6,6 @@ reading the hidden cards, changing the game state or the rules, monkeypatching a
 classes, and killing the worker's sentinel or the worker itself (which quarantine turns into its crash).
 """
 
-import logging
-
 import pytest
 from test_hostile import (
     assert_forfeits,
@@ -31,16 +29,6 @@ STOPPED = {"recursion": ("crash", "RecursionError"), "exit_in_reset": ("crash", 
 
 
 @pytest.fixture(scope="module")
-def ray_workers():
-    """One local Ray instance for the module (the runner uses it rather than starting its own)."""
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-    yield 2
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def clean(tmp_path_factory):
     return run_tournament(tmp_path_factory.mktemp("clean"), config_text("caterpillar"))[1]
 
@@ -51,17 +39,12 @@ def baseline(clean):
     return lambda games: clean
 
 
-@pytest.fixture(params=["workers=1", "ray"])
-def workers(request):
-    return request.getfixturevalue("ray_workers") if request.param == "ray" else 1
-
-
+@pytest.mark.ray
 @pytest.mark.parametrize("how", ["block", "ignore"])
-def test_a_bot_that_defeats_the_clock_on_ray_workers_is_stopped_from_outside(how, ray_workers, tmp_path,
-                                                                             baseline):
+def test_a_bot_that_defeats_the_clock_on_ray_workers_is_stopped_from_outside(how, local_ray, tmp_path, baseline):
     """The Ray half of tests/test_hostile.py's test: the sentinel kills the Ray worker (twice: Ray retries once).
     Replacing the handler and stalling the interpreter meet the same sentinel; they are tested with workers = 1."""
-    assert_stopped_from_outside(how, ray_workers, tmp_path, baseline)
+    assert_stopped_from_outside(how, local_ray, tmp_path, baseline)
 
 
 def test_harmless_attacks_change_no_game(workers, tmp_path, clean):
