@@ -26,8 +26,13 @@ def pytest_collection_modifyitems(items):
     """The tests marked `ray` first, one after another: they share one local Ray instance (`local_ray`), started
     once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n auto`'s work stealing hands
     each test process a run of consecutive tests and takes back only from the end of a run, so the first process
-    plays them all, first (they are also among the longest)."""
-    items.sort(key=lambda item: not plays_on_ray(item))
+    plays them all, first (they are also among the longest). Those marked `ends_ray` as well, which shut the
+    instance down themselves, come last of them."""
+    def place(item) -> tuple[bool, bool]:
+        on_ray = plays_on_ray(item)
+        return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
+
+    items.sort(key=place)
 
 
 @pytest.fixture

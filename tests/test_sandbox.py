@@ -15,7 +15,6 @@ straw man. ARENA_REQUIRE_SANDBOX=1 (CI) turns a skip for want of a sandbox into 
 """
 
 import json
-import logging
 import os
 import secrets
 import signal
@@ -191,21 +190,8 @@ def end_idle_worker() -> None:
         idle.wait()
 
 
-@pytest.fixture(params=["workers=1", "ray"])
-def workers(request):
-    if request.param == "workers=1":
-        yield 1
-        return
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-    try:
-        yield 2
-    finally:
-        ray.shutdown()  # its workers end, and with them their bots' sandboxes
-
-
 @needs_sandbox
+@pytest.mark.ends_ray
 def test_the_attack_zoo_is_denied_in_the_sandbox(workers, tmp_path, clean, planted, server, capfd):
     before = watched_files(planted)
     home_before = set(Path.home().iterdir())
@@ -228,20 +214,19 @@ def test_the_attack_zoo_is_denied_in_the_sandbox(workers, tmp_path, clean, plant
     assert not list(run_dir.rglob("escaped-*")) and not [p for p in set(Path.home().iterdir()) - home_before
                                                          if p.name.startswith("escaped-")]
     assert server.reached[reached:] == []
-    if workers == 1:  # the bots live as long as their worker, kept for the next run: end it now
+    # the bots live as long as their worker (kept for the next run, or Ray's): end it, and no attacker outlives it
+    if workers == 1:
         end_idle_worker()
-        assert no_leftovers_soon(planted.marker) == []
+    else:
+        import ray
+
+        ray.shutdown()  # its workers end, and with them their bots' sandboxes
+    assert no_leftovers_soon(planted.marker) == []
     output = capfd.readouterr()
     texts = [json.dumps(rows, default=str), output.out, output.err]
     texts += [f.read_bytes().decode(errors="replace") for f in run_dir.rglob("*") if f.is_file()]
     assert not [t for t in texts if planted.secret in t]
     print(f"zoo run with workers = {workers}: {time.perf_counter() - started:.1f}s")
-
-
-@needs_sandbox
-def test_no_attacker_process_outlives_the_ray_workers(planted):
-    """Runs after the Ray zoo run, whose fixture ended its workers: the orphans died with their sandboxes."""
-    assert no_leftovers_soon(planted.marker) == []
 
 
 OUTSIDE = ["secret", "source", "write", "connect", "proc", "orphan"]
