@@ -1,4 +1,5 @@
-"""Shared test data: the rules variants every game is exercised under; the optional libraries' import."""
+"""Shared test data: the rules variants every game is exercised under; the optional libraries' import; the one
+local Ray instance of the tests marked `ray`."""
 
 import importlib
 import logging
@@ -13,8 +14,8 @@ import pytest  # noqa: E402
 
 def pytest_xdist_auto_num_workers(config):
     """`-n auto`: a test process a core, and two more. Much of the suite's time is waiting (for Ray to start,
-    for processes, browsers and clocks), which the extra processes fill: on 2 cores the whole suite took 501 s
-    in two processes, 436 s and 461 s in three, 424 s in four and 472 s in six."""
+    for processes, browsers and clocks), which the extra processes fill: on 2 cores the whole suite once took 501 s
+    in two processes, 424 s in four and 472 s in six; 339 s in three and 341 s in four later."""
     return (os.cpu_count() or 1) + 2
 
 
