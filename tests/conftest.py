@@ -23,17 +23,22 @@ def plays_on_ray(item) -> bool:
     return item.get_closest_marker("ray") is not None
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """The tests marked `ray` first, one after another: they share one local Ray instance (`local_ray`), started
-    once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n auto`'s work stealing hands
-    each test process a run of consecutive tests and takes back only from the end of a run, so the first process
-    plays them all, first (they are also among the longest). Those marked `ends_ray` as well, which shut the
-    instance down themselves, come last of them."""
+    once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n N`'s work stealing first hands
+    test process k the k-th of N equal runs of consecutive tests, and takes tests back only from the end of a run,
+    so the first process plays them all, first. Those marked `ends_ray` as well, which shut the instance down
+    themselves, come last of them. A test marked `long` (a minute of waiting, the rest of the suite's) starts the
+    second process's run instead of waiting in the first one's behind the Ray tests."""
     def place(item) -> tuple[bool, bool]:
         on_ray = plays_on_ray(item)
         return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
 
     items.sort(key=place)
+    processes = getattr(config, "workerinput", {}).get("workercount", 1)
+    for item in [item for item in items if item.get_closest_marker("long")] if processes > 1 else []:
+        items.remove(item)
+        items.insert((len(items) + 1) // processes, item)  # the first of the second run
 
 
 @pytest.fixture
