@@ -28,17 +28,18 @@ def pytest_collection_modifyitems(config, items):
     once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n N`'s work stealing first hands
     test process k the k-th of N equal runs of consecutive tests, and takes tests back only from the end of a run,
     so the first process plays them all, first. Those marked `ends_ray` as well, which shut the instance down
-    themselves, come last of them. A test marked `long` (a minute of waiting, the rest of the suite's) starts the
-    second process's run instead of waiting in the first one's behind the Ray tests."""
+    themselves, come last of them. A test marked `long` (over a minute, mostly waiting) starts the second process's
+    run rather than waiting behind the Ray tests in the first."""
     def place(item) -> tuple[bool, bool]:
         on_ray = plays_on_ray(item)
         return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
 
     items.sort(key=place)
     processes = getattr(config, "workerinput", {}).get("workercount", 1)
-    for item in [item for item in items if item.get_closest_marker("long")] if processes > 1 else []:
-        items.remove(item)
-        items.insert((len(items) + 1) // processes, item)  # the first of the second run
+    if processes > 1:
+        for item in [item for item in items if item.get_closest_marker("long")]:
+            items.remove(item)
+            items.insert((len(items) + 1) // processes, item)  # the first of the second run
 
 
 @pytest.fixture
