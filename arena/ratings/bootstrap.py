@@ -115,7 +115,13 @@ class OutcomeGroups:
     def since(self, first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The bots (first-appearance codes) and ranks of each outcome of the games added from game `first` on,
         with their games: (bots, ranks, counts), nothing merged."""
-        rows, counts = np.unique(np.concatenate(self.game_groups)[first:], return_counts=True)
+        tail, end = [], self.games
+        for groups in reversed(self.game_groups):  # only the parts that hold those games
+            if end <= first:
+                break
+            tail.append(groups[max(0, first - (end - len(groups))):])
+            end -= len(groups)
+        rows, counts = np.unique(np.concatenate(tail or [np.zeros(0, np.int32)]), return_counts=True)
         return np.concatenate(self.bots)[rows], _ranks(np.concatenate(self.drawn)[rows]), counts
 
     def outcomes(self, name_code: np.ndarray, upto: int | None = None

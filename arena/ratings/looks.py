@@ -39,6 +39,8 @@ class Standing:
 
 @dataclass(frozen=True)
 class _Checkpoint:
+    mark: int
+    """Its milestone."""
     games: int
     """The games it fitted: the first ones added, up to the end of a deal."""
     names: list[str]
@@ -75,12 +77,12 @@ def look(variant) -> Standing:
     if mark is None:
         mu, _, diff_se, _ = _fit(variant, name_code, None)
         return _standing(names, mu, diff_se)
-    cut = groups.deal_end(mark)
     checkpoint = variant.checkpoint
-    if checkpoint is None or checkpoint.games != cut:
+    if checkpoint is None or checkpoint.mark != mark:
+        cut = groups.deal_end(mark)
         mu, sigma, diff_se, present = _fit(variant, name_code, cut)
-        checkpoint = variant.checkpoint = _Checkpoint(cut, list(names[present]), mu, sigma, diff_se)
-    if groups.games == cut:
+        checkpoint = variant.checkpoint = _Checkpoint(mark, cut, list(names[present]), mu, sigma, diff_se)
+    if groups.games == checkpoint.games:
         return _standing(np.array(checkpoint.names, dtype=object), checkpoint.mu, checkpoint.difference_se)
     return _standing(names, *_update(variant, names, name_code, checkpoint))
 
