@@ -1,14 +1,20 @@
 """How fast the league's matchmaker learns the order of a field of known strength, against random tables.
 
     .venv/bin/python benchmarks/league.py [--variant caterpillar|go_for_it4] [--bots 30] [--games 6000]
-                                          [--checkpoints 6] [--workers 1] [--field even|clusters] [--seed 5]
+                                          [--checkpoints 6] [--workers 1] [--field even|clusters] [--low 0]
+                                          [--seed 5] [--seeds 1]
 
 The field: `--bots` synthetic bots, bot i playing the bundled heuristic's move with probability p_i and a
 uniformly random legal move otherwise, p on an even ladder from 0 to 1 (or, `--field clusters`, in clusters of
-5 bots one step apart with five steps between clusters): the true order is the order of p.
+5 bots one step apart with five steps between clusters): the true order is the order of p. `--low` below 0
+(Go For It) widens the field downwards: a bot of negative p plays the loser's move (pass, else take, else play
+on rather than claim) with probability -p, and a random one otherwise. At four players the ladder from -0.5 to
+1 spans about 280 Elo where 0 to 1 spans about 90 (docs/benchmarks.md); a pure loser (-1) is not used, as its
+strength depends on who sits at its table.
 Two leagues of the same bots and seed play the same budget of games, one with the matchmaker, one with
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
-benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took.
+benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took;
+with `--seeds N`, it does so for N seeds and then prints the mean tau of each at each checkpoint.
 
     .venv/bin/python benchmarks/league.py --newcomer [--variant ...] [--bots 20] [--games 40000]
                                           [--round-deals 10] [--max-deals 40] [--workers 1]
@@ -45,10 +51,12 @@ from arena.league.standings import league_ratings
 from arena.seeds import derive_seed
 
 BOT = '''
-"""Plays the bundled heuristic's move with probability {p}, else a random legal move."""
+"""Plays the bundled heuristic's move with probability {p}, else a random legal move; with p below 0, the
+loser's move (Go For It: pass, else take, else play on, never claim) with probability -p."""
 from arena.bots import BUNDLED_DIR, load_spec
 
 Heuristic = load_spec(f"{{BUNDLED_DIR / 'heuristic.py'}}:HeuristicBot")
+LOSER = {{"pass": 0, "take": 1, "play": 2, "claim": 3}}
 
 
 class Mixed(Heuristic):
@@ -60,8 +68,11 @@ class Mixed(Heuristic):
         self._coin = rng
 
     def act(self, observation):
-        if self._coin.random() < self.P:
+        coin = self._coin.random()
+        if coin < self.P:
             return super().act(observation)
+        if coin < -self.P:
+            return min(observation.legal_moves, key=lambda move: LOSER.get(move, 0))  # other games: the first
         return self._coin.choice(observation.legal_moves)
 '''
 
@@ -81,12 +92,12 @@ CLUSTER = 5
 """`--field clusters`: bots a cluster."""
 
 
-def ladder(bots: int, field: str = "even") -> dict[str, float]:
-    """The field's bots by name and their p from 0 to 1, the truth: on an even ladder, or (`clusters`) in clusters
-    of CLUSTER bots one step apart, the clusters five steps apart (bots a step apart are the hard pairs)."""
+def ladder(bots: int, field: str = "even", low: float = 0.0) -> dict[str, float]:
+    """The field's bots by name and their p from `low` to 1, the truth: on an even ladder, or (`clusters`) in
+    clusters of CLUSTER bots one step apart, the clusters five steps apart (bots a step apart are the hard pairs)."""
     steps = list(range(bots)) if field == "even" else [(CLUSTER + 4) * (i // CLUSTER) + i % CLUSTER
                                                         for i in range(bots)]
-    return {f"p{i:02d}": round(step / steps[-1], 4) for i, step in enumerate(steps)}
+    return {f"p{i:02d}": round(low + (1 - low) * step / steps[-1], 4) for i, step in enumerate(steps)}
 
 
 def write_bot(folder: Path, name: str, p: float) -> str:
@@ -101,13 +112,13 @@ def add_mixed(league: Path, name: str, p: float) -> None:
     assert added.new, added.problems
 
 
-def make_field(folder: Path, variant: str, bots: int, field: str = "even", seed: int = 5) -> Path:
+def make_field(folder: Path, variant: str, bots: int, field: str = "even", seed: int = 5, low: float = 0.0) -> Path:
     toml = folder / "league.toml"
     toml.write_text(f'name = "bench"\nseed = {seed}\n[[games]]\n{VARIANTS[variant]}\n[run]\nworkers = 1\n'
                     'batch_size = 2000\n[league]\ndeals = 4\nisolation = "none"\n')
     league = folder / "league"
     new_league(league, toml)
-    for name, p in ladder(bots, field).items():
+    for name, p in ladder(bots, field, low).items():
         add_mixed(league, name, p)
     return league
 
@@ -230,8 +241,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, help="default 6000; with --newcomer, the budget of each play, 40000")
     parser.add_argument("--checkpoints", type=int, default=6)
     parser.add_argument("--seed", type=int, default=5, help="the leagues' seed")
+    parser.add_argument("--seeds", type=int, default=1, help="run the seeds from --seed on, and print the mean tau")
     parser.add_argument("--field", choices=["even", "clusters"], default="even",
                         help="the bots' p: an even ladder, or clusters of 5 one step apart, five steps between")
+    parser.add_argument("--low", type=float, default=0.0, help="the weakest bot's p: -1 (Go For It) plays the "
+                        "loser's moves, widening the field from about 90 Elo to about 410 at four players")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")
@@ -242,15 +256,30 @@ def main() -> None:
     if args.newcomer:
         return newcomer(args)
     args.bots, args.games = args.bots or 30, args.games or 6000
+    seeds = range(args.seed, args.seed + args.seeds)
+    curves = [compare(args, seed) for seed in seeds]
+    if len(curves) > 1:
+        print(f"mean over the seeds {seeds[0]} to {seeds[-1]}:")
+        print(f"{'games':>8}  {'matchmaker tau':>15}  {'random tables tau':>18}")
+        mean = [[sum(curve[k][kind] for curve in curves) / len(curves) for kind in (0, 1)]
+                for k in range(args.checkpoints)]
+        for checkpoint, (matchmaker, random_tables) in enumerate(mean, 1):
+            print(f"{args.games * checkpoint // args.checkpoints:>8,}  {matchmaker:>15.3f}  {random_tables:>18.3f}")
+        verdict(mean, args)
+
+
+def compare(args, seed: int) -> list[tuple[float, float]]:
+    """Two leagues of the field and `seed`, one with the matchmaker and one with random tables, played to each
+    checkpoint in turn: the tau of each at each checkpoint."""
     with tempfile.TemporaryDirectory(prefix="arena-league-bench-") as scratch:
         started = time.perf_counter()
         leagues = {}
         for kind in ("matchmaker", "random tables"):
             folder = Path(scratch) / kind.replace(" ", "-")
             folder.mkdir()
-            leagues[kind] = make_field(folder, args.variant, args.bots, args.field, args.seed)
-        print(f"{args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; {args.variant}, "
-              f"checkpoints every {args.games // args.checkpoints:,} games")
+            leagues[kind] = make_field(folder, args.variant, args.bots, args.field, seed, args.low)
+        print(f"seed {seed}: {args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; "
+              f"{args.variant}, checkpoints every {args.games // args.checkpoints:,} games")
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
         played = {kind: 0 for kind in leagues}
         seconds = {kind: 0.0 for kind in leagues}
@@ -264,17 +293,23 @@ def main() -> None:
                                      planner=Matchmaker if kind == "matchmaker" else RandomTables)
                 seconds[kind] += time.perf_counter() - started
                 played[kind] += report.played_now
-                cells.append((tau(league, ladder(args.bots, args.field)), played[kind]))
+                cells.append((tau(league, ladder(args.bots, args.field, args.low)), played[kind]))
             print(f"{args.games * checkpoint // args.checkpoints:>8,}  {cells[0][0]:>15.3f} {cells[0][1]:>8,}  "
                   f"{cells[1][0]:>18.3f} {cells[1][1]:>8,}")
-            curve.append(cells)
-        final = curve[-1][1][0]
-        reached = next((cells[0][1] for cells in curve if cells[0][0] >= final), None)
-        print(f"random tables' final tau {final:.3f} after {curve[-1][1][1]:,} games; the matchmaker reached it "
-              + (f"after {reached:,} games ({reached / curve[-1][1][1]:.2f} of them; target at most 1/3, "
-                 "to the checkpoints' resolution)" if reached else "at no checkpoint"))
+            curve.append((cells[0][0], cells[1][0]))
+        verdict(curve, args)
         print("seconds playing: " + ", ".join(f"{kind} {value:.0f}" for kind, value in seconds.items()))
+    return curve
 
+
+def verdict(curve: list[tuple[float, float]], args) -> None:
+    """When the matchmaker's tau reached random tables' final tau, against the target of a third of their games."""
+    final = curve[-1][1]
+    reached = next((k for k, (matchmaker, _) in enumerate(curve, 1) if matchmaker >= final), None)
+    games = args.games * (reached or 0) // args.checkpoints
+    print(f"random tables' final tau {final:.3f} after {args.games:,} games; the matchmaker reached it "
+          + (f"after {games:,} games ({games / args.games:.2f} of them; target at most 1/3, "
+             "to the checkpoints' resolution)" if reached else "at no checkpoint"))
 
 if __name__ == "__main__":
     main()
