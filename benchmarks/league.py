@@ -244,8 +244,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="run the seeds from --seed on, and print the mean tau")
     parser.add_argument("--field", choices=["even", "clusters"], default="even",
                         help="the bots' p: an even ladder, or clusters of 5 one step apart, five steps between")
-    parser.add_argument("--low", type=float, default=0.0, help="the weakest bot's p: -1 (Go For It) plays the "
-                        "loser's moves, widening the field from about 90 Elo to about 410 at four players")
+    parser.add_argument("--low", type=float, default=0.0, help="the weakest bot's p: below 0 (Go For It) it "
+                        "plays the loser's moves with probability -p; -0.5 widens the field at four players from "
+                        "about 90 Elo to about 280")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")
@@ -310,6 +311,7 @@ def verdict(curve: list[tuple[float, float]], args) -> None:
     print(f"random tables' final tau {final:.3f} after {args.games:,} games; the matchmaker reached it "
           + (f"after {games:,} games ({games / args.games:.2f} of them; target at most 1/3, "
              "to the checkpoints' resolution)" if reached else "at no checkpoint"))
+
 
 if __name__ == "__main__":
     main()
