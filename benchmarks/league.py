@@ -51,7 +51,7 @@ from arena.league.standings import league_ratings
 from arena.seeds import derive_seed
 
 BOT = '''
-"""Plays the bundled heuristic's move with probability {p}, else a random legal move; with p below 0, the
+"""p = {p}: plays the bundled heuristic's move with probability p, else a random legal move; with p below 0, the
 loser's move (Go For It: pass, else take, else play on, never claim) with probability -p."""
 from arena.bots import BUNDLED_DIR, load_spec
 
