@@ -7,10 +7,11 @@
 The field: `--bots` synthetic bots, bot i playing the bundled heuristic's move with probability p_i and a
 uniformly random legal move otherwise, p on an even ladder from 0 to 1 (or, `--field clusters`, in clusters of
 5 bots one step apart with five steps between clusters): the true order is the order of p. `--low` below 0
-(Go For It) widens the field downwards: a bot of negative p plays the loser's move (pass, else take, else play
-on rather than claim) with probability -p, and a random one otherwise. At four players the ladder from -0.5 to
-1 spans about 280 Elo where 0 to 1 spans about 90 (docs/benchmarks.md); a pure loser (-1) is not used, as its
-strength depends on who sits at its table.
+widens the field downwards: a bot of negative p plays the loser's move with probability -p, and a random one
+otherwise. In Caterpillar the loser's move is the play the heuristic values least; in Go For It it is pass,
+else take, else play on rather than claim. At four players the ladder from -0.5 to 1 spans about 280 Elo where 0
+to 1 spans about 90 (docs/benchmarks.md); there a pure loser (-1) is not used, as its strength depends on who
+sits at its table. In Caterpillar `--low -1` puts half the field below random, within about 110 Elo of it.
 Two leagues of the same bots and seed play the same budget of games, one with the matchmaker, one with
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
 benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took;
@@ -52,10 +53,14 @@ from arena.seeds import derive_seed
 
 BOT = '''
 """p = {p}: plays the bundled heuristic's move with probability p, else a random legal move; with p below 0, the
-loser's move (Go For It: pass, else take, else play on, never claim) with probability -p."""
+loser's move with probability -p (Caterpillar: the play the heuristic values least; Go For It: pass, else take,
+else play on, never claim)."""
+import sys
+
 from arena.bots import BUNDLED_DIR, load_spec
 
 Heuristic = load_spec(f"{{BUNDLED_DIR / 'heuristic.py'}}:HeuristicBot")
+STRATEGIES = sys.modules[Heuristic.__module__].STRATEGIES
 LOSER = {{"pass": 0, "take": 1, "play": 2, "claim": 3}}
 
 
@@ -69,11 +74,15 @@ class Mixed(Heuristic):
 
     def act(self, observation):
         coin = self._coin.random()
+        legal = observation.legal_moves
         if coin < self.P:
             return super().act(observation)
         if coin < -self.P:
-            return min(observation.legal_moves, key=lambda move: LOSER.get(move, 0))  # other games: the first
-        return self._coin.choice(observation.legal_moves)
+            if self.game_id == "caterpillar":
+                worth = STRATEGIES["caterpillar"].values(observation, self.params) if len(legal) > 1 else [0]
+                return legal[worth.index(min(worth))]
+            return min(legal, key=lambda move: LOSER.get(move, 0))
+        return self._coin.choice(legal)
 '''
 
 VARIANTS = {"caterpillar": 'game = "caterpillar"', "go_for_it4": 'game = "go_for_it"\nrules = { players = 4 }'}
@@ -244,9 +253,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="run the seeds from --seed on, and print the mean tau")
     parser.add_argument("--field", choices=["even", "clusters"], default="even",
                         help="the bots' p: an even ladder, or clusters of 5 one step apart, five steps between")
-    parser.add_argument("--low", type=float, default=0.0, help="the weakest bot's p: below 0 (Go For It) it "
-                        "plays the loser's moves with probability -p; -0.5 widens the field at four players from "
-                        "about 90 Elo to about 280")
+    parser.add_argument("--low", type=float, default=0.0, help="the weakest bot's p: below 0 it plays the "
+                        "loser's moves with probability -p; -0.5 widens the field at four players from about 90 "
+                        "Elo to about 280")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")

@@ -111,6 +111,12 @@ def move(obs, params: dict, rng) -> int:
     legal = obs.legal_moves
     if len(legal) == 1:
         return legal[0]
+    return best_move(legal, values(obs, params), rng)
+
+
+def values(obs, params: dict) -> list[float]:
+    """The value of each legal play, in the order of `obs.legal_moves`: the chance of winning it leaves."""
+    legal = obs.legal_moves
     hand, row, total = obs.hand, obs.caterpillar, obs.total
     last = row[-1] if row else None
     plays_after = PLAYS - len(row) - 1
@@ -123,7 +129,7 @@ def move(obs, params: dict, rng) -> int:
     # a lost game more often than the points alone say, and a sure 100 matters less when far ahead.
     spread = params["spread"] * (1 + plays_after)
     base = diff + FACE_POINTS * (my_faces - (knowledge.faces_held if knowledge else 0))
-    values = []
+    worth = []
     for card in legal:
         pip, suit = _PIP[card], SUIT[card]
         new_total = total + pip
@@ -139,8 +145,8 @@ def move(obs, params: dict, rng) -> int:
                      + p_short * tanh(short_margin / spread))
         else:
             value = tanh((base + points) / spread)
-        values.append(value)
-    return best_move(legal, values, rng)
+        worth.append(value)
+    return worth
 
 
 class _Knowledge:
