@@ -14,7 +14,7 @@ A search cut at `--nodes` moves tried is counted: then its outcome is the best f
 from __future__ import annotations
 
 import argparse
-import math
+import statistics
 import sys
 
 from arena.bots import BUNDLED_DIR, load_spec
@@ -73,8 +73,8 @@ def main() -> None:
             cut += budget[0] <= 0
         scores.append(total / args.players)
     n = len(scores)
-    mean = sum(scores) / n
-    half = 1.96 * math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1) / n)
+    mean = statistics.fmean(scores)
+    half = 1.96 * statistics.stdev(scores) / n ** 0.5
     print(f"Go For It, {args.players} players, deals {args.first} to {args.first + n - 1}: the clairvoyant seat "
           f"scores {mean:.3f} [{mean - half:.3f}, {mean + half:.3f}] against heuristic seats; "
           f"{cut} of {n * args.players} searches cut at {args.nodes:,} moves")

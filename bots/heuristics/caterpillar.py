@@ -115,7 +115,8 @@ def move(obs, params: dict, rng) -> int:
 
 
 def values(obs, params: dict) -> list[float]:
-    """The value of each legal play, in the order of `obs.legal_moves`: the chance of winning it leaves."""
+    """The value of each legal play, in the order of `obs.legal_moves`: the win chance it leaves, as
+    tanh(margin / spread)."""
     legal = obs.legal_moves
     hand, row, total = obs.hand, obs.caterpillar, obs.total
     last = row[-1] if row else None
