@@ -3,6 +3,8 @@ updated by the games since beyond, and a function of the games alone either way.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -11,15 +13,21 @@ from arena.ratings import looks
 from arena.ratings.tables import RunningRatings, rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
 
-BOTS = 12
+BOTS = 8
 REPLICATES = 30
 
 
 def six_player_games(deals: int, seed: int = 5) -> pa.Table:
-    """Six-player results among BOTS of skills 0..3: each deal at a random table, played in its 6 rotations,
+    """Six-player results among BOTS of skills 0..3: each deal at a table of six drawn so that every company has
+    played as many deals as any other, give or take one, at every deal (the fit weighs companies equally and a
+    checkpoint keeps the weights of its own games, `arena.ratings.company`), in random seat order, played in its
+    6 rotations,
     the scores a seat's luck in the deal, the bot's skill and noise (equal scores tie)."""
     rng = np.random.default_rng(seed)
-    tables = np.argsort(rng.random((deals, BOTS)), axis=1)[:, :6]
+    companies = np.array(list(itertools.combinations(range(BOTS), 6)))
+    rounds = -(-deals // len(companies))  # every company once a round, in a random order
+    tables = companies[np.concatenate([rng.permutation(len(companies)) for _ in range(rounds)])[:deals]]
+    tables = tables[np.arange(deals)[:, None], np.argsort(rng.random((deals, 6)), axis=1)]  # random seats
     games = deals * 6
     deal = np.repeat(np.arange(deals), 6)
     seats = tables[deal[:, None], (np.arange(6)[None, :] + np.tile(np.arange(6), deals)[:, None]) % 6]

@@ -14,7 +14,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
    A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
-   pair's table is filled with the bots nearest it in the order.
+   pair plays a swapped table where one lags: of the companies one of the two met, the one the other met
+   least often, with the other in its place (so a late-comer meets the company its neighbour met, as the
+   ratings' equal weighting of companies needs); otherwise its table is filled with the bots nearest it in
+   the order.
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
 or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
@@ -22,6 +25,7 @@ or, with `until_settled`, when every variant has no newcomer and every adjacent 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -141,7 +145,7 @@ class Matchmaker:
     def choose(self) -> list[Table]:
         """The tables of the next round (empty with `until_settled` once everything is settled)."""
         active = self.catalog.bots("active")
-        played = self._tables_played()
+        played, companies = self._tables_played()
         rated = self._rate()
         tables: list[Table] = []
         for number, game in enumerate(self.settings.games):
@@ -151,10 +155,11 @@ class Matchmaker:
                 continue
             look = self._look(game.label, eligible, rated.get(game.label))
             tables += [Table(number, bots, why) for bots, why in
-                       self._variant_tables(look, players, played[game.label])]
+                       self._variant_tables(look, players, played[game.label], companies[game.label])]
         return tables
 
-    def _variant_tables(self, look: Look, players: int, played: Counter) -> list[tuple[tuple[str, ...], str]]:
+    def _variant_tables(self, look: Look, players: int, played: Counter,
+                        companies: Companies) -> list[tuple[tuple[str, ...], str]]:
         settings, order = self.settings, look.order
         chosen: list[tuple[tuple[str, ...], str]] = []
         newcomers = [b for b in order if played[b] < settings.placement]
@@ -186,7 +191,12 @@ class Matchmaker:
                        for i in range(len(order) - 1)]
         weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
         for _, _, i, why in weights[:slots]:
-            chosen.append((_table_around(order, i, players), why))
+            swapped = _swapped_company(order[i], order[i + 1], companies, set(order)) if players > 2 else None
+            if swapped is not None:
+                table, have, lack = swapped
+                chosen.append((table, f"{why}; {lack} in the company {have} met"))
+            else:
+                chosen.append((_table_around(order, i, players, companies), why))
         return _unique(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
@@ -227,13 +237,16 @@ class Matchmaker:
             self.ratings.add(table)
         return standings(self.ratings)
 
-    def _tables_played(self) -> dict[str, Counter]:
-        """Per variant label, how many tables each bot has been given (in recorded rounds)."""
+    def _tables_played(self) -> tuple[dict[str, Counter], dict[str, Companies]]:
+        """Per variant label, how many tables each bot has been given, and how many each company (a table's bots,
+        sorted) has been given, in recorded rounds."""
         played: dict[str, Counter] = {g.label: Counter() for g in self.settings.games}
+        companies: dict[str, Companies] = {g.label: Companies() for g in self.settings.games}
         for round_ in self.catalog.rounds():
             for table in round_.plan:
                 played.setdefault(table["variant"], Counter()).update(table["bots"])
-        return played
+                companies.setdefault(table["variant"], Companies()).add(table["bots"])
+        return played, companies
 
     def _within(self, tables: list[Table], left: int) -> list[Table]:
         """The tables, in the order chosen, that fit in `left` games."""
@@ -290,17 +303,60 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     return f"# round {number} of the league {settings.name}\n" + toml_text(config)
 
 
-def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
-    """The pair order[i], order[i + 1] and the players - 2 bots nearest it in the order."""
-    seats, below, above = [i, i + 1], i - 1, i + 2
-    while len(seats) < players:
+def _table_around(order: list[str], i: int, players: int, companies: Companies | None = None) -> tuple[str, ...]:
+    """The pair order[i], order[i + 1] and players - 2 more: of the bots nearest the pair in the order (twice as
+    many as the seats to fill), those whose company has been played least, nearest first among equals. So a pair
+    meets a spread of company rather than the same tablemates round after round (the ratings count every company
+    equally, `arena.ratings.company`)."""
+    near, below, above = [], i - 1, i + 2
+    while len(near) < 2 * (players - 2) and (below >= 0 or above < len(order)):
         if above < len(order) and (below < 0 or (above - i - 1) <= (i - below)):
-            seats.append(above)
+            near.append(above)
             above += 1
         else:
-            seats.append(below)
+            near.append(below)
             below -= 1
-    return tuple(sorted(order[s] for s in seats))
+    options = [near[:players - 2]]
+    if companies is not None:
+        options = sorted(itertools.combinations(near, players - 2),
+                         key=lambda fill: (companies.count[tuple(sorted(order[s] for s in (i, i + 1, *fill)))],
+                                           sorted(near.index(s) for s in fill)))
+    return tuple(sorted(order[s] for s in (i, i + 1, *options[0])))
+
+
+@dataclass
+class Companies:
+    """How many tables each company (a table's bots, sorted) has been given, and the companies of each bot."""
+
+    count: Counter = field(default_factory=Counter)
+    of: dict[str, set] = field(default_factory=dict)
+
+    def add(self, bots) -> None:
+        table = tuple(sorted(bots))
+        self.count[table] += 1
+        for bot in table:
+            self.of.setdefault(bot, set()).add(table)
+
+
+def _swapped_company(a: str, b: str, companies: Companies, active: set[str]
+                     ) -> tuple[tuple[str, ...], str, str] | None:
+    """The table that seats one of the pair in the company the other met more often: of the companies played
+    with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,
+    as (that table, the bot that met the company, the bot put in its place); None where no swapped table lags.
+
+    The ratings count every company equally at three or more players (`arena.ratings.company`): a bot then
+    stands on the same terms as its neighbour only once it has met the companies its neighbour met. Playing
+    the lagging swap first gives a late-comer the field's early company."""
+    best = None
+    for have, lack in ((a, b), (b, a)):
+        for table in companies.of.get(have, ()):
+            if lack in table or not active.issuperset(table):
+                continue
+            swapped = tuple(sorted(lack if bot == have else bot for bot in table))
+            behind = companies.count[table] - companies.count[swapped]
+            if behind > 0 and (best is None or (-behind, swapped) < (-best[0], best[1])):
+                best = (behind, swapped, have, lack)
+    return None if best is None else best[1:]
 
 
 def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:

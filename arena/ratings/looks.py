@@ -10,7 +10,10 @@ expectation propagation over their outcome groups alone with the checkpoint's po
 earlier games' messages are not revisited: assumed-density filtering, `rate_outcomes(base=...)`), and scales
 the checkpoint's bootstrap standard errors by how much the posterior's own have shrunk since. Where a milestone
 falls depends on the number of games alone, never on when the looks were taken, so a league's looks are a
-function of its games: a `play` killed and run again chooses the same tables.
+function of its games: a `play` killed and run again chooses the same tables. At three or more players the
+games since are weighed as the fit of every game weighs them (every company counted equally,
+`arena.ratings.company`), while the checkpoint's own games keep the weights they had at the checkpoint: where
+companies grow at unequal paces after it, a look drifts from the full fit until the next checkpoint.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import DealGames, deal_bootstrap, difference_se
+from arena.ratings.company import balanced, company_share
 
 WARM_FROM = 200_000
 """Games of a variant from which a look updates the last checkpoint instead of fitting every game afresh."""
@@ -100,6 +104,7 @@ def _fit(variant, name_code: np.ndarray, upto: int | None):
         code = np.cumsum(present) - 1
         outcomes = Outcomes(code[outcomes.bots[played]], outcomes.drawn[played], outcomes.counts[played])
         deal_games = DealGames(deal_games.games[:, played], deal_games.keys)
+    outcomes, deal_games, _, _ = balanced(outcomes, deal_games)
     k = int(present.sum())
     batch = rate_outcomes(outcomes, k, settings)
     boot, _ = deal_bootstrap(outcomes, deal_games, variant.replicates, k, settings, batch)
@@ -112,6 +117,8 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     bots, ranks, counts = variant.groups.since(checkpoint.games)
     grouped = group_outcomes(name_code[bots], ranks)  # tied bots in the order of their names, as in a fit
     outcomes = Outcomes(grouped.bots, grouped.drawn, np.bincount(grouped.game_group, counts).astype(np.float64))
+    every = variant.groups.outcomes(name_code)[0]  # every company's games so far: the weights of a full fit
+    outcomes = Outcomes(outcomes.bots, outcomes.drawn, outcomes.counts * company_share(every, outcomes.bots))
     at = np.searchsorted(names, checkpoint.names)  # both in name order
     base_pi, base_tau = np.full(k, settings.sigma ** -2), np.full(k, settings.mu * settings.sigma ** -2)
     base_pi[at], base_tau[at] = checkpoint.sigma ** -2, checkpoint.mu * checkpoint.sigma ** -2

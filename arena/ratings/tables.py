@@ -40,6 +40,7 @@ from arena.ratings.bootstrap import (
     likelihood_of_superiority,
     tiers,
 )
+from arena.ratings.company import balanced
 from arena.ratings.deals import (
     PENTANOMIAL_KEYS,
     Z95,
@@ -102,6 +103,9 @@ class VariantRatings:
     method: str = "batch"
     difference_se: np.ndarray | None = None
     """(bots, bots) in table order: the deal-bootstrap standard error of each rating difference."""
+    company_balanced: bool = False
+    """Whether the fit counted every company equally (`arena.ratings.company`): three or more players, tables
+    played unequally often."""
 
     @property
     def pairwise(self) -> pd.DataFrame:
@@ -363,6 +367,7 @@ class _Variant:
         k = len(names)
 
         outcomes, deal_games, points, progress_weights = self.groups.outcomes(name_code)
+        outcomes, deal_games, progress_weights, reweighted = balanced(outcomes, deal_games, progress_weights)
         batch = rate_outcomes(outcomes, k, settings)
         boot, newton = deal_bootstrap(outcomes, deal_games, self.replicates, k, settings, batch)
         if self.online is not None:
@@ -402,7 +407,7 @@ class _Variant:
             self._duplicate(names, code_of, order) if n == 2 else None,
             estimate_against_deals(outcomes, points, progress_weights, names, k, settings, batch, boot,
                                    newton),
-            disagreements, settings.method, diff_se[np.ix_(order, order)])
+            disagreements, settings.method, diff_se[np.ix_(order, order)], reweighted)
 
     def _neighbours(self, names, code_of, order) -> pd.DataFrame:
         """Each bot's win rate and mean score by the bot seated right before it, with deal-clustered intervals."""

@@ -1,0 +1,157 @@
+"""Company does not move a rating: at three or more players a bot's result depends on its tablemates, so the fit
+counts every company equally (arena/ratings/company.py) and the matchmaker seats a late-comer in the company its
+neighbour met (arena/league/matchmaker.py). Known truths: copies of a bot, and a simulated game whose interaction
+between tablemates is set by hand."""
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_league import add, arena, make_league  # noqa: E402
+
+import arena.ratings.tables as tables  # noqa: E402
+from arena.league.matchmaker import Companies, _swapped_company, _table_around  # noqa: E402
+from arena.ratings.company import company_weights  # noqa: E402
+from arena.ratings.tables import rate_parts  # noqa: E402
+from arena.results import RATED_COLUMNS, SCHEMA  # noqa: E402
+
+
+def results(tables_played: list[tuple[tuple[str, ...], int]], score, seed: int = 1) -> pa.Table:
+    """Results of three-player deals: each (table, deals) played in its 3 rotations, `score(bots, rng)` giving
+    each seat's score; equal scores tie."""
+    rng = np.random.default_rng(seed)
+    players, ranks, deal_of = [], [], []
+    deal = 0
+    for table, deals in tables_played:
+        for _ in range(deals):
+            for rotation in range(3):
+                bots = list(table[rotation:] + table[:rotation])
+                scores = np.asarray(score(bots, rng))
+                players.append(bots)
+                ranks.append((scores[None, :] > scores[:, None]).sum(axis=1).tolist())
+                deal_of.append(deal)
+            deal += 1
+    games = len(players)
+    columns = {
+        "game_index": pa.array(np.arange(games)), "variant": pa.array(["sim:3"] * games),
+        "deal": pa.array(np.array(deal_of, dtype=np.int32)), "seed": pa.array(np.array(deal_of) * 7919 + 3),
+        "players": pa.array(players), "scores": pa.array([[0, 0, 0]] * games), "ranks": pa.array(ranks),
+        "termination": pa.array(["normal"] * games), "fault_seat": pa.nulls(games, pa.int32()),
+    }
+    schema = pa.schema([SCHEMA.field(name) for name in RATED_COLUMNS])
+    return pa.Table.from_arrays([columns[name].cast(schema.field(name).type) for name in RATED_COLUMNS],
+                                schema=schema)
+
+
+def crowded(bots: list[str], rng) -> list[float]:
+    """A game where the strong bot `s` runs away from the table when two weak bots sit there (they feed it, as two
+    `random` seats feed `greedy` in Go For It), and a weak bot beside `m` holds its own against `s` more often."""
+    skill = {"s": 2.0, "m": 1.0, "w": 0.0, "w2": 0.0}
+    weak = sum(b in ("w", "w2") for b in bots)
+    return [skill[b] + (2.0 if b == "s" and weak == 2 else 0.0) + rng.normal() for b in bots]
+
+
+def test_a_known_interaction_splits_copies_unless_every_company_counts_the_same(monkeypatch):
+    """w2 is a copy of w that arrived late: w met (s, m) often, w2 mostly met (s, w). Counted as played, the fit puts
+    w2 a tier below w; with every company counted the same, the two share a tier and lie within a tenth of beta."""
+    played = [(("s", "m", "w"), 600), (("s", "w", "w2"), 400), (("s", "m", "w2"), 40)]
+    games = results(played, crowded)
+    fair = rate_parts([games], replicates=60)["sim:3"].table.set_index("bot")
+    monkeypatch.setattr(tables, "balanced", lambda outcomes, deal_games, progress: (outcomes, deal_games,
+                                                                                    progress, False))
+    as_played = rate_parts([games], replicates=60)["sim:3"].table.set_index("bot")
+    assert as_played.loc["w", "tier"] != as_played.loc["w2", "tier"]
+    assert as_played.loc["w", "mu"] - as_played.loc["w2", "mu"] > 25 / 6 / 10
+    assert fair.loc["w", "tier"] == fair.loc["w2", "tier"]
+    assert abs(fair.loc["w", "mu"] - fair.loc["w2", "mu"]) < 25 / 6 / 10
+    assert fair.loc["s", "tier"] < fair.loc["m", "tier"] < fair.loc["w", "tier"]
+
+
+def test_every_weight_is_one_where_every_company_played_alike():
+    """A round robin (every company as often) and two-player games are rated exactly as before."""
+    bots = np.array([[0, 1, 2], [1, 2, 3], [2, 0, 3], [3, 0, 1]])
+    assert company_weights(bots, np.array([5.0, 5.0, 5.0, 5.0])) is None
+    assert company_weights(np.array([[0, 1], [1, 2]]), np.array([9.0, 1.0])) is None
+    weights = company_weights(np.array([[0, 1, 2], [2, 1, 0], [1, 2, 3]]), np.array([2.0, 6.0, 2.0]))
+    assert np.allclose(weights, [5 / 8, 5 / 8, 5 / 2])  # each company weighs 5 games' worth of 10
+
+
+def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():
+    """Three and four players: of the companies one of a pair met, the one the other met least, with the other in
+    its place; once none lags, a table of the pair and the nearest bots whose company played least."""
+    companies = Companies()
+    for _ in range(5):
+        companies.add(["random", "greedy", "heuristic"])
+    companies.add(["random", "twin", "greedy"])
+    active = {"heuristic", "greedy", "random", "twin"}
+    assert _swapped_company("random", "twin", companies, active) == (("greedy", "heuristic", "twin"), "random",
+                                                                     "twin")
+    for _ in range(5):
+        companies.add(["twin", "greedy", "heuristic"])
+    assert _swapped_company("random", "twin", companies, active) is None
+    assert _swapped_company("random", "twin", companies, active - {"heuristic"}) is None  # a retired bot's company
+    order = ["heuristic", "greedy", "random", "twin"]
+    assert _table_around(order, 2, 3, companies) == ("heuristic", "random", "twin")  # (greedy, ...) played more
+    four = Companies()
+    order = ["a", "b", "c", "d", "e", "f"]
+    assert _table_around(order, 2, 4) == ("b", "c", "d", "e")  # nearest, as before, with no companies
+    four.add(["b", "c", "d", "e"])
+    assert _table_around(order, 2, 4, four) == ("c", "d", "e", "f")  # the nearest company not yet played
+    four.add(["c", "d", "e", "f"])
+    assert _table_around(order, 2, 4, four) == ("a", "c", "d", "e")
+
+
+LATE = """
+name = "late"
+seed = 4242
+
+[[games]]
+game = "{game}"
+rules = {rules}
+
+[run]
+workers = 1
+
+[league]
+deals = 4
+"""
+
+
+def company_count(league: Path) -> Counter:
+    from arena.league.catalog import Catalog
+
+    catalog = Catalog(league)
+    try:
+        return Counter(tuple(sorted(t["bots"])) for r in catalog.rounds() for t in r.plan)
+    finally:
+        catalog.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, rules, first, late, games", [
+    ("go_for_it", "{ players = 3 }", ["random", "greedy", "heuristic"], [("random", "twin")], 900),
+    ("go_for_it", "{ players = 4 }", ["random", "greedy", "heuristic", "greedy"], [("random", "twin")], 1200),
+    ("go_for_it", "{ players = 6, jokers = true }", ["random", "random", "greedy", "heuristic", "greedy", "heuristic"],
+     [("random", "twin")], 1800),
+    ("caterpillar", "{}", ["random", "greedy", "heuristic"], [("random", "twin")], 600),
+])
+def test_a_copy_added_late_ends_in_its_originals_tier(tmp_path, game, rules, first, late, games):
+    """A league plays its first bots, then a copy of one of them joins and the league plays on: the copy shares its
+    original's tier (copies of it there from the start share it too)."""
+    league = make_league(tmp_path, toml=LATE.format(game=game, rules=rules))
+    for n, bot in enumerate(first):
+        add(league, bot, *(["--name", f"{bot}-{n}"] if bot in first[:n] else []))
+    arena("league", "play", league, "--games", games, "--no-progress")
+    for bot, name in late:
+        add(league, bot, "--name", name)
+    arena("league", "play", league, "--games", games, "--no-progress")
+    rows = {r["bot"]: r for r in json.loads(arena("league", "table", league, "--format", "json").stdout)}
+    copies = [b for b in rows if b.split("-")[0] == "random"] + ["twin"]
+    assert len({rows[b]["tier"] for b in copies}) == 1, {b: (rows[b]["mu"], rows[b]["tier"]) for b in copies}
+    assert rows["greedy"]["tier"] != rows["twin"]["tier"]
