@@ -155,3 +155,19 @@ def test_a_copy_added_late_ends_in_its_originals_tier(tmp_path, game, rules, fir
     copies = [b for b in rows if b.split("-")[0] == "random"] + ["twin"]
     assert len({rows[b]["tier"] for b in copies}) == 1, {b: (rows[b]["mu"], rows[b]["tier"]) for b in copies}
     assert rows["greedy"]["tier"] != rows["twin"]["tier"]
+
+
+@pytest.mark.slow
+def test_a_tournament_of_unbalanced_tables_rates_copies_alike(tmp_path):
+    """A config that names its tables, each played a different number of deals: `twin` (a copy of `random`) met
+    `greedy` and `heuristic` in 20 deals, `random` in 150; the two share a tier."""
+    import arena
+
+    table = lambda deals, *bots: {"game": "go_for_it", "rules": {"players": 3}, "deals": deals, "bots": list(bots)}
+    run = arena.run({"name": "unbalanced", "seed": 7, "run": {"workers": 1},
+                     "games": [table(150, "random", "greedy", "heuristic"), table(100, "random", "twin", "greedy"),
+                               table(20, "twin", "greedy", "heuristic")],
+                     "bots": [{"name": "random"}, {"name": "greedy"}, {"name": "heuristic"},
+                              {"name": "twin", "path": "random"}]}, out=tmp_path)
+    rows = run.ratings.set_index("bot")
+    assert rows.loc["random", "tier"] == rows.loc["twin", "tier"] != rows.loc["greedy", "tier"]
