@@ -91,7 +91,7 @@ VARIANTS = {"caterpillar": 'game = "caterpillar"', "go_for_it4": 'game = "go_for
 class RandomTables(Matchmaker):
     """The yardstick: each round, as many tables as the matchmaker plays, drawn uniformly from the field."""
 
-    def _variant_tables(self, look, players, played):
+    def _variant_tables(self, look, players, played, companies):
         slots = self.settings.tables or max(1, len(look.order) // players)
         rng = random.Random(derive_seed(self.settings.seed, "random tables", len(self.catalog.rounds())))
         return _unique([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])

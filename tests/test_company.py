@@ -23,14 +23,14 @@ from arena.results import RATED_COLUMNS, SCHEMA  # noqa: E402
 
 
 def results(tables_played: list[tuple[tuple[str, ...], int]], score, seed: int = 1) -> pa.Table:
-    """Results of three-player deals: each (table, deals) played in its 3 rotations, `score(bots, rng)` giving
-    each seat's score; equal scores tie."""
+    """Results of deals of one table size: each (table, deals) played in all its rotations, `score(bots, rng)`
+    giving each seat's score; equal scores tie."""
     rng = np.random.default_rng(seed)
     players, ranks, deal_of = [], [], []
     deal = 0
     for table, deals in tables_played:
         for _ in range(deals):
-            for rotation in range(3):
+            for rotation in range(len(table)):
                 bots = list(table[rotation:] + table[:rotation])
                 scores = np.asarray(score(bots, rng))
                 players.append(bots)
@@ -39,9 +39,9 @@ def results(tables_played: list[tuple[tuple[str, ...], int]], score, seed: int =
             deal += 1
     games = len(players)
     columns = {
-        "game_index": pa.array(np.arange(games)), "variant": pa.array(["sim:3"] * games),
+        "game_index": pa.array(np.arange(games)), "variant": pa.array([f"sim:{len(players[0])}"] * games),
         "deal": pa.array(np.array(deal_of, dtype=np.int32)), "seed": pa.array(np.array(deal_of) * 7919 + 3),
-        "players": pa.array(players), "scores": pa.array([[0, 0, 0]] * games), "ranks": pa.array(ranks),
+        "players": pa.array(players), "scores": pa.array([[0] * len(p) for p in players]), "ranks": pa.array(ranks),
         "termination": pa.array(["normal"] * games), "fault_seat": pa.nulls(games, pa.int32()),
     }
     schema = pa.schema([SCHEMA.field(name) for name in RATED_COLUMNS])
@@ -171,3 +171,18 @@ def test_a_tournament_of_unbalanced_tables_rates_copies_alike(tmp_path):
                               {"name": "twin", "path": "random"}]}, out=tmp_path)
     rows = run.ratings.set_index("bot")
     assert rows.loc["random", "tier"] == rows.loc["twin", "tier"] != rows.loc["greedy", "tier"]
+
+
+def test_pairs_the_ratings_do_not_predict_are_named():
+    """Rock, paper, scissors: each beats the next nine times in ten, so the ratings tie and predict one half; the
+    table names all three pairs. A Bradley-Terry truth with the same spread of results is not flagged."""
+    beats = {("rock", "scissors"), ("scissors", "paper"), ("paper", "rock")}
+    cycle = lambda bots, rng: [1.0, 0.0] if ((tuple(bots) in beats) == (rng.random() < 0.9)) else [0.0, 1.0]
+    played = [(("rock", "paper"), 300), (("paper", "scissors"), 300), (("scissors", "rock"), 300)]
+    rated = rate_parts([results(played, cycle)], replicates=30)["sim:2"]
+    predicted = [float(line.split("predicted ")[1].split(",")[0]) for line in rated.misfits]
+    assert len(predicted) == 3 and all(abs(p - 0.5) < 0.05 for p in predicted), rated.misfits
+    skill = {"rock": 0.0, "paper": 1.0, "scissors": 2.0}
+    normal = lambda bots, rng: [skill[b] + rng.normal() for b in bots]
+    rated = rate_parts([results(played, normal)], replicates=30)["sim:2"]
+    assert rated.misfits == []
