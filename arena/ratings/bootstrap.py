@@ -10,6 +10,7 @@ groups taken one Newton step from the fit (`deal_bootstrap`). Bots not separated
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,9 @@ class OutcomeGroups:
         self.deal_numbers: list[np.ndarray] | None = [] if progress else None
         """Per part, each deal's number (None: no estimate against deals)."""
         self.deals = 0
+        self.company_games: Counter = Counter()
+        """Games by company (a table's bots, sorted, in first-appearance codes): the weights of a look's update
+        (`arena.ratings.company`) without merging every group."""
 
     def add(self, bots: np.ndarray, ranks: np.ndarray, deal: np.ndarray, deal_keys: np.ndarray,
             deal_numbers: np.ndarray | None) -> None:
@@ -76,6 +80,9 @@ class OutcomeGroups:
         self.bots.append(local.bots)
         self.drawn.append(local.drawn)
         self.counts.append(local.counts)
+        companies, company = np.unique(np.sort(local.bots, axis=1), axis=0, return_inverse=True)
+        games = np.bincount(company.reshape(-1), weights=local.counts, minlength=len(companies))
+        self.company_games.update(dict(zip(map(tuple, companies.tolist()), games.tolist(), strict=True)))
         self.game_groups.append((local.game_group + self.rows).astype(np.int32))  # 8 bytes a game in all
         self.game_deals.append((deal + self.deals).astype(np.int32))
         self.rows += len(local.counts)

@@ -17,6 +17,8 @@ which the model already separates.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from arena.ratings.batch import Outcomes
@@ -55,12 +57,14 @@ def balanced(outcomes: Outcomes, deal_games: DealGames, progress: np.ndarray | N
 
 
 
-def company_share(every: Outcomes, bots: np.ndarray) -> np.ndarray:
-    """The weight per game of outcome groups seating `bots` (groups, n) when `every` holds all the games: the
-    weights of the fit of every game, for the groups of its last games alone (`arena.ratings.looks`)."""
-    weight = company_weights(every.bots, every.counts)
-    if weight is None:
+
+def company_share(company_games: Counter, bots: np.ndarray) -> np.ndarray:
+    """The weight per game of games seating `bots` (games or groups, n) in the fit of every game, whose games by
+    company are `company_games` (`arena.ratings.bootstrap.OutcomeGroups.company_games`, in the same codes): the
+    weights of a look's update (`arena.ratings.looks`)."""
+    n = bots.shape[1] if bots.ndim == 2 else 0
+    counts = np.array(list(company_games.values()), dtype=np.float64)
+    if n < 3 or not len(counts) or np.all(counts == counts[0]):
         return np.ones(len(bots))
-    share = {tuple(company): w for company, w in zip(np.sort(every.bots, axis=1).tolist(), weight.tolist(),
-                                                     strict=True)}
-    return np.array([share[tuple(company)] for company in np.sort(bots, axis=1).tolist()])
+    mass = counts.sum() / len(counts)
+    return np.array([mass / company_games[tuple(company)] for company in np.sort(bots, axis=1).tolist()])

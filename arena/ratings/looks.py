@@ -116,9 +116,8 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     settings, k = variant.settings, len(names)
     bots, ranks, counts = variant.groups.since(checkpoint.games)
     grouped = group_outcomes(name_code[bots], ranks)  # tied bots in the order of their names, as in a fit
+    counts = counts * company_share(variant.groups.company_games, bots)  # as the fit of every game weighs them
     outcomes = Outcomes(grouped.bots, grouped.drawn, np.bincount(grouped.game_group, counts).astype(np.float64))
-    every = variant.groups.outcomes(name_code)[0]  # every company's games so far: the weights of a full fit
-    outcomes = Outcomes(outcomes.bots, outcomes.drawn, outcomes.counts * company_share(every, outcomes.bots))
     at = np.searchsorted(names, checkpoint.names)  # both in name order
     base_pi, base_tau = np.full(k, settings.sigma ** -2), np.full(k, settings.mu * settings.sigma ** -2)
     base_pi[at], base_tau[at] = checkpoint.sigma ** -2, checkpoint.mu * checkpoint.sigma ** -2
