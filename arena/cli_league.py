@@ -100,7 +100,7 @@ def league_play(
     With no --games, --rounds or --until, one round. A play that was stopped finishes its round first.
     Example: arena league play club --games 20000 --workers 2
     """
-    from arena.display import progress_bar
+    from arena.display import counted, progress_bar
     from arena.league.play import play_league
 
     with league_errors():
@@ -112,7 +112,8 @@ def league_play(
             fail("interrupted; every finished batch is saved: `arena league play` finishes the round")
     rounds_text = (f"rounds {report.rounds[0]}-{report.rounds[-1]}" if len(report.rounds) > 1 else
                    f"round {report.rounds[0]}" if report.rounds else "no round")
-    typer.echo(f"{rounds_text}: {report.played_now:,} games played ({report.backend}); stopped: {report.stopped}")
+    typer.echo(f"{rounds_text}: {counted(report.played_now, 'game')} played ({report.backend}); "
+               f"stopped: {report.stopped}")
 
 
 @league_app.command("table")

@@ -209,7 +209,7 @@ def history_tables(frame: pd.DataFrame, most: int = HISTORY_ROWS) -> list[tuple[
         cells = {"round": [str(r) for r in kept],
                  **{bot: ["" if pd.isna(v) else f"{v:.2f}" for v in wide[bot]] for bot in wide.columns}}
         every = "every round" if step == 1 else f"every {step} rounds to the last"
-        out.append((f"{variant}: each bot's mu after {every} ({len(rounds)} rounds)", pd.DataFrame(cells)))
+        out.append((f"{variant}: each bot's mu after {every} ({counted(len(rounds), 'round')})", pd.DataFrame(cells)))
     return out
 
 

@@ -117,6 +117,7 @@ def test_the_tournament_prints_the_headline_tables_and_where_the_rest_are(run):
     assert "pairings (LOS" not in printed and "seat advantage" not in printed
     assert "(294 played now, serial, 1 worker)" in printed  # not "1 workers"
     assert f"arena ratings {run} --all" in printed and "report: file://" in printed
+    assert "serial, 1 worker, batches" in (run / "report.html").read_text()
 
 
 def test_ratings_of_one_game(run):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import stop_lines
+from arena.display import counted, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     _figure_html,
@@ -25,6 +25,11 @@ from arena.report.charts import (
 )
 from arena.report.summary import ResultsSummary
 from arena.results import RunDir
+
+
+def _workers(workers) -> str:
+    """`1 worker`, `2 workers`, or `? workers` in a manifest that does not say."""
+    return "? workers" if workers is None else counted(workers, "worker")
 
 
 def _slugs(variants: list[str]) -> dict[str, str]:
@@ -61,7 +66,7 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
         facts.append(("wall time", f"{manifest['wall_seconds']:,.1f} s (playing {manifest.get('play_seconds', 0):,.1f} "
                                    f"s, rating {manifest.get('rating_seconds', 0):,.1f} s)"))
         facts.append(("played", f"{e(str(manifest.get('started', '?')))} to {e(str(manifest.get('finished', '?')))}, "
-                                f"{e(str(manifest.get('backend', '?')))}, {manifest.get('workers', '?')} workers, "
+                                f"{e(str(manifest.get('backend', '?')))}, {_workers(manifest.get('workers'))}, "
                                 f"batches of {manifest.get('batch_size', '?')}"))
         versions = {**manifest.get("versions", {}), "plotly (report)": plotly_version}
         facts.append(("versions", ", ".join(f"{e(k)} {e(str(v))}" for k, v in versions.items())))
@@ -118,7 +123,7 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
         examples = ("<p class='note replays'>Example replays (step through every move; all hands shown): "
                     + " · ".join(replays) + "</p>\n")
     return (f"<section class='game' id='{slug}'><h2>{html.escape(variant)}</h2>\n"
-            f"<p class='note'>{games:,} games. {how}</p>\n{_rating_table(rated.table)}\n{examples}"
+            f"<p class='note'>{counted(games, 'game')}. {how}</p>\n{_rating_table(rated.table)}\n{examples}"
             f"<p class='note'>{cross}</p>\n<h3>Pairings</h3>{_pairs_table(rated.pairs)}{duplicate}\n"
             f"<div class='plots'>{divs}</div></section>")
 
