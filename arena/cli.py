@@ -410,7 +410,7 @@ def submit(
 
 @app.command()
 def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")]) -> None:
-    """Write the run's self-contained HTML report (RUN/report.html) and print its path."""
+    """Write the run's HTML report (RUN/report.html, with plotly.js beside it) and print its path."""
     from arena.report import write_report
 
     with user_errors():

@@ -53,8 +53,9 @@ def _colours(bots: list[str]) -> dict[str, str]:
 # --- the page ---------------------------------------------------------------------------------------
 
 def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
-            slugs: dict[str, str], plotly_version: str) -> str:
-    """The run's facts: what was played, with which versions, how long it took, and how to reproduce it."""
+            slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
+    """The run's facts: what was played, with which versions, how long it took, how to reproduce it, and the
+    files the page needs beside it (`bundle`, the charts' script, and the replays)."""
     e = html.escape
     facts: list[tuple[str, str]] = []
     games = ", ".join(f"<a href='#{slugs.get(v, '')}'>{e(v)}</a> {n:,}" for v, n in summary.games.items())
@@ -68,7 +69,7 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
         facts.append(("played", f"{e(str(manifest.get('started', '?')))} to {e(str(manifest.get('finished', '?')))}, "
                                 f"{e(str(manifest.get('backend', '?')))}, {_workers(manifest.get('workers'))}, "
                                 f"batches of {manifest.get('batch_size', '?')}"))
-        versions = {**manifest.get("versions", {}), "plotly (report)": plotly_version}
+        versions = {**manifest.get("versions", {}), "plotly.js (report)": plotly_version}
         facts.append(("versions", ", ".join(f"{e(k)} {e(str(v))}" for k, v in versions.items())))
         bots = manifest.get("bots", {})
         facts.append(("bots", "<br>".join(f"{e(b)}: <code>{e(d.get('spec', ''))}</code>"
@@ -80,6 +81,9 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
                                 "<code>arena tournament CONFIG --resume</code>"))
     facts.append(("reproduce", f"<code>arena reproduce {e(str(run.path))}</code> re-plays this config and "
                                "checks the digest"))
+    facts.append(("beside this page", f"<code>{e(bundle)}</code> (plotly.js, which draws the charts) and "
+                                      "<code>replays/</code> (the example games): this page needs them, so copy "
+                                      "the whole run directory, not the page alone"))
     rows = "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
     return (f"<header><h1>Arena report: {e(name)}</h1>\n<table class='facts'>{rows}</table>\n"
             f"<details><summary>config.toml</summary><pre class='config'>{e(config_text)}</pre></details>"
@@ -186,7 +190,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>{style}</style>
-<script>{plotlyjs}</script>
+<script src="{bundle}"></script>
 </head>
 <body>
 {body}
