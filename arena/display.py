@@ -85,7 +85,7 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
-def _places(ranks: pd.Series) -> list[str]:
+def places(ranks: pd.Series) -> list[str]:
     """Places as the tiers write them: a place two bots share is `2=` for both."""
     shared = ranks.value_counts()
     return [f"{r}=" if shared[r] > 1 else str(r) for r in ranks]
@@ -103,7 +103,7 @@ def _ranking(table: pd.DataFrame, full: bool) -> pd.DataFrame:
                                                              strict=True)],
         "mean score [95% CI]": [_interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
                                                                table.mean_score_hi, strict=True)],
-        "forfeits": table["forfeits"].map("{:,}".format), "PL order": _places(table["pl_rank"])}
+        "forfeits": table["forfeits"].map("{:,}".format), "PL order": places(table["pl_rank"])}
     if not full:
         del columns["sigma"], columns["deals"]
         if not table["forfeits"].any():

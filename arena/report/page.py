@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import counted, stop_lines
+from arena.display import counted, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     _figure_html,
@@ -143,8 +143,8 @@ def _rating_table(table: pd.DataFrame) -> str:
         f"<td>{r.conservative:.2f}</td><td>{r.games:,}</td><td>{r.deals:,}</td><td>{r.wins:,}</td>"
         f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
         f"<td>{r.mean_score:.1f} [{_number(r.mean_score_lo)}, {_number(r.mean_score_hi)}]</td>"
-        f"<td>{r.forfeits:,}</td><td>{r.pl_rank}</td></tr>"
-        for r in table.itertuples(index=False)
+        f"<td>{r.forfeits:,}</td><td>{pl}</td></tr>"
+        for r, pl in zip(table.itertuples(index=False), places(table["pl_rank"]), strict=True)
     ]
     return f"<table class='ratings'>{head}{''.join(rows)}</table>"
 
