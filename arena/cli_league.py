@@ -143,8 +143,9 @@ def league_table(
             else:
                 out = console()
                 for title, shown in history_tables(frame):
+                    out.print(title)  # on its own line: a title inside a narrow table would wrap to its width
                     out.print(table(*shown.columns, ids=tuple(shown.columns), rows=shown.itertuples(index=False),
-                                    title=title, width=out.width))
+                                    width=out.width))
             return
         _, frames = standing_frames(directory, game)
     if not frames:

@@ -208,8 +208,9 @@ def history_tables(frame: pd.DataFrame, most: int = HISTORY_ROWS) -> list[tuple[
         wide = wide.reindex(columns=last + [b for b in wide.columns if b not in last])
         cells = {"round": [str(r) for r in kept],
                  **{bot: ["" if pd.isna(v) else f"{v:.2f}" for v in wide[bot]] for bot in wide.columns}}
-        every = "every round" if step == 1 else f"every {step} rounds to the last"
-        out.append((f"{variant}: each bot's mu after {every} ({counted(len(rounds), 'round')})", pd.DataFrame(cells)))
+        every = (f"after each round ({counted(len(rounds), 'round')})" if step == 1 else
+                 f"every {step} rounds, up to the last of {len(rounds)}")
+        out.append((f"{variant}: each bot's mu {every}", pd.DataFrame(cells)))
     return out
 
 

@@ -376,7 +376,7 @@ def test_the_table_shows_version_and_added(tmp_path):
     header = csv[0].split(",")
     assert header[:6] == ["rank", "tier", "bot", "version", "status", "added"] and len(csv) == 3
     history = arena("league", "table", league, "--history", "--format", "markdown").stdout
-    assert "### caterpillar: each bot's mu after every round (2 rounds)" in history
+    assert "### caterpillar: each bot's mu after each round (2 rounds)" in history
     assert re.search(r"^\| round \| (greedy|random) \| (greedy|random) \|$", history, flags=re.M)
     assert re.search(r"^\| 2 \| \d+\.\d\d \| \d+\.\d\d \|$", history, flags=re.M)
 
@@ -390,7 +390,7 @@ def test_the_history_is_a_table_of_rounds_by_bot():
             for bot, mu in (("random", 20), ("greedy", 25)) + ((("late", 30),) if r > 20 else ())]
     frame = pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])
     ((title, shown),) = history_tables(frame)
-    assert title == "caterpillar: each bot's mu after every 3 rounds to the last (34 rounds)"
+    assert title == "caterpillar: each bot's mu every 3 rounds, up to the last of 34"
     assert list(shown.columns) == ["round", "late", "greedy", "random"]
     assert list(shown["round"]) == [str(r) for r in range(1, 35, 3)] and len(shown) <= 12
     assert shown.iloc[-1].tolist() == ["34", "30.34", "25.34", "20.34"]
