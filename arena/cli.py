@@ -205,7 +205,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
-    typer.echo(f"every table: arena ratings {run.path} --all; report: {run.report.resolve().as_uri()}")
+    typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")
 
 
 class SprtModel(StrEnum):
