@@ -28,7 +28,7 @@ $(COMPILED): $(STAMP) $(GAMES)
 
 demo: install
 	@echo "demo: configs/quickstart.toml, a round robin of the 4 bundled bots in all 4 games (3,960 games,"
-	@echo "      80 to 90 s on 2 cores); the tables print at the end, with a link to the HTML report."
+	@echo "      80 to 90 s on 2 cores); a headline table per game prints at the end, with a link to the report."
 	$(BIN)/arena tournament configs/quickstart.toml --overwrite
 
 # The HTML report is tested in a real headless browser: Debian's chromium, installed when missing.

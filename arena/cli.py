@@ -184,7 +184,7 @@ def tournament(
 def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
                progress: bool) -> None:
     """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
-    from arena.display import format_tables, progress_bar, stop_lines
+    from arena.display import counted, format_tables, progress_bar, stop_lines
     from arena.results import RunDir
     from arena.runner import RayLost, finish_run, play_missing
 
@@ -202,10 +202,10 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     typer.echo(format_tables(rated))
     for line in stop_lines(manifest.get("stop")):
         typer.echo(line)
-    typer.echo(f"{manifest['games']:,} games in {manifest['wall_seconds']:.1f}s "
-               f"({report.played_now:,} played now, {report.backend}, {report.workers} workers); "
+    typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
+               f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
-    typer.echo(f"report: {run.report.resolve().as_uri()}")
+    typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")
 
 
 class SprtModel(StrEnum):
@@ -280,18 +280,26 @@ def ratings(
     method: Annotated[Method | None, typer.Option(
         help="batch: order-free TrueSkill given all games; online: the package's update in game order. "
              "Default: the method in the config's ratings table.")] = None,
+    pairs: Annotated[bool, typer.Option("--pairs", help="Also each pairing (and two players' deal pairs).")] = False,
+    seats: Annotated[bool, typer.Option("--seats", help="Also the seat advantage.")] = False,
+    neighbours: Annotated[bool, typer.Option("--neighbours", help="Also the score by the bot seated before.")] = False,
+    all_tables: Annotated[bool, typer.Option("--all", help="Every table, and every column of the headline.")] = False,
 ) -> None:
-    """Rate a run from its result parts and show the tables, tiers, pairings and seat advantage.
+    """Rate a run from its result parts and show a headline table per variant: tier, rating, games, results.
 
+    --pairs, --seats, --neighbours and --all add the other tables (csv and json hold everything).
     Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
-    Example: arena ratings reports/quickstart --game caterpillar --format markdown
+    Example: arena ratings reports/quickstart --game caterpillar --pairs --format markdown
     """
-    from arena.display import format_tables, select
+    from arena.display import SECTIONS, format_tables, select
     from arena.ratings.tables import rate_run
 
+    shown = SECTIONS if all_tables else [s for s, on in zip(SECTIONS, (pairs, seats, neighbours), strict=True) if on]
     with user_errors():
         rated = select(rate_run(open_run(run), None if method is None else method.value), game)
-        typer.echo(format_tables(rated, format.value))
+        typer.echo(format_tables(rated, format.value, shown))
+        if format is Format.table and not all_tables:
+            typer.echo("more: --pairs, --seats, --neighbours or --all")
 
 
 @app.command()
@@ -402,7 +410,7 @@ def submit(
 
 @app.command()
 def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")]) -> None:
-    """Write the run's self-contained HTML report (RUN/report.html) and print its path."""
+    """Write the run's HTML report (RUN/report.html, with plotly.js beside it) and print its path."""
     from arena.report import write_report
 
     with user_errors():

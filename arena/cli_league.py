@@ -100,7 +100,7 @@ def league_play(
     With no --games, --rounds or --until, one round. A play that was stopped finishes its round first.
     Example: arena league play club --games 20000 --workers 2
     """
-    from arena.display import progress_bar
+    from arena.display import counted, progress_bar
     from arena.league.play import play_league
 
     with league_errors():
@@ -112,7 +112,8 @@ def league_play(
             fail("interrupted; every finished batch is saved: `arena league play` finishes the round")
     rounds_text = (f"rounds {report.rounds[0]}-{report.rounds[-1]}" if len(report.rounds) > 1 else
                    f"round {report.rounds[0]}" if report.rounds else "no round")
-    typer.echo(f"{rounds_text}: {report.played_now:,} games played ({report.backend}); stopped: {report.stopped}")
+    typer.echo(f"{rounds_text}: {counted(report.played_now, 'game')} played ({report.backend}); "
+               f"stopped: {report.stopped}")
 
 
 @league_app.command("table")
@@ -120,13 +121,14 @@ def league_table(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
     game: Annotated[str | None, typer.Option(help="Only this game (or variant label).")] = None,
     format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
-    history: Annotated[bool, typer.Option(help="Each bot's rating after every round instead.")] = False,
+    history: Annotated[bool, typer.Option(
+        help="Each bot's mu after every round (past 12 rounds, every k-th) instead.")] = False,
 ) -> None:
     """The standing table over every game of the finished rounds: the columns of `arena ratings`, and each
     bot's version, status and when it was added. Safe to run while `play` plays."""
     import pandas as pd
 
-    from arena.display import _markdown, _ranking, console, table
+    from arena.display import _markdown, _ranking, console, history_tables, table
     from arena.league.standings import history_frame, standing_frames
 
     with league_errors():
@@ -136,10 +138,14 @@ def league_table(
                 typer.echo(frame.to_csv(index=False, float_format="%.6f").rstrip("\n"))
             elif format == Format.json:
                 typer.echo(frame.to_json(orient="records", double_precision=6))
+            elif format == Format.markdown:
+                typer.echo("\n\n".join(f"### {title}\n\n{_markdown(shown)}" for title, shown in history_tables(frame)))
             else:
-                wide = frame.pivot_table(index=["variant", "round"], columns="bot", values="mu").round(2)
-                typer.echo(_markdown(wide.reset_index().fillna("")) if format == Format.markdown
-                           else wide.to_string(na_rep=""))
+                out = console()
+                for title, shown in history_tables(frame):
+                    out.print(title)  # on its own line: a title inside a narrow table would wrap to its width
+                    out.print(table(*shown.columns, ids=tuple(shown.columns), rows=shown.itertuples(index=False),
+                                    width=out.width))
             return
         _, frames = standing_frames(directory, game)
     if not frames:
@@ -152,7 +158,7 @@ def league_table(
         return
     out, parts = console(), []
     for variant, frame in frames.items():
-        shown = _ranking(frame)
+        shown = _ranking(frame, full=True)
         shown.insert(2, "version", frame["version"].astype(str).to_list())
         shown.insert(3, "added", [text[:10] for text in frame["added"]])
         shown.insert(4, "status", frame["status"].to_list())

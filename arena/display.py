@@ -76,8 +76,25 @@ def _interval(value: float, lo: float, hi: float, digits: int) -> str:
     return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
 
 
-def _ranking(table: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({
+SECTIONS = ("pairs", "seats", "neighbours")
+"""The tables shown beside the headline table on request (`arena ratings --pairs`, ...); `--all` shows them all."""
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 game`, `3,960 games`: a count with its noun in the number that agrees with it."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def places(ranks: pd.Series) -> list[str]:
+    """Places as the tiers write them: a place two bots share is `2=` for both."""
+    shared = ranks.value_counts()
+    return [f"{r}=" if shared[r] > 1 else str(r) for r in ranks]
+
+
+def _ranking(table: pd.DataFrame, full: bool) -> pd.DataFrame:
+    """The headline table: place, bot, rating with its interval, games, results; `full` adds sigma and deals.
+    Forfeits get a column only where a bot forfeited, or in the full table."""
+    columns = {
         "rank": table["rank"], "bot": table["bot"],
         "mu [95% CI]": [_interval(*r, 2) for r in zip(table.mu, table.mu_lo, table.mu_hi, strict=True)],
         "sigma": table["sigma"].map("{:.2f}".format), "games": table["games"].map("{:,}".format),
@@ -86,7 +103,18 @@ def _ranking(table: pd.DataFrame) -> pd.DataFrame:
                                                              strict=True)],
         "mean score [95% CI]": [_interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
                                                                table.mean_score_hi, strict=True)],
-        "forfeits": table["forfeits"].map("{:,}".format), "PL order": table["pl_rank"].astype(str)})
+        "forfeits": table["forfeits"].map("{:,}".format), "PL order": places(table["pl_rank"])}
+    if not full:
+        del columns["sigma"], columns["deals"]
+        if not table["forfeits"].any():
+            del columns["forfeits"]
+    return pd.DataFrame(columns)
+
+
+def _once(pairs: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Each pairing once, from the side of the bot higher in the table (the other side is its mirror)."""
+    place = {bot: i for i, bot in enumerate(order)}
+    return pairs[[place[a] < place[b] for a, b in zip(pairs["bot"], pairs["opponent"], strict=True)]]
 
 
 def _pairs(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -127,28 +155,63 @@ def _neighbours(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return pd.DataFrame({"bot": order, **{f"after {b}": [cell.get((a, b), "") for a in order] for b in order}})
 
 
-def _sections(variant: str, rated: VariantRatings) -> list[tuple[str, pd.DataFrame]]:
-    """The titled tables of one variant, as strings."""
+PENTANOMIAL_LEGEND = ("0 / ½ / 1 / 1½ / 2: how many deal pairs (the same cards, seats swapped) gave the bot 0, ½, "
+                      "1, 1½ or 2 points over their two games (a win 1, a draw ½)")
+
+
+def _sections(variant: str, rated: VariantRatings, shown=()) -> list[tuple[str, pd.DataFrame, str | None]]:
+    """The titled tables of one variant with the legend under each (or None): the headline table, then the
+    `shown` SECTIONS that the variant has."""
     method = ("TrueSkill, order-free; intervals count deals" if rated.method == "batch" else
               "TrueSkill, online in game order, ranked by mu - 3 sigma; mu +- 1.96 sigma")
-    out = [(f"{variant} ({method}; 2= shares a tier)", _ranking(rated.table)),
-           (f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(rated.pairs))]
-    if rated.duplicate is not None:
-        out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate)))
-    out.append((f"{variant}: seat advantage", _seats(rated.seats)))
-    if rated.neighbours is not None:
+    order = list(rated.table["bot"])
+    out = [(f"{variant} ({method}; 2= shares a tier)", _ranking(rated.table, full=set(shown) == set(SECTIONS)),
+            _cross_check(rated))]
+    if "pairs" in shown:
+        out.append((f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(_once(rated.pairs, order)),
+                    None))
+        if rated.duplicate is not None:
+            out.append((f"{variant}: deal pairs, seats swapped", _duplicate(rated.duplicate), PENTANOMIAL_LEGEND))
+    if "seats" in shown:
+        out.append((f"{variant}: seat advantage", _seats(rated.seats), None))
+    if "neighbours" in shown and rated.neighbours is not None:
         out.append((f"{variant}: mean score by the bot seated before [95% CI ±]",
-                    _neighbours(rated.neighbours, list(rated.table["bot"]))))
+                    _neighbours(rated.neighbours, order), None))
     return out
 
 
 def _cross_check(rated: VariantRatings) -> str:
     """What the table's less obvious columns mean, and whether the Plackett-Luce order agrees."""
-    legend = ("win rate: first places, shared or not; PL order: the order of a Plackett-Luce fit of the same "
+    legend = ("win rate: first places, shared or not; PL order: the places of a Plackett-Luce fit of the same "
               "games, a cross-check")
     if not rated.disagreements:
         return f"{legend}: same order."
     return f"{legend}: it disagrees: " + "; ".join(rated.disagreements) + "."
+
+
+HISTORY_ROWS = 12
+"""Most rows of a variant's history table: past that, rows are every k-th round (and the last), so that a
+league of hundreds of rounds still reads at a glance."""
+
+
+def history_tables(frame: pd.DataFrame, most: int = HISTORY_ROWS) -> list[tuple[str, pd.DataFrame]]:
+    """Each variant's rating history (league_table --history's long frame: round, variant, bot, mu, ...) as a
+    titled table a person reads: a row per round, or per k-th round when there are more than `most`, and a
+    column per bot, in the order of the last round's table, holding its mu (blank before it joined)."""
+    out = []
+    for variant, rows in frame.groupby("variant", sort=False):
+        rounds = sorted(rows["round"].unique())
+        step = -(-len(rounds) // most)  # ceil: at most `most` rows
+        kept = rounds[len(rounds) - 1::-step][::-1]  # counted back from the last round, which is always shown
+        last = rows[rows["round"] == rounds[-1]].sort_values("mu", ascending=False)["bot"].tolist()
+        wide = rows.pivot_table(index="round", columns="bot", values="mu").reindex(index=kept)
+        wide = wide.reindex(columns=last + [b for b in wide.columns if b not in last])
+        cells = {"round": [str(r) for r in kept],
+                 **{bot: ["" if pd.isna(v) else f"{v:.2f}" for v in wide[bot]] for bot in wide.columns}}
+        every = (f"after each round ({counted(len(rounds), 'round')})" if step == 1 else
+                 f"every {step} rounds, up to the last of {len(rounds)}")
+        out.append((f"{variant}: each bot's mu {every}", pd.DataFrame(cells)))
+    return out
 
 
 def _markdown(table: pd.DataFrame) -> str:
@@ -157,8 +220,9 @@ def _markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> str:
-    """Rating tables in one of the formats: table (terminal), markdown, csv (ratings.csv) or json (everything)."""
+def format_tables(ratings: dict[str, VariantRatings], form: str = "table", shown=()) -> str:
+    """Rating tables in one of the formats: table (terminal) or markdown, each the headline table of every variant
+    and the `shown` SECTIONS; csv (ratings.csv) or json (everything, whatever `shown`)."""
     if form == "csv":
         from arena.ratings import csv_frames
 
@@ -173,9 +237,8 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
     if form == "markdown":
         parts = []
         for variant, rated in ratings.items():
-            for title, frame in _sections(variant, rated):
-                parts += [f"### {title}", "", _markdown(frame), ""]
-            parts += [_cross_check(rated), ""]
+            for title, frame, legend in _sections(variant, rated, shown):
+                parts += [f"### {title}", "", _markdown(frame), ""] + ([legend, ""] if legend else [])
         return "\n".join(parts).rstrip("\n")
     from rich.console import Console
 
@@ -183,10 +246,11 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table") -> st
     width = output_width()
     out = Console(file=buffer, width=width, force_terminal=False)
     for variant, rated in ratings.items():
-        for title, frame in _sections(variant, rated):
+        for title, frame, legend in _sections(variant, rated, shown):
             out.print(table(*frame.columns, ids=("rank", "bot", "opponent", "seat"),
                             rows=frame.itertuples(index=False), title=title, width=width))
-        out.print(_cross_check(rated))
+            if legend:
+                out.print(legend)
     return buffer.getvalue().rstrip("\n")
 
 

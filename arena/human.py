@@ -158,7 +158,7 @@ class GiveOrTakeView(View):
         options = f"target {rules.target}" + (", multiply" if rules.multiply else "")
         plays = " · ".join(f"{who(s, me)} {NAME[c]}{op}" for s, c, op in obs.played) or "-"
         jack = "acts as a King" if obs.last_king else f"copies {obs.last_value}"
-        return [("deal", f"{obs.deal + 1} (dealer {who(obs.dealer, me)}; {options})"),
+        return [("deal", f"{obs.deal} (dealer {who(obs.dealer, me)}; {options})"),
                 ("turn-up", NAME[obs.turn_up]),
                 ("this deal", plays),
                 ("count", str(obs.count)),
@@ -172,7 +172,7 @@ class GiveOrTakeView(View):
         if prev and prev.deal == obs.deal:
             start = len(prev.played)
         elif prev:  # the plays that ended the last deal are gone from the observation; the scores tell
-            lines.append(f"deal {prev.deal + 1} ended; deal {obs.deal + 1}: dealer {who(obs.dealer, me)}, "
+            lines.append(f"deal {prev.deal} ended; deal {obs.deal}: dealer {who(obs.dealer, me)}, "
                          f"turn-up {NAME[obs.turn_up]}")
         lines += [f"{who(s, me)} played {NAME[c]}{op}" for i, (s, c, op) in enumerate(obs.played)
                   if i >= start and s != me]
@@ -257,7 +257,7 @@ class DukeOfYorkView(View):
             count += f" (peak {obs.peak} by {who(obs.peak_seat, me)})"
         slots = " · ".join(f"slot {i}: " + ("face down" if c is None else f"{NAME[c]} (put there by you)")
                            for i, c in enumerate(obs.table))
-        rows = [("round", f"{obs.round + 1} of {ROUNDS} (dealer {who(obs.dealer, me)}, leader {who(leader, me)})"),
+        rows = [("round", f"{obs.round} of 0-{ROUNDS - 1} (dealer {who(obs.dealer, me)}, leader {who(leader, me)})"),
                 ("count", count),
                 ("this round", " · ".join(f"{who(s, me)} {NAME[c]}" for s, c in obs.played) or "-"),
                 ("table", slots)]
@@ -288,7 +288,7 @@ class DukeOfYorkView(View):
         since = (prev.round, len(prev.moves)) if prev else (-1, 0)
         lines = [f"{who(s, me)} {text}" for key, s, text in events if key >= since and s != me]
         if prev and prev.round != obs.round:
-            lines.append(f"round {prev.round + 1} ended; round {obs.round + 1}: dealer {who(obs.dealer, me)}")
+            lines.append(f"round {prev.round} ended; round {obs.round}: dealer {who(obs.dealer, me)}")
         return lines
 
     def decisions(self, obs):

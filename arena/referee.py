@@ -222,7 +222,7 @@ def account(data: dict) -> list[str]:
     steps = replay_steps(data)
     for number, deal in enumerate(data["deals"]):
         term = getattr(game, "deal_name", "deal")  # Duke of York calls its deals rounds
-        lines.append(f"{term} {number + 1}" if len(data["deals"]) > 1 else term)
+        lines.append(f"{term} {number}" if len(data["deals"]) > 1 else term)  # from 0, as observations count
         for key, value in deal["layout"].items():
             if value and isinstance(value, list) and isinstance(value[0], list):
                 lines += [f"  {key} seat {s}: {' '.join(cards)}" for s, cards in enumerate(value)]

@@ -112,7 +112,7 @@ def _caterpillar(state) -> dict:
 
 
 def _give_or_take(state) -> dict:
-    return {"deal": state.deal + 1, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
+    return {"deal": state.deal, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
             "u": NAME[state.turn_up], "p": [[s, NAME[c], op] for s, c, op in state.played], "count": state.count}
 
 
@@ -126,7 +126,7 @@ def _give_or_take_over(before, after, seat: int, move: str) -> dict:
     count = gt.step(before.count, gt.effective_value(card, before.prev), op)
     played = [[s, NAME[c], o] for s, c, o in before.played] + [[seat, NAME[card], op]]
     return {"h": [_sorted(h) for h in hands], "p": played, "count": count,
-            "n": f"deal {before.deal + 1} over: the last cards scored"}
+            "n": f"deal {before.deal} over: the last cards scored"}
 
 
 def _go_for_it(state) -> dict:
@@ -136,7 +136,7 @@ def _go_for_it(state) -> dict:
 
 
 def _duke_of_york(state) -> dict:
-    return {"round": state.round + 1, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
+    return {"round": state.round, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
             "table": ["" if c is None else NAME[c] for c in state.table], "owner": list(state.owner),
             "taken": ["" if c is None else NAME[c] for c in state.taken], "count": state.count,
             "down": state.down, "peak": state.peak, "ps": state.peak_seat,
@@ -156,7 +156,7 @@ def _duke_of_york_over(before, after, seat: int, move: str) -> dict:
     bottom = 3 if count == 0 else 2 if count == 1 else 1
     return {"h": [_sorted(h) for h in hands], "p": [[s, NAME[c]] for s, c in after.history[-1]],
             "count": count, "peak": peak, "ps": peak_seat, "down": True, "exchange": False,
-            "n": f"round {round_ + 1} over: top of the hill {peak} scores {top} for seat {peak_seat}, "
+            "n": f"round {round_} over: top of the hill {peak} scores {top} for seat {peak_seat}, "
                  f"bottom {count} scores {bottom} for seat {last}"}
 
 
@@ -344,7 +344,7 @@ SCRIPT = r"""
       const z = zone("played this round", played);
       z.classList.add("played");
       const peak = f.peak < 0 ? "-" : f.peak + " by " + seatName(f.ps);
-      return [zone("round " + f.round + " of 5", el("div", "", f.exchange ? "exchange" : "play"),
+      return [zone("round " + f.round + " of 0–4", el("div", "", f.exchange ? "exchange" : "play"),
                    el("div", "", "dealer: " + seatName(f.dealer))),
               zone("count", el("div", "big", f.count + (f.down ? " \u2193" : " \u2191"))),
               zone("top of the hill", el("div", "", peak)), zone("table (face down)", slots),
@@ -372,7 +372,7 @@ SCRIPT = r"""
   const items = [];
   let deal = -1;
   D.moves.forEach(([number, seat, text], i) => {
-    if (number !== deal && D.deals > 1) $("moves").append(el("li", "deal", D.term + " " + (number + 1)));
+    if (number !== deal && D.deals > 1) $("moves").append(el("li", "deal", D.term + " " + number));
     deal = number;
     const li = el("li", "move", (i + 1) + ". " + P[seat] + ": " + text);
     li.title = P[seat] + " (seat " + seat + "): " + text;

@@ -56,3 +56,21 @@ def test_nothing_points_outside_the_project():
     outside = "../" + "shared"  # spelt in two, so that this file does not find itself
     found = [f"{p.relative_to(ROOT)}" for p in files if outside in p.read_text(errors="replace")]
     assert found == []
+
+
+def observation_tables(page: Path) -> dict[str, list[str]]:
+    """The first column of each `### Observation of `GAME`` table of a page, by game."""
+    tables = {}
+    for game, body in re.findall(r"^### Observation of `(\w+)`\n(.*?)(?=^#|\Z)", page.read_text(), flags=re.M | re.S):
+        tables[game] = re.findall(r"^\| `(\w+)` \|", body, flags=re.M)
+    return tables
+
+
+def test_the_observation_tables_list_every_field():
+    """writing-a-bot.md has a table per game that lists every field of its Observation, in order, and no other."""
+    from arena.games import GAME_IDS, get_game
+
+    tables = observation_tables(ROOT / "docs" / "writing-a-bot.md")
+    assert sorted(tables) == sorted(GAME_IDS)
+    for game_id, fields in tables.items():
+        assert fields == list(get_game(game_id).Observation._fields), game_id

@@ -543,3 +543,20 @@ def test_sample_world_at_game_end():
         world = g.sample_world(obs, random.Random(4))
         assert g.observe(world, seat) == obs and g.to_move(world) is None
         assert g.result(world) == g.result(state)
+
+
+def test_the_readable_account_counts_deals_as_the_observation_does():
+    """`arena play` numbers the deals as `Observation.deal` does, from 0 (docs/writing-a-bot.md)."""
+    import re
+
+    from arena import referee
+    from arena.api import play
+
+    data = play("give_or_take", ["random", "greedy"], seed=3)
+    assert len(data["deals"]) > 1
+    headings = [line for line in referee.account(data) if re.fullmatch(r"deal \d+", line)]
+    assert headings == [f"deal {k}" for k in range(len(data["deals"]))]
+    for _, seat, _, state in referee.replay_steps(data):
+        shown = re.match(r"deal +(\d+)(?! over)", g.describe(state))
+        if shown and state.mover is not None:
+            assert int(shown[1]) == g.observe(state, seat).deal

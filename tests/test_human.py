@@ -146,11 +146,11 @@ def play_to_the_end(term: Terminal, game: str, rules_heading: str, seed: int) ->
 @pytest.mark.parametrize(("args", "heading", "news"), [
     (["caterpillar", "human", "random", "--seed", "5"], "Caterpillar: play one card", "seat 1 played"),
     (["give_or_take", "random", "human", "--seed", "2", "--rule", "multiply=true", "--rule", "target=150"],
-     "Give or Take: in each deal", "deal 1 ended; deal 2: dealer seat 0"),
+     "Give or Take: in each deal", "deal 0 ended; deal 1: dealer seat 0"),
     (["go_for_it", "human", "random", "human", "--rule", "jokers=true", "--seed", "3"], "Go For It: everyone",
      "decisions by the other seats"),
     (["duke_of_york", "human", "random", "--seed", "2", "--rule", "values=face_value"], "Duke of York: 5 rounds",
-     "round 1 ended"),
+     "round 0 ended"),
 ], ids=["caterpillar", "give_or_take", "go_for_it", "duke_of_york"])
 def test_a_whole_game_at_the_terminal(args, heading, news):
     term = Terminal(*args)

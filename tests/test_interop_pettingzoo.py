@@ -200,7 +200,7 @@ def test_illegal_action_names_the_move():
 def test_ansi_render_and_bad_arguments():
     env = pettingzoo_env("duke_of_york", render_mode="ansi", values="face_value")
     env.reset(seed=3)
-    assert "round 1" in env.render() and "legal: take:0 take:1" in env.render()
+    assert "round 0," in env.render() and "legal: take:0 take:1" in env.render()
     assert pettingzoo_env("caterpillar").metadata["name"] == "arena_caterpillar_v0"
     with pytest.raises(ValueError):
         pettingzoo_env("caterpillar", render_mode="human")

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from browser import find_chromium, visit
@@ -374,7 +375,26 @@ def test_the_table_shows_version_and_added(tmp_path):
     csv = arena("league", "table", league, "--format", "csv").stdout.splitlines()
     header = csv[0].split(",")
     assert header[:6] == ["rank", "tier", "bot", "version", "status", "added"] and len(csv) == 3
-    assert "| caterpillar | 2 |" in arena("league", "table", league, "--history", "--format", "markdown").stdout
+    history = arena("league", "table", league, "--history", "--format", "markdown").stdout
+    assert "### caterpillar: each bot's mu after each round (2 rounds)" in history
+    assert re.search(r"^\| round \| (greedy|random) \| (greedy|random) \|$", history, flags=re.M)
+    assert re.search(r"^\| 2 \| \d+\.\d\d \| \d+\.\d\d \|$", history, flags=re.M)
+
+
+def test_the_history_is_a_table_of_rounds_by_bot():
+    """`league table --history`: a row per round (per k-th round past a dozen, the last always shown), a column
+    per bot in the last round's order, its mu; blank before the bot joined."""
+    from arena.display import history_tables
+
+    rows = [(r, "caterpillar", bot, mu + r / 100, 1.0, r) for r in range(1, 35)
+            for bot, mu in (("random", 20), ("greedy", 25)) + ((("late", 30),) if r > 20 else ())]
+    frame = pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])
+    ((title, shown),) = history_tables(frame)
+    assert title == "caterpillar: each bot's mu every 3 rounds, up to the last of 34"
+    assert list(shown.columns) == ["round", "late", "greedy", "random"]
+    assert list(shown["round"]) == [str(r) for r in range(1, 35, 3)] and len(shown) <= 12
+    assert shown.iloc[-1].tolist() == ["34", "30.34", "25.34", "20.34"]
+    assert shown["late"].iloc[0] == ""  # not in the league yet at round 1
 
 
 @pytest.mark.slow

@@ -761,3 +761,27 @@ def test_the_parallel_sweep_gives_the_same_floats_on_any_number_of_threads(monke
     assert fits[0].sweeps == fits[1].sweeps == fits[2].sweeps > 1
     for fit in fits[1:]:
         assert np.array_equal(fit.mu, fits[0].mu) and np.array_equal(fit.sigma, fits[0].sigma)
+
+
+def test_the_plackett_luce_column_and_its_footer_agree_on_level_bots():
+    """Two bots with the same record are level by Plackett–Luce: the PL order column gives them one place, as the
+    footer does, rather than two places picked by name."""
+    rows = []
+    for deal in range(30):
+        for first, second, ranks in [("taker", "giver", [0, 1]), ("taker-cmd", "giver", [0, 1]),
+                                     ("taker", "taker-cmd", [0, 0])]:
+            if deal % 3 == 0 and second == "giver":  # the giver wins a third of its deals
+                ranks = ranks[::-1]
+            for players, seated in (([first, second], ranks), ([second, first], ranks[::-1])):
+                rows.append({"game_index": len(rows), "variant": "v", "deal": deal + 100 * (second == "taker-cmd"),
+                             "seed": deal, "players": players, "scores": [1 - r for r in seated], "ranks": seated,
+                             "termination": "normal", "fault_seat": None})
+    rated = rate_results(pd.DataFrame(rows).astype({"fault_seat": "Int64"}))["v"]
+    place = dict(zip(rated.table["bot"], rated.table["pl_rank"], strict=True))
+    assert rated.disagreements == ["taker above taker-cmd by TrueSkill, level with it by Plackett–Luce"]
+    assert place == {"taker": 1, "taker-cmd": 1, "giver": 3}
+    from arena.display import format_tables
+
+    shown = {row.split(" | ")[1]: row.split(" | ")[-1] for row in format_tables({"v": rated}, "markdown").splitlines()
+             if row.startswith("| 1") or row.startswith("| 3")}
+    assert shown == {"taker": "1= |", "taker-cmd": "1= |", "giver": "3 |"}  # the PL order column, as printed

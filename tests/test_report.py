@@ -1,5 +1,6 @@
-"""The HTML report: one self-contained file whose tables match ratings.csv, small however long the
-run, and drawn by a real headless Chromium without a JavaScript error or a network request."""
+"""The HTML report: one page whose tables match ratings.csv, small however long the run, with plotly.js's
+cartesian bundle beside it, and drawn by a real headless Chromium without a JavaScript error or a network
+request."""
 
 import html
 import json
@@ -18,13 +19,12 @@ from browser import find_chromium, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
 from arena.config import load_config
-from arena.report import ScoreCounts, _slugs, write_report
+from arena.report import BUNDLE, ScoreCounts, _slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
 from arena.runner import finish_run, play_missing
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 PLOTS = ["ratings", "los", "pairwise", "progress", "scores", "seats", "terminations"]
-PLOTLY_JS = len(get_plotlyjs())
 
 
 @pytest.fixture(scope="module")
@@ -51,14 +51,21 @@ def section(page: str, slug: str) -> str:
     return match[1]
 
 
-def test_report_is_one_self_contained_page(small_run):
+def test_report_is_one_small_page_with_plotly_beside_it(small_run):
     page = small_run.report.read_text()
     assert page.startswith("<!DOCTYPE html>")
-    # nothing to fetch: no external scripts, stylesheets, images or frames
-    assert not re.search(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=", page)
-    assert page.count(get_plotlyjs()) == 1
-    # one copy of plotly.js, and everything else small
-    assert len(page.encode()) - PLOTLY_JS < 250_000
+    # one thing to fetch, plotly.js's cartesian bundle from beside the page: no other script, stylesheet, image
+    # or frame, and no copy of plotly.js in the page
+    assert re.findall(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=[^>]*>", page) == [
+        '<script src="plotly-cartesian.min.js">']
+    assert (small_run.path / "plotly-cartesian.min.js").read_bytes() == BUNDLE.read_bytes()
+    assert "Plotly" not in page.partition("</head>")[0].replace("plotly-cartesian.min.js", "")
+    # the page and its bundle are at least 5 times smaller than the page with the full bundle inside was
+    assert len(page.encode()) < 250_000 and 3 * BUNDLE.stat().st_size < len(get_plotlyjs())
+    assert 5 * len(page.encode()) < len(get_plotlyjs())
+    # and it says what travels with it
+    assert "<code>plotly-cartesian.min.js</code> (plotly.js, which draws the charts)" in page
+    assert "<code>replays/</code> (the example games)" in page and "copy the whole run directory" in page
     # enough to reproduce the run: its digest, config, versions and the command
     manifest = json.loads(small_run.manifest.read_text())
     assert f"<code>{manifest['digest']}</code>" in page
@@ -140,7 +147,7 @@ def test_a_long_run_gives_a_small_report(tmp_path):
     pq.write_table(pa.Table.from_pydict(columns, schema=SCHEMA), run.part(0, n))
     page = write_report(run).read_text()
     assert "unfinished" in page  # no manifest: the report says so rather than failing
-    assert len(page.encode()) - PLOTLY_JS < 250_000
+    assert len(page.encode()) < 250_000
     ratings_table = re.search("<table class='ratings'>(.*?)</table>", section(page, "game-caterpillar"), re.S)[1]
     assert ratings_table.count("<td class='bot'>") == 6
 
@@ -195,7 +202,8 @@ def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
     assert seen.ready, "the charts were not drawn in time"
     assert seen.exceptions == [] and seen.console_errors == []
     page = small_run.report.resolve().as_uri()
-    assert [url for url in seen.requests if url != page and not url.startswith("data:")] == []
+    beside = (small_run.path / "plotly-cartesian.min.js").resolve().as_uri()
+    assert [url for url in seen.requests if url not in (page, beside) and not url.startswith("data:")] == []
     assert sorted(s["id"] for s in seen.probe) == sorted(_slugs(variants(small_run)).values())
     for found in seen.probe:
         assert [p["kind"] for p in found["plots"]] == plots(found["id"])

@@ -4,6 +4,7 @@ equal the trueskill package's own, recomputed from the Parquet results."""
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -29,6 +30,7 @@ def run(tmp_path_factory):
                            env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "caterpillar" in result.output and "digest" in result.output
+    (out / "printed.txt").write_text(result.output)  # beside the run directory, for the tests of what it prints
     return out / "small"
 
 
@@ -82,8 +84,40 @@ def test_ratings_are_recomputed_from_merged_parts(run, tmp_path):
     ("table", lambda out: "LOS" in out and "pairings" in out and "seat advantage" in out and "deal pairs" in out),
 ])
 def test_ratings_formats(run, form, check):
-    result = runner.invoke(app, ["ratings", str(run), "--format", form], env={"COLUMNS": "200"})
+    result = runner.invoke(app, ["ratings", str(run), "--format", form, "--all"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and check(result.output), result.output
+
+
+def markdown_tables(text: str) -> dict[str, list[str]]:
+    """The rows of each `### title` table of markdown output, by title."""
+    sections = re.findall(r"^### (.*)\n\n((?:\|.*\n?)+)", text, flags=re.M)
+    return {title: body.strip().splitlines()[2:] for title, body in sections}
+
+
+def test_ratings_shows_a_headline_table_per_variant_and_the_rest_on_request(run):
+    shown = lambda *flags: runner.invoke(app, ["ratings", str(run), *flags], env={"COLUMNS": "200"}).output
+    headline = shown()
+    titles = [line for line in headline.splitlines() if "(TrueSkill" in line]
+    assert len(titles) == 4 and len(headline.splitlines()) <= 4 * 9 + 1
+    assert "pairings" not in headline and "seat advantage" not in headline and "seated before" not in headline
+    assert headline.splitlines()[-1] == "more: --pairs, --seats, --neighbours or --all"
+    assert "seat advantage" in shown("--seats") and "pairings" not in shown("--seats")
+    assert "seated before" in shown("--neighbours", "--game", "go_for_it")
+    pairs = shown("--pairs", "--game", "caterpillar")
+    assert "0 / ½ / 1 / 1½ / 2: how many deal pairs" in pairs  # the pentanomial column's legend
+    # each pair once (3 bots: 3 pairs), from the side of the bot higher in the table
+    tables = markdown_tables(shown("--pairs", "--game", "caterpillar", "--format", "markdown"))
+    pairings = tables["caterpillar: pairings (LOS: chance the bot is the better)"]
+    met = [frozenset(row.split(" | ")[:2]) for row in pairings]
+    assert len(pairings) == 3 and len(set(met)) == 3
+
+
+def test_the_tournament_prints_the_headline_tables_and_where_the_rest_are(run):
+    printed = (run.parent / "printed.txt").read_text()
+    assert "pairings (LOS" not in printed and "seat advantage" not in printed
+    assert "(294 played now, serial, 1 worker)" in printed  # not "1 workers"
+    assert f"arena ratings {run} --all" in printed and "report: file://" in printed
+    assert "serial, 1 worker, batches" in (run / "report.html").read_text()
 
 
 def test_ratings_of_one_game(run):

@@ -599,12 +599,12 @@ def layout_json(layout: tuple) -> dict:
 
 
 def describe(state: State) -> str:
-    """The round, the count and its direction, and the scores, for a readable account."""
+    """The round (from 0, as `Observation.round`), the count, its direction and the scores, for a readable account."""
     if state.ended and (state.termination or not state.moves):  # a round just ended
         round_, peak, top, count, bottom = state.ended
-        return (f"round {round_ + 1} over: top {peak} seat {top}, bottom {count} seat {bottom}"
+        return (f"round {round_} over: top {peak} seat {top}, bottom {count} seat {bottom}"
                 f"   scores {state.scores[0]}-{state.scores[1]}")
-    return (f"round {state.round + 1}  count {state.count:2d} {'down' if state.down else 'up  '}"
+    return (f"round {state.round}  count {state.count:2d} {'down' if state.down else 'up  '}"
             f"   scores {state.scores[0]}-{state.scores[1]}")
 
 

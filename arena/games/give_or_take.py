@@ -549,11 +549,11 @@ def layout_json(layout: tuple) -> dict:
 
 
 def describe(state: State) -> str:
-    """The deal (from 1), the count and the scores, for a readable account."""
+    """The deal (from 0, as `Observation.deal`), the count and the scores, for a readable account."""
     scores = f"scores {state.scores[0]}-{state.scores[1]}"
     if state.termination is None and not state.moves and state.deal > 0:  # the last card of a deal was just played
-        return f"deal {state.deal} over, last cards scored   {scores}"
-    return f"deal {state.deal + 1:2d}   count {state.count:3d}   {scores}"
+        return f"deal {state.deal - 1} over, last cards scored   {scores}"
+    return f"deal {state.deal:2d}   count {state.count:3d}   {scores}"
 
 
 def observation_json(observation: Observation) -> dict:

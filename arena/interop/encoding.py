@@ -232,7 +232,7 @@ class GiveOrTakeEncoding(Encoding):
     def text(self, obs):
         jack = "act as a King" if obs.last_king else f"be worth {obs.last_value}"
         played = " ".join(f"{seat}:{NAME[card]}{op}" for seat, card, op in obs.played) or "-"
-        return (f"seat {obs.seat} | deal {obs.deal + 1}, dealer {obs.dealer} | hand {_cards(obs.hand)} | "
+        return (f"seat {obs.seat} | deal {obs.deal}, dealer {obs.dealer} | hand {_cards(obs.hand)} | "
                 f"turn-up {NAME[obs.turn_up]} | played {played} | count {obs.count}, a Jack would {jack} | "
                 f"scores {obs.scores[0]}-{obs.scores[1]} | opponent holds {obs.opponent_hand_size}"
                 f"{self._legal_text(obs)}")
@@ -357,7 +357,7 @@ class DukeOfYorkEncoding(Encoding):
         peak = "-" if obs.peak_seat is None else f"{obs.peak} by seat {obs.peak_seat}"
         mine = ", ".join(f"slot {s} {NAME[c]}" for s, c in enumerate(obs.table) if c is not None) or "-"
         taken = "-" if obs.taken is None else NAME[obs.taken]
-        return (f"seat {obs.seat} | round {obs.round + 1}, dealer {obs.dealer}, {turn} | hand {_cards(obs.hand)} | "
+        return (f"seat {obs.seat} | round {obs.round}, dealer {obs.dealer}, {turn} | hand {_cards(obs.hand)} | "
                 f"took {taken}, mine on the table {mine} | exchange {exchange} | played {played} | "
                 f"count {obs.count} {obs.direction}, peak {peak} | scores {obs.scores[0]}-{obs.scores[1]} | "
                 f"opponent holds {obs.opponent_hand_size}, stock {obs.stock_size}{self._legal_text(obs)}")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from arena.atomic import write_atomic
+from arena.display import counted
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.standings import snapshot, standing_frames
@@ -38,9 +39,9 @@ def write_league_report(directory: Path) -> Path:
     out = directory / "leaderboard"
     games = sum(r.games for r in rounds)
     body = [f"<h1>League {_e(settings.name)}</h1>",
-            f"<p class=muted>{len(bots)} bots ({sum(b.status == 'active' for b in bots)} active), {len(rounds)} "
-            f"rounds, {games:,} games. Batch TrueSkill over every game of the finished rounds; intervals count "
-            "deals; <b>2=</b> shares a tier.</p>"]
+            f"<p class=muted>{counted(len(bots), 'bot')} ({sum(b.status == 'active' for b in bots)} active), "
+            f"{counted(len(rounds), 'round')}, {counted(games, 'game')}. Batch TrueSkill over every game of the "
+            "finished rounds; intervals count deals; <b>2=</b> shares a tier.</p>"]
     if not frames:
         body.append("<p>No finished round yet: <code>arena league play</code> plays one.</p>")
     for variant, frame in frames.items():

@@ -387,8 +387,8 @@ class _Variant:
         win = self.win.take(code_of).result(proportion=True)
         score = self.score.take(code_of).result()
         strengths = plackett_luce(outcomes.bots, outcomes.drawn, outcomes.counts, k)
-        pl_rank = np.empty(k, dtype=np.int64)
-        pl_rank[np.lexsort((names.astype(str), -strengths))] = np.arange(1, k + 1)
+        # 1 + the bots strictly stronger: level strengths share a place, as the footer's "level with it" says
+        pl_rank = 1 + (strengths[None, :] > strengths[:, None]).sum(axis=1)
         table = pd.DataFrame({
             "rank": labels, "tier": tier, "bot": names, "mu": mu, "sigma": sigma,
             "mu_lo": mu - half, "mu_hi": mu + half, "conservative": mu - 3 * sigma, "games": win["n"],

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import stop_lines
+from arena.display import counted, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     _figure_html,
@@ -25,6 +25,11 @@ from arena.report.charts import (
 )
 from arena.report.summary import ResultsSummary
 from arena.results import RunDir
+
+
+def _workers(workers) -> str:
+    """`1 worker`, `2 workers`, or `? workers` in a manifest that does not say."""
+    return "? workers" if workers is None else counted(workers, "worker")
 
 
 def _slugs(variants: list[str]) -> dict[str, str]:
@@ -48,8 +53,9 @@ def _colours(bots: list[str]) -> dict[str, str]:
 # --- the page ---------------------------------------------------------------------------------------
 
 def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
-            slugs: dict[str, str], plotly_version: str) -> str:
-    """The run's facts: what was played, with which versions, how long it took, and how to reproduce it."""
+            slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
+    """The run's facts: what was played, with which versions, how long it took, how to reproduce it, and the
+    files the page needs beside it (`bundle`, the charts' script, and the replays)."""
     e = html.escape
     facts: list[tuple[str, str]] = []
     games = ", ".join(f"<a href='#{slugs.get(v, '')}'>{e(v)}</a> {n:,}" for v, n in summary.games.items())
@@ -61,9 +67,9 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
         facts.append(("wall time", f"{manifest['wall_seconds']:,.1f} s (playing {manifest.get('play_seconds', 0):,.1f} "
                                    f"s, rating {manifest.get('rating_seconds', 0):,.1f} s)"))
         facts.append(("played", f"{e(str(manifest.get('started', '?')))} to {e(str(manifest.get('finished', '?')))}, "
-                                f"{e(str(manifest.get('backend', '?')))}, {manifest.get('workers', '?')} workers, "
+                                f"{e(str(manifest.get('backend', '?')))}, {_workers(manifest.get('workers'))}, "
                                 f"batches of {manifest.get('batch_size', '?')}"))
-        versions = {**manifest.get("versions", {}), "plotly (report)": plotly_version}
+        versions = {**manifest.get("versions", {}), "plotly.js (report)": plotly_version}
         facts.append(("versions", ", ".join(f"{e(k)} {e(str(v))}" for k, v in versions.items())))
         bots = manifest.get("bots", {})
         facts.append(("bots", "<br>".join(f"{e(b)}: <code>{e(d.get('spec', ''))}</code>"
@@ -75,6 +81,9 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
                                 "<code>arena tournament CONFIG --resume</code>"))
     facts.append(("reproduce", f"<code>arena reproduce {e(str(run.path))}</code> re-plays this config and "
                                "checks the digest"))
+    facts.append(("beside this page", f"<code>{e(bundle)}</code> (plotly.js, which draws the charts) and "
+                                      "<code>replays/</code> (the example games): this page needs them, so copy "
+                                      "the whole run directory, not the page alone"))
     rows = "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
     return (f"<header><h1>Arena report: {e(name)}</h1>\n<table class='facts'>{rows}</table>\n"
             f"<details><summary>config.toml</summary><pre class='config'>{e(config_text)}</pre></details>"
@@ -118,7 +127,7 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
         examples = ("<p class='note replays'>Example replays (step through every move; all hands shown): "
                     + " · ".join(replays) + "</p>\n")
     return (f"<section class='game' id='{slug}'><h2>{html.escape(variant)}</h2>\n"
-            f"<p class='note'>{games:,} games. {how}</p>\n{_rating_table(rated.table)}\n{examples}"
+            f"<p class='note'>{counted(games, 'game')}. {how}</p>\n{_rating_table(rated.table)}\n{examples}"
             f"<p class='note'>{cross}</p>\n<h3>Pairings</h3>{_pairs_table(rated.pairs)}{duplicate}\n"
             f"<div class='plots'>{divs}</div></section>")
 
@@ -134,8 +143,8 @@ def _rating_table(table: pd.DataFrame) -> str:
         f"<td>{r.conservative:.2f}</td><td>{r.games:,}</td><td>{r.deals:,}</td><td>{r.wins:,}</td>"
         f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
         f"<td>{r.mean_score:.1f} [{_number(r.mean_score_lo)}, {_number(r.mean_score_hi)}]</td>"
-        f"<td>{r.forfeits:,}</td><td>{r.pl_rank}</td></tr>"
-        for r in table.itertuples(index=False)
+        f"<td>{r.forfeits:,}</td><td>{pl}</td></tr>"
+        for r, pl in zip(table.itertuples(index=False), places(table["pl_rank"]), strict=True)
     ]
     return f"<table class='ratings'>{head}{''.join(rows)}</table>"
 
@@ -181,7 +190,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>{style}</style>
-<script>{plotlyjs}</script>
+<script src="{bundle}"></script>
 </head>
 <body>
 {body}
