@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena import referee
 from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
+from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
 from arena.registry import register
 
@@ -67,8 +68,8 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
     sandbox can be made for it."""
     from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
 
-    if spec.startswith("command:"):
-        command = shlex.split(spec.removeprefix("command:"))
+    if spec.startswith("command:"):  # its files made absolute, as a config's: the sandbox starts in its own /tmp
+        command = absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),))
     else:  # a file made absolute: the process may start elsewhere (the sandbox's own folder)
         file, _, class_name = spec.rpartition(":")
         command = python_command(f"{Path(file).resolve()}:{class_name}" if file.endswith(".py") else spec)
@@ -146,10 +147,7 @@ def _lasting_spec(spec: str, bot_class: type) -> str:
     """A spec that finds the bot from any folder: absolute paths for files and commands."""
     if not spec.startswith("command:"):
         return bot_class.spec or spec
-    words = shlex.split(spec.removeprefix("command:"))
-    if Path(words[0]).exists():
-        words[0] = str(Path(words[0]).resolve())
-    return "command: " + shlex.join(words)
+    return "command: " + shlex.join(absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),)))
 
 
 KNOWN_BOTS = """
