@@ -23,7 +23,7 @@ from arena import sandbox
 from arena.bots import Bot
 from arena.clock import MoveTimeout
 from arena.games import get_game
-from arena.isolation.limits import _child_setup, _cpu_used, _resource, _stderr_sink
+from arena.isolation.limits import _child_setup, _cpu_used, _resource
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -40,6 +40,7 @@ from arena.isolation.protocol import (
     decode_answer,
     move_from_answer,
 )
+from arena.isolation.stderr import StderrPipe
 
 HELLO_TIMEOUT = 30.0
 """Seconds for a new process to start: the built-in host to say it is ready, a command bot to answer hello
@@ -48,10 +49,6 @@ RESET_TIMEOUT = 10.0
 """Seconds for an answer to hello (the built-in host) or reset when no setup time limit is given."""
 DEFAULT_MEMORY_MB = 4096
 """Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
-STDERR_TAIL = 4096
-"""Bytes of a bot's stderr kept, newest last: its last lines explain a process that exits during hello."""
-STDERR_LINES = 3
-"""How many of those last lines an error about a failed hello quotes."""
 
 
 class BotProcess:
@@ -69,24 +66,17 @@ class BotProcess:
                 line = sandbox.wrap(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
-        # stderr comes to us through a pipe, read whenever we wait on the bot: its last lines say why a process
-        # died in hello, and the rest goes on to ARENA_BOT_STDERR when that names a file
-        stderr_out, stderr_in = os.pipe()
+        self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
         try:
             self.popen = subprocess.Popen(
-                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_in, bufsize=0,
+                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
                 preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
-            os.close(stderr_out)
+            self.stderr.close()
             raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
         finally:
-            os.close(stderr_in)
-        sink = _stderr_sink()
-        self.stderr_log = None if sink in (subprocess.DEVNULL, None) else sink
-        self.stderr: int | None = stderr_out
-        self.stderr_tail = bytearray()
-        os.set_blocking(stderr_out, False)
+            self.stderr.started()
         self.pid, self.creator = self.popen.pid, os.getpid()
         self._bot_pid: int | None = None if sandboxed else self.pid
         self.fresh = True
@@ -96,8 +86,7 @@ class BotProcess:
         self.readable, self.writable = select.poll(), select.poll()
         self.readable.register(self.stdout, select.POLLIN)
         self.writable.register(self.stdin, select.POLLOUT)
-        for poller in (self.readable, self.writable):
-            poller.register(stderr_out, select.POLLIN)
+        self.stderr.watch(self.readable, self.writable)
         self.buffer = bytearray()
         self.broken: str | None = None
         """Why the process may serve no more games (None while it can)."""
@@ -153,40 +142,11 @@ class BotProcess:
                     raise NoAnswer
                 timeout = math.ceil(timeout * 1000)
             ready = [fd for fd, _ in poller.poll(timeout)]
-            if self.stderr is not None and self.stderr in ready:
-                ready.remove(self.stderr)
-                self.read_stderr()
+            if self.stderr.fd in ready:
+                ready.remove(self.stderr.fd)
+                self.stderr.read()
             if ready:
                 return
-
-    def read_stderr(self) -> None:
-        """Reads what the bot wrote on stderr so far (a bounded amount at a time): keeps its tail, and appends
-        it to ARENA_BOT_STDERR's file when there is one."""
-        for _ in range(16):
-            try:
-                chunk = os.read(self.stderr, 65536)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:  # its end: never polled again, or every poll would wake at once
-                for poller in (self.readable, self.writable):
-                    poller.unregister(self.stderr)
-                os.close(self.stderr)
-                self.stderr = None
-                return
-            if self.stderr_log is not None:
-                self.stderr_log.write(chunk)
-                self.stderr_log.flush()
-            self.stderr_tail += chunk
-            del self.stderr_tail[:-STDERR_TAIL]
-
-    def last_words(self) -> str:
-        """The last lines the bot wrote on stderr, on one line ("" when none)."""
-        if self.stderr is not None:
-            self.read_stderr()
-        lines = [line.strip() for line in self.stderr_tail.decode(errors="replace").splitlines() if line.strip()]
-        return " | ".join(lines[-STDERR_LINES:])
 
     def gone(self) -> str:
         """Why the process stopped talking (it closed its pipes, exited or was killed); marks it broken."""
@@ -232,11 +192,7 @@ class BotProcess:
                 pipe.close()
             except OSError:
                 pass
-        while self.stderr is not None:  # what it wrote last still goes to ARENA_BOT_STDERR's file
-            self.read_stderr()
-        if self.stderr_log is not None:
-            self.stderr_log.close()
-            self.stderr_log = None
+        self.stderr.close()
         if self in _running:
             _running.remove(self)
 
@@ -268,7 +224,7 @@ class BotProcess:
         try:
             return self._handshake(params, setup_time_limit)
         except BotProcessError as error:
-            words = self.last_words() if self.exited else ""
+            words = self.stderr.last_words() if self.exited else ""
             if words:
                 raise BotProcessError(f"{error}: {words}") from None
             raise
