@@ -301,10 +301,9 @@ def reproduce(
 ) -> None:
     """Re-run a run's saved config; exit 0 only when the run's result parts, its manifest's digest and the
     re-run's results all agree."""
-    import json
     import tempfile
 
-    from arena.config import parse_config
+    from arena.config.saved import changed_code, run_manifest, saved_config
     from arena.display import progress_bar
     from arena.results import RunDir, run_digest
     from arena.runner import play_missing
@@ -313,13 +312,18 @@ def reproduce(
         run_dir = open_run(run)
         if not run_dir.manifest.is_file():
             fail(f"{run}: the run has not finished (no manifest.json); finish it with --resume first")
-        expected = json.loads(run_dir.manifest.read_text())["digest"]
+        manifest = run_manifest(run_dir)
+        expected = manifest["digest"]
         on_disk = run_digest(run_dir)
         if on_disk != expected:  # the parts were changed since the run finished: nothing to re-run against
             typer.echo(f"expected {expected}\non disk  {on_disk}")
             typer.echo("MISMATCH: the run's result parts are not those its manifest records", err=True)
             raise typer.Exit(1)
-        config = parse_config(run_dir.config.read_text())
+        config = saved_config(run_dir)
+        if changed := changed_code(config, manifest):  # no re-run: the code is not what the run played
+            for bot in changed:
+                typer.echo(f"MISMATCH: {bot}", err=True)
+            raise typer.Exit(1)
         with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
             again = RunDir(Path(scratch) / config.name)
             with progress_bar(sys.stderr.isatty()) as on_progress:

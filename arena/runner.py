@@ -436,6 +436,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
+        "folders": list(config.folders),
         "backend": report.backend,
         "workers": report.workers,
         "batch_size": config.run.batch_size,
