@@ -143,7 +143,10 @@ def available_bots() -> dict[str, type]:
             try:
                 found[name] = load_bot_class(spec)
             except BotError as error:
-                print(f"warning: skipped registered bot {name}: {error}", file=sys.stderr)
+                if name not in _warned:  # once per command, however often it looks the bots up
+                    _warned.add(name)
+                    print(f"warning: skipped registered bot {name}: {error} (`arena bots --forget {name}` "
+                          "unregisters it)", file=sys.stderr)
     # imported here: it costs 50 ms, and every bot's host process imports arena.bots
     from importlib.metadata import entry_points
 
@@ -154,6 +157,10 @@ def available_bots() -> dict[str, type]:
             except Exception as error:
                 print(f"warning: skipped entry point {point.name}: {error}", file=sys.stderr)
     return found
+
+
+_warned: set[str] = set()
+"""The registered bots already said to be broken in this process."""
 
 
 def registered_bots() -> dict[str, str]:

@@ -78,12 +78,21 @@ def games() -> None:
 
 
 @app.command()
-def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None) -> None:
+def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None,
+         forget: Annotated[str | None, typer.Option(help="Unregister this name (`arena submit` registered it).",
+                                                    metavar="NAME")] = None) -> None:
     """List the bots that can be entered: bundled, dropped in bots/, registered, installed."""
     from arena.bots import available_bots, can_play
     from arena.display import console, table
     from arena.games import get_game
+    from arena.registry import load_registry, unregister
 
+    if forget is not None:
+        spec = unregister(forget)
+        if spec is None:
+            fail(f"no registered bot {forget!r} (registered: {', '.join(sorted(load_registry())) or 'none'})")
+        typer.echo(f"forgot {forget!r} ({spec})")
+        return
     with user_errors():
         if game is not None:
             get_game(game)
@@ -373,6 +382,7 @@ def submit(
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
     sandbox: Annotated[bool, typer.Option(
         help="Check the bot inside the sandbox (docs/sandbox.md); --no-sandbox: in a plain process.")] = True,
+    replace: Annotated[bool, typer.Option(help="Give a name registered before to this bot.")] = False,
 ) -> None:
     """Check a bot against `random` in every game it claims, then make it available by name.
 
@@ -386,7 +396,7 @@ def submit(
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
                f"move_time_limit {move_time_limit:g}s")
     with user_errors():
-        report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit,
+        report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     built = "FAILED" if report.built is None else "ok"

@@ -24,7 +24,7 @@ from arena import referee
 from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
 from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
-from arena.registry import register
+from arena.registry import load_registry, register
 
 VALIDATION_RULES = {"caterpillar": [{}], "give_or_take": [{}], "duke_of_york": [{}],
                     "go_for_it": [{"players": 2}, {"players": 4}]}
@@ -177,12 +177,18 @@ def known_bots() -> dict[str, str]:
         raise BotError("listing the known bots failed (a bot that breaks when imported?)") from None
 
 
-def submit(spec: str, **options) -> SubmitReport:
-    """Checks the bot and, when it passes, registers it by name for `arena bots` and configs."""
+def submit(spec: str, replace: bool = False, **options) -> SubmitReport:
+    """Checks the bot and, when it passes, registers it by name for `arena bots` and configs; `replace` lets it take
+    a name registered before (never that of a bundled or installed bot)."""
     report = check_bot(spec, **options)
     if report.ok:
         known = known_bots().get(report.name)
         if known is not None and known != report.lasting_spec:
-            raise BotError(f"the name {report.name!r} is taken by another bot ({known}); rename yours")
+            if report.name not in load_registry():
+                raise BotError(f"the name {report.name!r} is taken by a bundled or installed bot ({known}); "
+                               "rename yours")
+            if not replace:
+                raise BotError(f"the name {report.name!r} is registered to another bot ({known}); rename yours, "
+                               "or submit it with --replace")
         register(report.name, report.lasting_spec)
     return report
