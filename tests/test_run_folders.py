@@ -60,6 +60,13 @@ def test_reproduce_and_replay_work_from_another_folder(run_in_x):
     assert json.loads(replayed.stdout)["players"] in (["random", "b"], ["b", "random"])
 
 
+def test_a_run_resumes_from_another_folder(run_in_x):
+    resumed = runner.invoke(app, ["tournament", str(run_in_x / "t.toml"), "--resume", "--no-progress",
+                                  "--out", str(run_in_x / "reports")])
+    assert resumed.exit_code == 0, resumed.output
+    assert "(0 played now" in resumed.output
+
+
 def test_a_bot_edited_since_the_run_is_named_with_both_hashes(run_in_x):
     bot = run_in_x / "my" / "b.py"
     then = hashlib.sha256(bot.read_bytes()).hexdigest()
