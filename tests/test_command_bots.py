@@ -61,10 +61,10 @@ def test_every_argument_that_names_a_file_is_made_absolute_with_or_without_a_sla
     """"Every other argument that names a file there ... is made absolute"; a word that names nothing stays."""
     (tmp_path / "conf" / "data").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    config = config_with(tmp_path, '"python3 random_bot.py --depth data/ 2"')
+    config = config_with(tmp_path, '"python3 random_bot.py --depth data/ data 2"')
     folder = tmp_path / "conf"
     assert load_config(config).bots[1].command == ("python3", str(folder / "random_bot.py"), "--depth",
-                                                   str(folder / "data"), "2")
+                                                   str(folder / "data"), "data", "2")  # a folder needs its `/`
 
 
 def test_a_command_bot_runs_in_its_own_process_sandboxed_unless_told_otherwise(tmp_path, monkeypatch):

@@ -65,15 +65,14 @@ def _found(text: str, folders: tuple[Path, ...], exists: Callable[[Path], bool] 
 
 
 def absolute_command(argv: list[str], folders: tuple[Path, ...]) -> list[str]:
-    """The command with its program, when written as a path, and each argument that names a file (`names_file`,
-    as the sandbox binds them) made absolute: each is looked up in the first of `folders` that holds it."""
-    from arena.sandbox import names_file
-
+    """The command with its program, when written as a path, and each argument that names a file, or a folder when
+    written with a `/` (as the sandbox binds them, `names_file`), made absolute: each is looked up in the first of
+    `folders` that holds it."""
     argv = list(argv)
     for i, arg in enumerate(argv):
         if i == 0 and "/" not in arg:
             continue  # a program's name is looked up on PATH, as a shell does
-        found = _found(arg, folders, lambda path: names_file(str(path)))
+        found = _found(arg, folders, _exists if "/" in arg else _is_file)
         if found is not None:
             argv[i] = str(found)
     return argv
