@@ -143,7 +143,10 @@ def available_bots() -> dict[str, type]:
             try:
                 found[name] = load_bot_class(spec)
             except BotError as error:
-                print(f"warning: skipped registered bot {name}: {error}", file=sys.stderr)
+                if name not in _warned:  # once per command, however often it looks the bots up
+                    _warned.add(name)
+                    print(f"warning: skipped registered bot {name}: {error} (`arena bots --forget {name}` "
+                          "unregisters it)", file=sys.stderr)
     # imported here: it costs 50 ms, and every bot's host process imports arena.bots
     from importlib.metadata import entry_points
 
@@ -154,6 +157,10 @@ def available_bots() -> dict[str, type]:
             except Exception as error:
                 print(f"warning: skipped entry point {point.name}: {error}", file=sys.stderr)
     return found
+
+
+_warned: set[str] = set()
+"""The registered bots already said to be broken in this process."""
 
 
 def registered_bots() -> dict[str, str]:
@@ -199,10 +206,59 @@ def resolved_spec(bot_class: type) -> str:
     return f"{bot_class.__module__}:{bot_class.__qualname__}"
 
 
+def code_files(spec: str) -> list[Path] | None:
+    """The files that hold a resolved spec's code: a `file.py:Class`'s file, a `module:Class`'s top-level
+    package folder (or module file), a command's program given as a path and the files its arguments name;
+    None for a bundled bot or arena's own code (arena's version pins it)."""
+    import shlex
+
+    if spec.startswith("command:"):
+        argv = shlex.split(spec.removeprefix("command:"))
+        return [Path(arg) for arg in argv if Path(arg).is_absolute() and Path(arg).exists()]
+    if any(spec.startswith(prefix) for prefix in SPEC_LOADERS):
+        return None
+    file, _, _ = spec.rpartition(":")
+    if ".py" in file:
+        path = Path(file).resolve()
+        return None if path.parent == BUNDLED_DIR else [path]
+    top = file.partition(".")[0]
+    if not top or top == "arena":
+        return None
+    try:  # a top-level name is found without running the package's code
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if found is None:
+        return None
+    return [Path(found.submodule_search_locations[0]) if found.submodule_search_locations else Path(found.origin)]
+
+
+def code_hash(files: list[Path]) -> str:
+    """SHA-256 of a bot's code: a single file's own (what `sha256sum` prints), else one over every file's relative
+    name and hash, the files of a folder in sorted order (bytecode caches left out)."""
+    if len(files) == 1 and files[0].is_file():
+        return hashlib.sha256(files[0].read_bytes()).hexdigest()
+    sha = hashlib.sha256()
+    for top in files:
+        inside = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()
+                                                    and "__pycache__" not in p.relative_to(top).parts)
+        for path in inside:
+            name = path.name if path == top else path.relative_to(top).as_posix()
+            sha.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()
+
+
 def recorded_spec(spec: str) -> dict[str, str]:
     """How a run records where a bot came from, so that a run directory moved to another machine still
     says it: a bundled bot by its name and arena's version, a file inside the current folder (the
-    project) by its relative path, anything else as resolved."""
+    project) by its relative path, anything else as resolved; with the SHA-256 of its code (`code_hash`)
+    unless it is arena's own."""
+    files = code_files(spec)
+    pin = {"sha256": code_hash(files)} if files else {}
+    return {**_recorded_where(spec), **pin}
+
+
+def _recorded_where(spec: str) -> dict[str, str]:
     from importlib.metadata import version
 
     def relative(text: str) -> str:

@@ -78,12 +78,21 @@ def games() -> None:
 
 
 @app.command()
-def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None) -> None:
+def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None,
+         forget: Annotated[str | None, typer.Option(help="Unregister this name (`arena submit` registered it).",
+                                                    metavar="NAME")] = None) -> None:
     """List the bots that can be entered: bundled, dropped in bots/, registered, installed."""
     from arena.bots import available_bots, can_play
     from arena.display import console, table
     from arena.games import get_game
+    from arena.registry import load_registry, unregister
 
+    if forget is not None:
+        spec = unregister(forget)
+        if spec is None:
+            fail(f"no registered bot {forget!r} (registered: {', '.join(sorted(load_registry())) or 'none'})")
+        typer.echo(f"forgot {forget!r} ({spec})")
+        return
     with user_errors():
         if game is not None:
             get_game(game)
@@ -309,10 +318,9 @@ def reproduce(
 ) -> None:
     """Re-run a run's saved config; exit 0 only when the run's result parts, its manifest's digest and the
     re-run's results all agree."""
-    import json
     import tempfile
 
-    from arena.config import parse_config
+    from arena.config.saved import changed_code, run_manifest, saved_config
     from arena.display import progress_bar
     from arena.results import RunDir, run_digest
     from arena.runner import play_missing
@@ -321,13 +329,18 @@ def reproduce(
         run_dir = open_run(run)
         if not run_dir.manifest.is_file():
             fail(f"{run}: the run has not finished (no manifest.json); finish it with --resume first")
-        expected = json.loads(run_dir.manifest.read_text())["digest"]
+        manifest = run_manifest(run_dir)
+        expected = manifest["digest"]
         on_disk = run_digest(run_dir)
         if on_disk != expected:  # the parts were changed since the run finished: nothing to re-run against
             typer.echo(f"expected {expected}\non disk  {on_disk}")
             typer.echo("MISMATCH: the run's result parts are not those its manifest records", err=True)
             raise typer.Exit(1)
-        config = parse_config(run_dir.config.read_text())
+        config = saved_config(run_dir)
+        if changed := changed_code(config, manifest):  # no re-run: the code is not what the run played
+            for bot in changed:
+                typer.echo(f"MISMATCH: {bot}", err=True)
+            raise typer.Exit(1)
         with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
             again = RunDir(Path(scratch) / config.name)
             with progress_bar(sys.stderr.isatty()) as on_progress:
@@ -377,6 +390,7 @@ def submit(
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
     sandbox: Annotated[bool, typer.Option(
         help="Check the bot inside the sandbox (docs/sandbox.md); --no-sandbox: in a plain process.")] = True,
+    replace: Annotated[bool, typer.Option(help="Give a name registered before to this bot.")] = False,
 ) -> None:
     """Check a bot against `random` in every game it claims, then make it available by name.
 
@@ -390,7 +404,7 @@ def submit(
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
                f"move_time_limit {move_time_limit:g}s")
     with user_errors():
-        report = submit_bot(spec, games_per_rules=games, move_time_limit=move_time_limit,
+        report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     built = "FAILED" if report.built is None else "ok"

@@ -1,4 +1,6 @@
-"""Bots made available by name with `arena submit`, kept in a small JSON file."""
+"""Bots made available by name with `arena submit`, kept in a small JSON file: each name with a spec that finds the
+bot from any folder (absolute paths: the author's edits play at once, as with an editable install; a run pins the
+code it played by hash in its manifest, and a league freezes its own copies)."""
 
 from __future__ import annotations
 
@@ -30,4 +32,17 @@ def register(name: str, spec: str) -> None:
     """Makes the bot `name` available by name."""
     data = load_registry()
     data[name] = spec
+    _save(data)
+
+
+def unregister(name: str) -> str | None:
+    """Takes `name` out of the registry; its spec, or None when it was not registered."""
+    data = load_registry()
+    spec = data.pop(name, None)
+    if spec is not None:
+        _save(data)
+    return spec
+
+
+def _save(data: dict[str, str]) -> None:
     write_atomic(registry_path(), json.dumps(data, indent=2, sort_keys=True).encode())

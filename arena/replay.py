@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from arena import referee
 from arena.batch import play_scheduled, prepare
-from arena.config import Config, parse_config
+from arena.config import Config
+from arena.config.saved import saved_config
 from arena.games import get_game
 from arena.results import PART_NAME, RunDir
 
@@ -14,7 +15,7 @@ def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
     from arena.results import ResultsError
 
-    config = parse_config(run.config.read_text())
+    config = saved_config(run)
     data = replay_scheduled(config, index)
     saved = saved_row(run, index)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (

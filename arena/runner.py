@@ -16,7 +16,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -377,7 +376,7 @@ def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: boo
             for path in (run.manifest, run.ratings, run.summary, run.report):
                 path.unlink(missing_ok=True)
         elif resume:
-            saved = parse_config(run.config.read_text(), base=Path("."))
+            saved = parse_config(run.config.read_text(), folders=config.folders)  # its paths found as the new one's
             if _comparable(saved) != _comparable(config):
                 raise ConfigError(f"{run.path} holds a run of a different config; use another name or --overwrite")
             return
@@ -436,6 +435,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
+        "folders": list(config.folders),
         "backend": report.backend,
         "workers": report.workers,
         "batch_size": config.run.batch_size,

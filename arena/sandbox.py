@@ -137,8 +137,8 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
 
     For the built-in host (`python -m arena.isolation SPEC`) that is the bot's file (the bundled bots'
     folder for a bundled bot, whose modules share helpers, or for a bot's name); a `module:Class` is found
-    among the installed packages. For any other command: its program, and each argument that names a file or
-    folder (with a `/`, as a config's command resolves them)."""
+    among the installed packages. For any other command: its program, and each argument that names a file
+    (`names_file`), as a config's command resolves them."""
     argv = list(command)
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
@@ -156,10 +156,19 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
         if found:
             argv[0] = found
     for i, arg in enumerate(argv):
-        if "/" in arg and os.path.exists(arg):
+        if names_file(arg) and (i or "/" in arg):  # a program without a `/` is looked up on PATH, as a shell does
             argv[i] = os.path.abspath(arg)
             readable.append(argv[i])
     return argv, readable
+
+
+def names_file(arg: str) -> bool:
+    """True when a command's argument names a file that exists, or a folder written with a `/` (`data/`): a
+    plain word that happens to be a folder's name (`python3 -m mybot`) stays a word."""
+    try:
+        return os.path.isfile(arg) or "/" in arg and os.path.exists(arg)
+    except (OSError, ValueError):  # a name the system cannot even look up (too long, a NUL byte)
+        return False
 
 
 def wrap(command: Sequence[str], env: dict[str, str] | None = None) -> list[str]:

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from arena import referee
 from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
+from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
-from arena.registry import register
+from arena.registry import load_registry, register
 
 VALIDATION_RULES = {"caterpillar": [{}], "give_or_take": [{}], "duke_of_york": [{}],
                     "go_for_it": [{"players": 2}, {"players": 4}]}
@@ -67,8 +68,8 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
     sandbox can be made for it."""
     from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
 
-    if spec.startswith("command:"):
-        command = shlex.split(spec.removeprefix("command:"))
+    if spec.startswith("command:"):  # its files made absolute, as a config's: the sandbox starts in its own /tmp
+        command = absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),))
     else:  # a file made absolute: the process may start elsewhere (the sandbox's own folder)
         file, _, class_name = spec.rpartition(":")
         command = python_command(f"{Path(file).resolve()}:{class_name}" if file.endswith(".py") else spec)
@@ -146,10 +147,7 @@ def _lasting_spec(spec: str, bot_class: type) -> str:
     """A spec that finds the bot from any folder: absolute paths for files and commands."""
     if not spec.startswith("command:"):
         return bot_class.spec or spec
-    words = shlex.split(spec.removeprefix("command:"))
-    if Path(words[0]).exists():
-        words[0] = str(Path(words[0]).resolve())
-    return "command: " + shlex.join(words)
+    return "command: " + shlex.join(absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),)))
 
 
 KNOWN_BOTS = """
@@ -179,12 +177,18 @@ def known_bots() -> dict[str, str]:
         raise BotError("listing the known bots failed (a bot that breaks when imported?)") from None
 
 
-def submit(spec: str, **options) -> SubmitReport:
-    """Checks the bot and, when it passes, registers it by name for `arena bots` and configs."""
+def submit(spec: str, replace: bool = False, **options) -> SubmitReport:
+    """Checks the bot and, when it passes, registers it by name for `arena bots` and configs; `replace` lets it take
+    a name registered before (never that of a bundled or installed bot)."""
     report = check_bot(spec, **options)
     if report.ok:
         known = known_bots().get(report.name)
         if known is not None and known != report.lasting_spec:
-            raise BotError(f"the name {report.name!r} is taken by another bot ({known}); rename yours")
+            if report.name not in load_registry():
+                raise BotError(f"the name {report.name!r} is taken by a bundled or installed bot ({known}); "
+                               "rename yours")
+            if not replace:
+                raise BotError(f"the name {report.name!r} is registered to another bot ({known}); rename yours, "
+                               "or submit it with --replace")
         register(report.name, report.lasting_spec)
     return report

@@ -1,5 +1,6 @@
 """The command line: `arena games`, `arena bots`, `arena play`, and one-line errors with exit 2."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -135,4 +136,5 @@ def test_a_project_bot_is_recorded_relative_to_the_project():
     from arena.bots import recorded_spec
 
     absolute = Path("docs/example_bot.py").resolve()  # the tests run from the project's root
-    assert recorded_spec(f"{absolute}:CountingBot") == {"spec": "docs/example_bot.py:CountingBot"}
+    sha256 = hashlib.sha256(absolute.read_bytes()).hexdigest()
+    assert recorded_spec(f"{absolute}:CountingBot") == {"spec": "docs/example_bot.py:CountingBot", "sha256": sha256}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.config.bot_entries import _bot_entry, _checked_bots
@@ -46,8 +47,10 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def parse_config(text: str, base: Path = Path(".")) -> Config:
-    """The config in a TOML text; bot paths are relative to `base` (the config file's folder) or the cwd."""
+def parse_config(text: str, base: Path = Path("."), folders: Sequence[str | Path] | None = None) -> Config:
+    """The config in a TOML text; a relative bot path, program or command argument is looked up in `folders` in
+    order, by default the cwd and then `base` (the config file's folder)."""
+    folders = tuple(dict.fromkeys(Path(f).resolve() for f in (folders or (Path.cwd(), base))))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -64,7 +67,7 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
     seed = _integer(data["seed"], "seed", 0)
     if not isinstance(data["bots"], list) or not data["bots"]:
         raise ConfigError("bots: must be a non-empty array of tables ([[bots]])")
-    bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", base) for i, raw in enumerate(data["bots"]))
+    bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", folders) for i, raw in enumerate(data["bots"]))
     if (twice := _second(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
     run = _run_settings(_table(data.get("run", {}), "run"), bots)
@@ -79,7 +82,7 @@ def parse_config(text: str, base: Path = Path(".")) -> Config:
     if run.sprt is not None:
         _check_sprt_games(run.sprt, games, bots)
     ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
-    return Config(name, seed, games, bots, run, ratings, text)
+    return Config(name, seed, games, bots, run, ratings, text, tuple(map(str, folders)))
 
 
 def _check_tables_once(games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from arena.config.models import (
 )
 
 
-def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
+def _bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
     _check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
     if "name" not in raw:
         raise ConfigError(f"{where}name: missing")
@@ -31,7 +32,7 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
     if isolation not in ("none", "process", "sandbox"):
         raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
     if isolation != "none":
-        return _process_bot_entry(raw, where, base, name, path, params, isolation)
+        return _process_bot_entry(raw, where, folders, name, path, params, isolation)
     if "command" in raw:
         raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
                           '(isolation = "sandbox", the default, or "process")')
@@ -40,18 +41,41 @@ def _bot_entry(raw: dict, where: str, base: Path) -> BotEntry:
             raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
                               '(isolation = "process" or "sandbox")')
     spec = _string(path, where + "path") if path is not None else name
-    return BotEntry(name, path, params, _file_spec(spec, where, base) if ".py:" in spec else spec)
+    return BotEntry(name, path, params, _file_spec(spec, where, folders) if ".py:" in spec else spec)
 
 
-def _file_spec(spec: str, where: str, base: Path) -> str:
-    """A `file.py:Class` spec with its file made absolute (relative to the cwd or else the config's folder)."""
+def _file_spec(spec: str, where: str, folders: tuple[Path, ...]) -> str:
+    """A `file.py:Class` spec with its file made absolute (found in the first of `folders` that holds it)."""
     file, _, class_name = spec.rpartition(":")
-    local = Path(file)
-    if not local.is_absolute() and not _exists(local) and _exists(base / local):
-        local = base / local
-    if not _is_file(local):
+    local = _found(file, folders, _is_file)
+    if local is None:
         raise ConfigError(f"{where}path: no bot file {file}")
-    return f"{local.resolve()}:{class_name}"
+    return f"{local}:{class_name}"
+
+
+def _found(text: str, folders: tuple[Path, ...], exists: Callable[[Path], bool] | None = None) -> Path | None:
+    """The absolute path that `text` names in the first of `folders` where `exists` holds (an absolute path as
+    it is), or None."""
+    exists = exists or _exists
+    for folder in folders:
+        path = folder / text
+        if exists(path):
+            return path.resolve()
+    return None
+
+
+def absolute_command(argv: list[str], folders: tuple[Path, ...]) -> list[str]:
+    """The command with its program, when written as a path, and each argument that names a file, or a folder when
+    written with a `/` (as the sandbox binds them, `names_file`), made absolute: each is looked up in the first of
+    `folders` that holds it."""
+    argv = list(argv)
+    for i, arg in enumerate(argv):
+        if i == 0 and "/" not in arg:
+            continue  # a program's name is looked up on PATH, as a shell does
+        found = _found(arg, folders, _exists if "/" in arg else _is_file)
+        if found is not None:
+            argv[i] = str(found)
+    return argv
 
 
 def _is_file(path: Path) -> bool:
@@ -118,7 +142,7 @@ def _stamp(spec: str) -> tuple:
     return (info.st_size, info.st_mtime_ns) if info is not None else ()
 
 
-def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, params: dict,
+def _process_bot_entry(raw: dict, where: str, folders: tuple[Path, ...], name: str, path: Any, params: dict,
                        isolation: str) -> BotEntry:
     """A bot that plays in its own process (sandboxed or not): a command, or a Python class run by the built-in
     host (checked like any Python bot, in a host process)."""
@@ -137,12 +161,12 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
     if command is not None:
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
-        command = _command(command, where + "command", base)
+        command = _command(command, where + "command", folders)
         spec = "command: " + shlex.join(command)
     else:
         spec = _string(path, where + "path") if path is not None else name
         if ".py:" in spec:
-            spec = _file_spec(spec, where, base)
+            spec = _file_spec(spec, where, folders)
         elif ":" not in spec and isolation == "sandbox":  # a name: a sandbox sees no registry, so its spec
             from arena.bots import registered_bots
 
@@ -150,10 +174,10 @@ def _process_bot_entry(raw: dict, where: str, base: Path, name: str, path: Any, 
     return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
 
 
-def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
+def _command(value: Any, where: str, folders: tuple[Path, ...]) -> tuple[str, ...]:
     """A command line (a string split like a shell's, or an array), its program made absolute: a path
-    relative to the config's folder or the cwd (like any relative argument naming a file there), or a
-    program on PATH."""
+    relative to the cwd or the config's folder (like any argument naming a file there), or a program on
+    PATH."""
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -165,9 +189,7 @@ def _command(value: Any, where: str, base: Path) -> tuple[str, ...]:
         raise ConfigError(f"{where}: must be a string or an array of strings, not {value!r}")
     if not argv or not argv[0].strip():
         raise ConfigError(f"{where}: must name a program, not {value!r}")
-    for i, arg in enumerate(argv):
-        if "/" in arg and not Path(arg).is_absolute() and not Path(arg).exists() and (base / arg).exists():
-            argv[i] = str((base / arg).resolve())
+    argv = absolute_command(argv, folders)
     program = argv[0]
     if "/" in program:
         found = Path(program).resolve()

@@ -157,6 +157,9 @@ class Config:
     ratings: RatingSettings = RatingSettings()
     text: str = ""
     """The TOML text the config was read from."""
+    folders: tuple[str, ...] = ()
+    """The folders (absolute) a relative bot path or command argument was looked up in, in order: a run records
+    them, so that its config reads the same from any folder."""
 
 
 def _check_keys(table: dict, allowed: set[str], where: str) -> None:

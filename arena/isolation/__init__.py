@@ -20,8 +20,9 @@ A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its
 arena/sandbox.py; where none can be made, it never starts (BotProcessError).
 
 The package's modules: `protocol` (the JSON lines, both sides), `limits` (the operating system's limits on a
-bot process), `process` (the arena side: running processes and the class that stands for one), `loaders`
-(bots loaded as processes; importing it registers the `command:` spec loader) and `host` (the bot side).
+bot process), `stderr` (what a bot writes on stderr: its last lines kept, the rest logged), `process` (the arena
+side: running processes and the class that stands for one), `loaders` (bots loaded as processes; importing it
+registers the `command:` spec loader) and `host` (the bot side).
 """
 
 from arena.isolation.host import Host, main

@@ -23,7 +23,7 @@ from arena import sandbox
 from arena.bots import Bot
 from arena.clock import MoveTimeout
 from arena.games import get_game
-from arena.isolation.limits import _child_setup, _cpu_used, _resource, _stderr_sink
+from arena.isolation.limits import _child_setup, _cpu_used, _resource
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -40,6 +40,7 @@ from arena.isolation.protocol import (
     decode_answer,
     move_from_answer,
 )
+from arena.isolation.stderr import StderrPipe
 
 HELLO_TIMEOUT = 30.0
 """Seconds for a new process to start: the built-in host to say it is ready, a command bot to answer hello
@@ -65,17 +66,17 @@ class BotProcess:
                 line = sandbox.wrap(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
-        stderr = _stderr_sink()
+        self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
         try:
             self.popen = subprocess.Popen(
-                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
                 preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
+            self.stderr.close()
             raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
         finally:
-            if stderr not in (subprocess.DEVNULL, None):
-                stderr.close()
+            self.stderr.started()
         self.pid, self.creator = self.popen.pid, os.getpid()
         self._bot_pid: int | None = None if sandboxed else self.pid
         self.fresh = True
@@ -85,9 +86,12 @@ class BotProcess:
         self.readable, self.writable = select.poll(), select.poll()
         self.readable.register(self.stdout, select.POLLIN)
         self.writable.register(self.stdin, select.POLLOUT)
+        self.stderr.watch(self.readable, self.writable)
         self.buffer = bytearray()
         self.broken: str | None = None
         """Why the process may serve no more games (None while it can)."""
+        self.exited = False
+        """True once it is known to have exited (or been killed) by itself."""
         self.owner: weakref.ref | None = None
         """The bot instance playing through this process; free when dead or None."""
         self.hello: dict | None = None
@@ -128,8 +132,7 @@ class BotProcess:
                 raise BotProcessError(self.gone())
             buffer += chunk
 
-    @staticmethod
-    def _wait(poller: select.poll, deadline: float | None) -> None:
+    def _wait(self, poller: select.poll, deadline: float | None) -> None:
         while True:
             if deadline is None:
                 timeout = None
@@ -138,7 +141,11 @@ class BotProcess:
                 if timeout <= 0:
                     raise NoAnswer
                 timeout = math.ceil(timeout * 1000)
-            if poller.poll(timeout):
+            ready = [fd for fd, _ in poller.poll(timeout)]
+            if self.stderr.fd in ready:
+                ready.remove(self.stderr.fd)
+                self.stderr.read()
+            if ready:
                 return
 
     def gone(self) -> str:
@@ -148,6 +155,7 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             self.kill("closed its pipes")
             return "bot process closed its pipes"
+        self.exited = True
         if self.sandboxed and code > 128:  # bwrap exits with 128 + the signal that killed the bot
             code = 128 - code
         if code < 0:
@@ -184,6 +192,7 @@ class BotProcess:
                 pipe.close()
             except OSError:
                 pass
+        self.stderr.close()
         if self in _running:
             _running.remove(self)
 
@@ -210,7 +219,17 @@ class BotProcess:
     def handshake(self, params: dict, setup_time_limit: float | None = None) -> dict:
         """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError
         (SetupTimeout when late). The built-in host says first that it is ready: its start-up is arena's, and
-        only what follows (loading and building the bot) is timed by the setup time limit."""
+        only what follows (loading and building the bot) is timed by the setup time limit. A process that exits
+        meanwhile is explained by the last lines of its stderr, added to the error."""
+        try:
+            return self._handshake(params, setup_time_limit)
+        except BotProcessError as error:
+            words = self.stderr.last_words() if self.exited else ""
+            if words:
+                raise BotProcessError(f"{error}: {words}") from None
+            raise
+
+    def _handshake(self, params: dict, setup_time_limit: float | None) -> dict:
         if _is_host(self.command):
             try:
                 ready = decode_answer(self._read_line(time.perf_counter() + HELLO_TIMEOUT))

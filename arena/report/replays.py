@@ -17,11 +17,12 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
     """Writes the replay page of each example game (`example_games`) to RUN/replays/<variant slug>-<game
     index>.html and returns, per variant, the HTML of its links (relative to the report). A game that cannot
     be regenerated (a bot gone or changed) gets a note instead: the report itself must not fail for it."""
-    from arena.config import ConfigError, parse_config
+    from arena.config import ConfigError
+    from arena.config.saved import saved_config
     from arena.replay_page import write_replay_page
 
     try:  # the bots checked once, here (each in a process of its own), not again in every replay's child
-        parse_config(run.config.read_text())
+        saved_config(run)
     except ConfigError:
         pass  # each replay fails on it and gets its note
     slugs = _slugs(list(ratings))

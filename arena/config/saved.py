@@ -1,0 +1,59 @@
+"""A run directory's config read back as it was run, from any folder, and its bots' code checked against the
+hashes its manifest pinned."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from arena.bots import code_files, code_hash
+from arena.config.models import Config
+from arena.results import RunDir
+
+
+def run_manifest(run: RunDir) -> dict:
+    """The run's manifest.json ({} while the run has not finished)."""
+    try:
+        return json.loads(run.manifest.read_text())
+    except FileNotFoundError:
+        return {}
+
+
+def saved_config(run: RunDir) -> Config:
+    """The run's config.toml, its relative bot paths looked up in the folders the run recorded (the working
+    directory and the config's folder when it was started), so that it reads the same from any folder. A run
+    that has not finished has no record yet: its paths are looked up from here."""
+    from arena.config import parse_config
+
+    return parse_config(run.config.read_text(), folders=run_manifest(run).get("folders") or None)
+
+
+@dataclass(frozen=True)
+class ChangedCode:
+    """A bot whose code is not what the run played: its name, the hash then and now (None: gone)."""
+
+    name: str
+    then: str
+    now: str | None
+
+    def __str__(self) -> str:
+        now = "its files are gone" if self.now is None else f"sha256 {self.then[:12]} -> {self.now[:12]}"
+        return f"bot {self.name!r}: its code changed since the run ({now})"
+
+
+def changed_code(config: Config, manifest: dict) -> list[ChangedCode]:
+    """The bots of `config` whose code hash differs from the one the run's manifest pinned (bots pinned by
+    arena's version, and runs made before hashes were recorded, are not checked)."""
+    changed = []
+    for bot in config.bots:
+        then = manifest.get("bots", {}).get(bot.name, {}).get("sha256")
+        if then is None:
+            continue
+        files = code_files(bot.spec)
+        try:
+            now = code_hash(files) if files else None
+        except OSError:
+            now = None
+        if now != then:
+            changed.append(ChangedCode(bot.name, then, now))
+    return changed
