@@ -128,7 +128,7 @@ def league_table(
     bot's version, status and when it was added. Safe to run while `play` plays."""
     import pandas as pd
 
-    from arena.display import _markdown, _ranking, console, history_tables, table
+    from arena.display import _markdown, _ranking, console, history_tables, misfit_lines, model_name, table
     from arena.league.standings import history_frame, standing_frames
 
     with league_errors():
@@ -147,7 +147,7 @@ def league_table(
                     out.print(table(*shown.columns, ids=tuple(shown.columns), rows=shown.itertuples(index=False),
                                     width=out.width))
             return
-        _, frames = standing_frames(directory, game)
+        rated, frames = standing_frames(directory, game)
     if not frames:
         typer.echo("no finished round yet: `arena league play` plays one")
         return
@@ -162,12 +162,16 @@ def league_table(
         shown.insert(2, "version", frame["version"].astype(str).to_list())
         shown.insert(3, "added", [text[:10] for text in frame["added"]])
         shown.insert(4, "status", frame["status"].to_list())
-        title = f"{variant} (TrueSkill, order-free, every game of the league; intervals count deals; 2= shares a tier)"
+        title = (f"{variant} ({model_name(rated[variant])}, every game of the league; intervals count deals; "
+                 "2= shares a tier)")
+        notes = misfit_lines(rated[variant])
         if format == Format.markdown:
-            parts += [f"### {title}", "", _markdown(shown), ""]
+            parts += [f"### {title}", "", _markdown(shown), "", *notes, *([""] if notes else [])]
         else:
             out.print(table(*shown.columns, ids=("rank", "bot"), rows=shown.itertuples(index=False), title=title,
                             width=out.width))
+            for note in notes:
+                out.print(note, markup=False)
     if parts:
         typer.echo("\n".join(parts).rstrip("\n"))
 

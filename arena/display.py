@@ -162,7 +162,7 @@ PENTANOMIAL_LEGEND = ("0 / ½ / 1 / 1½ / 2: how many deal pairs (the same cards
 def _sections(variant: str, rated: VariantRatings, shown=()) -> list[tuple[str, pd.DataFrame, str | None]]:
     """The titled tables of one variant with the legend under each (or None): the headline table, then the
     `shown` SECTIONS that the variant has."""
-    method = ("TrueSkill, order-free; intervals count deals" if rated.method == "batch" else
+    method = (f"{model_name(rated)}; intervals count deals" if rated.method == "batch" else
               "TrueSkill, online in game order, ranked by mu - 3 sigma; mu +- 1.96 sigma")
     order = list(rated.table["bot"])
     out = [(f"{variant} ({method}; 2= shares a tier)", _ranking(rated.table, full=set(shown) == set(SECTIONS)),
@@ -184,9 +184,23 @@ def _cross_check(rated: VariantRatings) -> str:
     """What the table's less obvious columns mean, and whether the Plackett-Luce order agrees."""
     legend = ("win rate: first places, shared or not; PL order: the places of a Plackett-Luce fit of the same "
               "games, a cross-check")
-    if not rated.disagreements:
-        return f"{legend}: same order."
-    return f"{legend}: it disagrees: " + "; ".join(rated.disagreements) + "."
+    agrees = (f"{legend}: same order." if not rated.disagreements else
+              f"{legend}: it disagrees: " + "; ".join(rated.disagreements) + ".")
+    return "\n".join([agrees, *misfit_lines(rated)])
+
+
+def model_name(rated: VariantRatings) -> str:
+    """The model a batch table was fitted with, as its title names it."""
+    return ("TrueSkill, order-free, every company counted equally" if rated.company_balanced else
+            "TrueSkill, order-free")
+
+
+def misfit_lines(rated: VariantRatings) -> list[str]:
+    """A line naming the pairs whose shared games the ratings do not predict (docs/numbers.md), or none."""
+    if not rated.misfits:
+        return []
+    return ["misfit (the ratings do not predict what the bots' shared tables saw; docs/numbers.md): "
+            + "; ".join(rated.misfits) + "."]
 
 
 HISTORY_ROWS = 12
@@ -233,7 +247,8 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table", shown
         return json.dumps({v: {"method": r.method, "table": records(r.table), "pairs": records(r.pairs),
                                "seats": records(r.seats), "neighbours": records(r.neighbours),
                                "duplicate": records(r.duplicate),
-                               "disagreements": r.disagreements} for v, r in ratings.items()}, indent=2)
+                               "disagreements": r.disagreements, "misfits": r.misfits,
+                               "company_balanced": r.company_balanced} for v, r in ratings.items()}, indent=2)
     if form == "markdown":
         parts = []
         for variant, rated in ratings.items():

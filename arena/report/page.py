@@ -110,12 +110,18 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
         how = ("Ranked by TrueSkill μ, the posterior given all games at once (order-free). Intervals come from "
                "resampling whole deals; bots whose difference is not significant at 95% share a tier "
                "(<code>2=</code>).")
+        if rated.company_balanced:
+            how += (" Its tables were played unequally often, so every company (the set of bots at a table) counts "
+                    "the same in the fit: a bot's result depends on its tablemates.")
     else:
         how = ("Ranked by the online TrueSkill μ − 3σ, updated game by game in game-index order; its σ is the "
                "model's, tiers come from resampling whole deals.")
     cross = ("The Plackett–Luce maximum-likelihood fit of the same games gives the same order."
              if not rated.disagreements else
              "The Plackett–Luce maximum-likelihood fit disagrees: " + html.escape("; ".join(rated.disagreements)) + ".")
+    if rated.misfits:
+        cross += (" Misfit: the ratings do not predict what these bots' shared tables saw: "
+                  + html.escape("; ".join(rated.misfits)) + ".")
     duplicate = ""
     if rated.duplicate is not None:
         duplicate = ("<h3>Deal pairs (same cards, seats swapped)</h3>"
