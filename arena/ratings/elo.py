@@ -137,10 +137,12 @@ class EloTable:
 
     @property
     def lo(self) -> np.ndarray:
+        """(bots,) the low end of each 95% interval."""
         return self.elo - Z95 * self.se
 
     @property
     def hi(self) -> np.ndarray:
+        """(bots,) the high end of each 95% interval."""
         return self.elo + Z95 * self.se
 
     def frame(self) -> pd.DataFrame:
