@@ -1,41 +1,40 @@
 """The ladder: each bot's logistic Elo above `random`, per game, from a finished run of configs/ladder.toml.
 
-    .venv/bin/arena tournament configs/ladder.toml
+    .venv/bin/arena tournament configs/ladder.toml --workers 2
     .venv/bin/python benchmarks/ladder.py reports/ladder
 
-A bot's Elo above random is -400 log10(1/s - 1) of s, its score against random: how often it placed above
-random, a tie counting half, over every game of the deals they shared (at four players, over the tables
-that seat both). The interval is that of the score, whose 95% interval counts deals, not games (a deal's
-rotations share its cards): the Elo of each end. A score of 1 has no finite Elo, and shows as "+inf".
+Each variant's Elo comes from one joint Bradley–Terry fit of all its deal-pair scores, anchored at random = 0,
+with 95% intervals from the deal bootstrap (`arena.ratings.elo`; docs/expert.md, The ladder). Prints the
+markdown table (a row per bot, highest mean Elo first; a column per variant), then the run's games and digest.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
-import arena
-from arena.stopping import score_elo
-
-
-def elo(score: float) -> str:
-    value = float(score_elo(score))
-    return f"{value:+.0f}" if abs(value) != float("inf") else ("+inf" if value > 0 else "-inf")
+from arena.ratings.elo import run_elo
+from arena.results import RunDir
 
 
-def ladder(run_path: str, yardstick: str = "random") -> str:
-    """The ladder of a finished run as a markdown table: a row per bot, a column per variant."""
-    tables = arena.open_run(run_path).tables
-    rows: dict[str, dict[str, str]] = {}
-    scores: dict[str, list[float]] = {}
-    for variant, rated in tables.items():
-        for pair in rated.pairs[rated.pairs["opponent"] == yardstick].itertuples():
-            rows.setdefault(pair.bot, {})[variant] = (f"{elo(pair.win_rate)} [{elo(pair.win_rate_lo)}, "
-                                                      f"{elo(pair.win_rate_hi)}]")
-            scores.setdefault(pair.bot, []).append(pair.win_rate)
-    variants = list(tables)
-    order = sorted(rows, key=lambda bot: -sum(scores[bot]) / len(scores[bot]))  # by mean score over the games
+def ladder(run_path: str, anchor: str = "random") -> str:
+    """The ladder of a finished run as a markdown table, with a last line naming the run's games and digest."""
+    run = RunDir(Path(run_path))
+    tables = run_elo(run, anchor)
+    variants = sorted(tables)
+    cells: dict[str, dict[str, str]] = {}
+    means: dict[str, list[float]] = {}
+    for variant in variants:
+        for row in tables[variant].frame().itertuples():
+            cells.setdefault(row.bot, {})[variant] = (
+                "0 (anchor)" if row.bot == anchor else f"{row.elo:+.0f} [{row.lo:+.0f}, {row.hi:+.0f}]")
+            means.setdefault(row.bot, []).append(row.elo)
+    order = sorted(cells, key=lambda bot: -sum(means[bot]) / len(means[bot]))
     lines = [f"| bot | {' | '.join(variants)} |", "|---|" + "---|" * len(variants)]
-    lines += [f"| {bot} | {' | '.join(rows[bot].get(v, '') for v in variants)} |" for bot in order]
+    lines += [f"| {bot} | {' | '.join(cells[bot].get(v, '') for v in variants)} |" for bot in order]
+    manifest = json.loads(run.manifest.read_text())
+    lines.append(f"\n{manifest['games']:,} games, digest {manifest['digest'][:16]}")
     return "\n".join(lines)
 
 
