@@ -12,7 +12,9 @@
 - rlimits on processes and threads, open files and file size (here), memory and CPU (set by the
   process host, arena/isolation/, as for `isolation = "process"`); it dies with its parent;
 - a seccomp filter (arena/seccomp.py) that refuses the system calls a card bot never needs: new namespaces,
-  mounts, ptrace, bpf, keys, kernel modules and the like.
+  mounts, ptrace, bpf, keys, kernel modules and the like;
+- for a Python bot, where the kernel offers it, Landlock (arena/landlock.py), which the built-in host applies to
+  itself before it loads the bot: a second wall behind the namespaces.
 
 As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid
 of its own (`setpriv`, no capabilities, no new privileges): the kernel never applies RLIMIT_NPROC to uid 0,
@@ -35,7 +37,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena import seccomp
+from arena import landlock, seccomp
 
 BWRAP_ENV = "ARENA_BWRAP"
 """The bwrap program to use instead of the bundled one (tests point it at a missing file)."""
@@ -49,7 +51,10 @@ OPEN_FILES = 256
 """Open files a sandboxed bot may have (RLIMIT_NOFILE)."""
 SECCOMP = True
 """Whether new sandboxes load the seccomp filter of arena/seccomp.py (benchmarks/isolation.py turns it off to
-measure its cost; nothing else does)."""
+measure its cost, tests to show what it stops; nothing else does)."""
+LANDLOCK = True
+"""Whether the built-in host in new sandboxes restricts itself with Landlock (arena/landlock.py); tests turn it off
+to show what it stops."""
 
 ARENA_DIR = Path(__file__).resolve().parent
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
@@ -154,7 +159,7 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
         argv[0] = os.path.abspath(argv[0])
-    if len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]:
+    if _is_host(argv):
         readable += [str(BUNDLED_BOTS / name) for name in BUNDLED if (BUNDLED_BOTS / name).exists()]
         file = argv[3].rpartition(":")[0]
         if file.endswith(".py") and str(Path(file).resolve()) not in readable:
@@ -180,10 +185,17 @@ def names_file(arg: str) -> bool:
         return False
 
 
+def _is_host(argv: list[str]) -> bool:
+    """The built-in host for a Python bot class: `python -m arena.isolation SPEC`."""
+    return len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]
+
+
 def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: int | None = None) -> list[str]:
     """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment and,
     given `seccomp_fd` (from `filter_fd()`, passed to the new process), the seccomp filter loaded."""
     argv, readable = bot_files(command)
+    if LANDLOCK and _is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
+        env = {**(env or {}), landlock.ENV: "1"}
     return _bwrap_line(argv, readable, env or {}, seccomp_fd)
 
 

@@ -5,6 +5,7 @@ in tests/test_sandbox.py (`caller` of the zoo)."""
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -56,20 +57,25 @@ TRIED = ["unshare", "setns", "clone", "clone3", "mount", "umount2", "pivot_root"
          "io_uring_setup", "fsopen"]
 
 
+def run_in_sandbox(monkeypatch, with_filter: bool, command: list[str]) -> subprocess.CompletedProcess:
+    """`command` run in a new sandbox, with or without the filter."""
+    monkeypatch.setattr(sandbox, "SECCOMP", with_filter)
+    seccomp_fd = sandbox.filter_fd()
+    try:
+        line = sandbox.wrap(command, None, seccomp_fd)
+        return subprocess.run(line, capture_output=True, text=True, timeout=60,
+                              pass_fds=() if seccomp_fd is None else (seccomp_fd,))
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
+
+
 def in_sandbox(monkeypatch, with_filter: bool) -> dict[str, str]:
     """The answers of CALLS run in a sandbox with or without the filter."""
     import pyseccomp
 
     numbers = {name: pyseccomp.resolve_syscall(pyseccomp.system_arch(), name) for name in TRIED}
-    monkeypatch.setattr(sandbox, "SECCOMP", with_filter)
-    seccomp_fd = sandbox.filter_fd()
-    try:
-        line = sandbox.wrap([sys.executable, "-c", CALLS, json.dumps(numbers)], None, seccomp_fd)
-        done = subprocess.run(line, capture_output=True, text=True, timeout=60,
-                              pass_fds=() if seccomp_fd is None else (seccomp_fd,))
-    finally:
-        if seccomp_fd is not None:
-            os.close(seccomp_fd)
+    done = run_in_sandbox(monkeypatch, with_filter, [sys.executable, "-c", CALLS, json.dumps(numbers)])
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -95,9 +101,11 @@ def test_without_the_filter_the_sandbox_lets_a_bot_make_namespaces_and_trace(mon
 @needs_sandbox
 @pytest.mark.parametrize("attack", ["unshare", "mount", "ptrace"])
 def test_without_the_filter_the_zoos_system_call_attacks_get_through(attack, monkeypatch):
-    """The zoo's `caller` attacks are no straw man: in the sandbox without the filter each one escapes (its
-    fault says what it got); with the filter, tests/test_sandbox.py's zoo shows each refused."""
+    """The zoo's `caller` attacks are no straw man: in the sandbox without the filter (and without Landlock, which
+    refuses mounts and writes to /proc as well) each one escapes, its fault says what it got; with the filter,
+    tests/test_sandbox.py's zoo shows each refused."""
     monkeypatch.setattr(sandbox, "SECCOMP", False)
+    monkeypatch.setattr(sandbox, "LANDLOCK", False)
     params = {"how": attack, "marker": f"no-filter-{attack}"}  # its own params: a process of its own
     bot = process_bot_class(python_command(ESCAPES), params=params, move_time_limit=LIMIT, sandboxed=True)(**params)
     try:
@@ -115,3 +123,17 @@ def test_where_no_filter_can_be_built_the_sandbox_is_refused_with_one_line():
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith('isolation = "sandbox": no seccomp filter can be built (ModuleNotFoundError: ')
     assert "apt-get install libseccomp2" in done.stdout and done.stdout.count("\n") == 1
+
+
+@needs_sandbox
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x32 ABI is x86-64's")
+def test_a_call_through_another_abi_kills_the_bot(monkeypatch):
+    """The filter checks the ABI a call comes through: an x32 call (number + 0x40000000), which the filter's
+    x86-64 numbers would not match, kills the process (SIGSYS) rather than pass. Without the filter the kernel
+    answers it itself (ENOSYS on kernels built without x32, as here)."""
+    script = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+              "print(libc.syscall(0x40000000 | 272, 0x10000000), os.strerror(ctypes.get_errno()))\n")
+    statuses = {with_filter: run_in_sandbox(monkeypatch, with_filter, [sys.executable, "-c", script])
+                for with_filter in (False, True)}
+    assert statuses[False].returncode == 0 and statuses[False].stdout.startswith("-1 ")
+    assert statuses[True].returncode == 128 + 31 and statuses[True].stdout == ""  # bwrap: 128 + SIGSYS
