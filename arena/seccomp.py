@@ -3,13 +3,15 @@
 bwrap loads the filter (`--seccomp FD`) into the bot's process just before it runs the bot's command, so bwrap
 itself can still make the namespaces, and nothing inside can drop the filter: every child inherits it.
 
-The list is anchored on Docker's default profile: the calls it refuses to a container that has no extra
-capability, kept all but `personality` (Docker allows a few of its values, and a bot changing its own execution
-domain reaches nothing). Docker's is an allow list; this is the same refusals written as a deny list (default
-ALLOW), so a call the kernel adds later is allowed until it is named here. As Docker does, `clone3` answers
-ENOSYS (its flags are in memory, where a filter cannot look; C libraries then fall back to `clone`), and
-`clone` is refused when its flags ask for a new namespace. The filter also refuses `chroot`, `sethostname`,
-`setdomainname` and the new mount API, which Docker allows only with capabilities a bot never has.
+The list is anchored on Docker's default profile (moby's profiles/seccomp/default.json): the calls it refuses
+a process without capabilities, all but `personality` (Docker allows a few of its values, and a bot changing its
+own execution domain reaches nothing) and the calls newer than the profile, which recent C libraries use
+(`fchmodat2`, `futex_wait` and the like). Docker's is an allow list; this is a deny list (default ALLOW), so a
+call the kernel adds later is allowed until it is named here. As Docker does, `clone3` answers ENOSYS (its flags
+are in memory, where a filter cannot look; C libraries then fall back to `clone`), `clone` is refused when its
+flags ask for a new namespace, and `socket` for AF_VSOCK (which no network namespace encloses: it reaches the
+hypervisor's host). Beyond Docker's refusals, it refuses `ptrace`, `process_vm_readv`, `process_vm_writev`,
+io_uring, `name_to_handle_at` and `clock_adjtime`.
 
 The filter is built once per process with libseccomp (through pyseccomp, a dependency of arena on Linux):
 `bpf()` is its compiled program, `filter_fd()` a fresh open file holding it for one bwrap.
@@ -28,21 +30,21 @@ NAMESPACES = ("unshare", "setns")
 MOUNTS = ("mount", "umount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick",
           "move_mount", "open_tree", "mount_setattr")
 """Changing the filesystem's shape: the sandbox's view is made by bwrap, once."""
-DEBUGGING = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "perf_event_open", "bpf",
-             "userfaultfd", "lookup_dcookie")
+DEBUGGING = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
+             "perf_event_open", "bpf", "userfaultfd", "lookup_dcookie", "fanotify_init")
 """Reading or steering other processes, and the kernel's tracing and BPF machinery."""
 KEYS = ("keyctl", "add_key", "request_key")
 """The kernel's key store (not namespaced)."""
-MACHINE = ("reboot", "kexec_load", "kexec_file_load", "swapon", "swapoff", "acct", "quotactl", "syslog",
+MACHINE = ("reboot", "kexec_load", "kexec_file_load", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
            "vhangup", "settimeofday", "stime", "clock_settime", "clock_adjtime", "sethostname", "setdomainname",
            "ioperm", "iopl", "vm86", "vm86old", "nfsservctl", "_sysctl", "sysfs", "ustat", "uselib")
 """The machine's own state: power, swap, clock, accounting, quotas, the kernel log, I/O ports, obsolete calls."""
 HANDLES = ("open_by_handle_at", "name_to_handle_at")
 """Opening files by handle, which goes around the sandbox's view of the filesystem."""
-MEMORY_POLICY = ("mbind", "set_mempolicy", "get_mempolicy", "move_pages")
+MEMORY_POLICY = ("mbind", "set_mempolicy", "get_mempolicy", "set_mempolicy_home_node", "move_pages", "migrate_pages")
 """NUMA placement of memory (Docker grants it with CAP_SYS_NICE only)."""
 IO_URING = ("io_uring_setup", "io_uring_enter", "io_uring_register")
-"""io_uring, whose requests run outside the system call path that seccomp sees (Docker refuses it since 25.0)."""
+"""io_uring, whose requests run beside the system calls that seccomp sees."""
 BLOCKED = MODULES + NAMESPACES + MOUNTS + DEBUGGING + KEYS + MACHINE + HANDLES + MEMORY_POLICY + IO_URING
 """Every system call the filter refuses with EPERM (names the machine's architecture lacks are left out by
 libseccomp)."""
@@ -51,6 +53,8 @@ CLONE_NEW = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NE
              "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
              "CLONE_NEWNET": 0x40000000}
 """The flags of `clone` that make a new namespace: any of them refuses the call (Docker's mask 0x7E020000)."""
+AF_VSOCK = 40
+"""The address family of virtual machine sockets, which `socket` is refused."""
 
 
 class SeccompUnavailable(Exception):
@@ -77,6 +81,7 @@ def bpf() -> bytes:
     for flag in CLONE_NEW.values():  # one rule per flag: a rule's comparisons all hold together, never either
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(refuse, "socket", seccomp.Arg(0, seccomp.EQ, AF_VSOCK))
     file = os.memfd_create("arena-seccomp")
     try:
         with os.fdopen(os.dup(file), "wb") as out:

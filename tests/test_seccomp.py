@@ -33,6 +33,7 @@ ARGS = {  # harmless arguments: where a call works, it changes nothing outside t
     "clone": (0x10000000 | signal.SIGCHLD, 0, 0, 0, 0),  # a child in a new user namespace, which exits at once
     "mount": (b"none", b"/tmp", b"tmpfs", 0, 0),
     "reboot": (0, 0, 0, 0),                            # bad magic numbers: EINVAL where it is not refused first
+    "socket": (40, 1, 0),                              # AF_VSOCK, SOCK_STREAM: to the hypervisor's host
 }
 answers = {}
 for name, number in sorted(numbers.items(), key=lambda item: item[0] == "unshare"):  # last: it changes the process
@@ -54,7 +55,7 @@ print(json.dumps(answers))
 TRIED = ["unshare", "setns", "clone", "clone3", "mount", "umount2", "pivot_root", "chroot", "ptrace", "bpf",
          "keyctl", "add_key", "request_key", "perf_event_open", "init_module", "finit_module", "delete_module",
          "kexec_load", "reboot", "swapon", "swapoff", "process_vm_readv", "userfaultfd", "open_by_handle_at",
-         "io_uring_setup", "fsopen"]
+         "io_uring_setup", "fsopen", "pidfd_getfd", "fanotify_init", "socket"]
 
 
 def run_in_sandbox(monkeypatch, with_filter: bool, command: list[str]) -> subprocess.CompletedProcess:
@@ -85,7 +86,7 @@ def test_in_the_sandbox_the_calls_a_card_bot_never_needs_are_refused(monkeypatch
     answers = in_sandbox(monkeypatch, True)
     expected = {name: "EPERM" for name in TRIED} | {"clone3": "ENOSYS"}  # ENOSYS: the C library falls back to clone
     assert answers == expected | {"thread, fork, program": "ok", "Seccomp": "2"}
-    assert set(TRIED) - {"clone3"} <= set(seccomp.BLOCKED) | {"clone"}
+    assert set(TRIED) - {"clone3"} <= set(seccomp.BLOCKED) | {"clone", "socket"}
 
 
 @needs_sandbox
