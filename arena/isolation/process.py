@@ -59,11 +59,10 @@ class BotProcess:
         self.command = tuple(command)
         self.cpu_seconds = cpu_seconds
         self.sandboxed = sandboxed
-        line = self.command
+        line, keep = self.command, ()
         if sandboxed:  # bwrap runs the command; inside, the environment is the sandbox's own plus the host's path
             try:
-                sandbox.check()
-                line = sandbox.wrap(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
+                line, keep = sandbox.prepare(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
         self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
@@ -71,12 +70,15 @@ class BotProcess:
             self.popen = subprocess.Popen(
                 line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
+                pass_fds=keep,
                 preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.stderr.close()
             raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
         finally:
             self.stderr.started()
+            for fd in keep:  # the seccomp filter's file: bwrap holds it now
+                os.close(fd)
         self.pid, self.creator = self.popen.pid, os.getpid()
         self._bot_pid: int | None = None if sandboxed else self.pid
         self.fresh = True

@@ -14,9 +14,17 @@ process (or of each game, for `stdout`):
 - `memory`: allocates 8 GB;
 - `big_file`: writes 1 GB to a file in its temporary folder;
 - `orphan`: leaves a process behind, in a session of its own, that sleeps for a minute (`marker` in its arguments);
-- `stdout`: closes its standard output.
+- `stdout`: closes its standard output;
+- `unshare`: makes a new user namespace (as root of it, it could mount, and reach kernel code that takes root);
+- `mount`: mounts a tmpfs on a folder of its own, as it is, then in a new user and mount namespace;
+- `ptrace`: attaches with ptrace to a child of its own (ptrace reads and steers a process).
+
+The last three go through ctypes to the C library; each must be refused with EPERM (the sandbox's seccomp filter):
+a call that fails otherwise is the bot's crash too (`refused, but not by the filter: ...`).
 """
 
+import ctypes
+import errno
 import os
 import signal
 import socket
@@ -133,6 +141,52 @@ def attack_orphan(bot):
 
 def attack_stdout(bot):
     os.close(1)
+
+
+CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000
+PTRACE_ATTACH = 16
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def refused(attack: str, result: int) -> bool:
+    """True when the call failed with EPERM; raises when it worked (escaped) or failed another way."""
+    if result == 0:
+        return False
+    code = ctypes.get_errno()
+    if code != errno.EPERM:
+        raise RuntimeError(f"refused, but not by the filter: {attack}: {errno.errorcode.get(code, code)}")
+    return True
+
+
+def attack_unshare(bot):
+    if not refused("unshare", _libc.unshare(CLONE_NEWUSER)):
+        raise escaped("unshare", f"a user namespace of its own, {os.readlink('/proc/self/ns/user')}")
+
+
+def attack_mount(bot):
+    folder = tempfile.mkdtemp().encode()
+    if refused("mount", _libc.mount(b"none", folder, b"tmpfs", 0, None)):
+        if refused("mount", _libc.unshare(CLONE_NEWUSER | CLONE_NEWNS)):
+            return
+        Path("/proc/self/setgroups").write_text("deny")  # the way to mount as root of the new namespace
+        if refused("mount", _libc.mount(b"none", folder, b"tmpfs", 0, None)):
+            return
+    _libc.umount2(folder, 0)
+    raise escaped("mount", f"a tmpfs on {folder.decode()}")
+
+
+def attack_ptrace(bot):
+    child = os.fork()
+    if child == 0:
+        signal.pause()
+        os._exit(0)
+    _libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    try:
+        if not refused("ptrace", _libc.ptrace(PTRACE_ATTACH, child, None, None)):
+            raise escaped("ptrace", f"attached to its child {child}")
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
 
 
 ATTACKS = {name.removeprefix("attack_"): value for name, value in globals().items() if name.startswith("attack_")}
