@@ -1,7 +1,7 @@
 """Company does not move a rating: at three or more players a bot's result depends on its tablemates, so the fit
-counts every company equally (arena/ratings/company.py) and the matchmaker seats a late-comer in the company its
-neighbour met (arena/league/matchmaker.py). Known truths: copies of a bot, and a simulated game whose interaction
-between tablemates is set by hand."""
+counts each company at most `company_deals` deals' worth (arena/ratings/company.py) and the matchmaker seats a
+late-comer in the company its neighbour met (arena/league/matchmaker.py). Known truths: copies of a bot, and a
+simulated game whose interaction between tablemates is set by hand."""
 
 import json
 import sys
@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_league import add, arena, make_league  # noqa: E402
 
 import arena.ratings.tables as tables  # noqa: E402
-from arena.league.matchmaker import Companies, _swapped_company, _table_around  # noqa: E402
+from arena.league.matchmaker import Companies, _swapped_company  # noqa: E402
 from arena.ratings.company import company_weights  # noqa: E402
 from arena.ratings.tables import rate_parts  # noqa: E402
 from arena.results import RATED_COLUMNS, SCHEMA  # noqa: E402
@@ -57,14 +57,15 @@ def crowded(bots: list[str], rng) -> list[float]:
     return [skill[b] + (2.0 if b == "s" and weak == 2 else 0.0) + rng.normal() for b in bots]
 
 
-def test_a_known_interaction_splits_copies_unless_every_company_counts_the_same(monkeypatch):
+def test_a_known_interaction_splits_copies_unless_companies_are_weighed_alike(monkeypatch):
     """w2 is a copy of w that arrived late: w met (s, m) often, w2 mostly met (s, w). Counted as played, the fit puts
-    w2 a tier below w; with every company counted the same, the two share a tier and lie within a tenth of beta."""
+    w2 a tier below w; with each company counted at most 40 deals' worth, the two share a tier and lie within a
+    tenth of beta."""
     played = [(("s", "m", "w"), 600), (("s", "w", "w2"), 400), (("s", "m", "w2"), 40)]
     games = results(played, crowded)
     fair = rate_parts([games], replicates=60)["sim:3"].table.set_index("bot")
-    monkeypatch.setattr(tables, "balanced", lambda outcomes, deal_games, progress: (outcomes, deal_games,
-                                                                                    progress, False))
+    monkeypatch.setattr(tables, "balanced", lambda outcomes, deal_games, progress, cap: (outcomes, deal_games,
+                                                                                         progress, False))
     as_played = rate_parts([games], replicates=60)["sim:3"].table.set_index("bot")
     assert as_played.loc["w", "tier"] != as_played.loc["w2", "tier"]
     assert as_played.loc["w", "mu"] - as_played.loc["w2", "mu"] > 25 / 6 / 10
@@ -74,37 +75,68 @@ def test_a_known_interaction_splits_copies_unless_every_company_counts_the_same(
 
 
 def test_every_weight_is_one_where_every_company_played_alike():
-    """A round robin (every company as often) and two-player games are rated exactly as before."""
+    """A round robin (every company as often), two-player games and companies all below the cap are rated exactly
+    as played; over it, a company counts the cap's deals' worth and the total stays the games'."""
     bots = np.array([[0, 1, 2], [1, 2, 3], [2, 0, 3], [3, 0, 1]])
-    assert company_weights(bots, np.array([5.0, 5.0, 5.0, 5.0])) is None
-    assert company_weights(np.array([[0, 1], [1, 2]]), np.array([9.0, 1.0])) is None
-    weights = company_weights(np.array([[0, 1, 2], [2, 1, 0], [1, 2, 3]]), np.array([2.0, 6.0, 2.0]))
-    assert np.allclose(weights, [5 / 8, 5 / 8, 5 / 2])  # each company weighs 5 games' worth of 10
+    assert company_weights(bots, np.array([500.0, 500.0, 500.0, 500.0]), 40) is None
+    assert company_weights(np.array([[0, 1], [1, 2]]), np.array([900.0, 1.0]), 40) is None
+    assert company_weights(np.array([[0, 1, 2], [1, 2, 3]]), np.array([90.0, 12.0]), 40) is None
+    weights = company_weights(np.array([[0, 1, 2], [2, 1, 0], [1, 2, 3]]), np.array([200.0, 400.0, 60.0]), 40)
+    scale = 660 / (120 + 60)  # 40 deals of 3 games
+    assert np.allclose(weights, [120 / 600 * scale, 120 / 600 * scale, scale])
 
 
 def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():
-    """Three and four players: of the companies one of a pair met, the one the other met least, with the other in
-    its place; once none lags, a table of the pair and the nearest bots whose company played least."""
+    """Of the companies one of a pair met, the one the other met least, with the other in its place, counting at
+    most `enough` tables of each; none once no swapped table lags, or where a retired bot sat."""
     companies = Companies()
-    for _ in range(5):
+    for _ in range(50):
         companies.add(["random", "greedy", "heuristic"])
     companies.add(["random", "twin", "greedy"])
     active = {"heuristic", "greedy", "random", "twin"}
-    assert _swapped_company("random", "twin", companies, active) == (("greedy", "heuristic", "twin"), "random",
-                                                                     "twin")
-    for _ in range(5):
+    swapped = (("greedy", "heuristic", "twin"), "random", "twin")
+    assert _swapped_company("random", "twin", companies, active, 10) == swapped
+    assert _swapped_company("twin", "random", companies, active, 10) == swapped
+    for _ in range(9):
         companies.add(["twin", "greedy", "heuristic"])
-    assert _swapped_company("random", "twin", companies, active) is None
-    assert _swapped_company("random", "twin", companies, active - {"heuristic"}) is None  # a retired bot's company
-    order = ["heuristic", "greedy", "random", "twin"]
-    assert _table_around(order, 2, 3, companies) == ("heuristic", "random", "twin")  # (greedy, ...) played more
-    four = Companies()
-    order = ["a", "b", "c", "d", "e", "f"]
-    assert _table_around(order, 2, 4) == ("b", "c", "d", "e")  # nearest, as before, with no companies
-    four.add(["b", "c", "d", "e"])
-    assert _table_around(order, 2, 4, four) == ("c", "d", "e", "f")  # the nearest company not yet played
-    four.add(["c", "d", "e", "f"])
-    assert _table_around(order, 2, 4, four) == ("a", "c", "d", "e")
+    assert _swapped_company("random", "twin", companies, active, 10) == swapped  # 9 of the 10 that count
+    companies.add(["twin", "greedy", "heuristic"])
+    assert _swapped_company("random", "twin", companies, active, 10) is None
+    assert _swapped_company("random", "twin", companies, active, 60) == swapped
+    assert _swapped_company("random", "twin", companies, active - {"heuristic"}, 60) is None  # a retired bot's
+
+
+def choices(players: int, order: list[str], settling: set[str], companies: Companies) -> list[tuple]:
+    """The tables a four- or three-player variant's round would choose for `order`, with every pair open."""
+    from arena.config import RatingSettings
+    from arena.league.matchmaker import Look, Matchmaker
+    from arena.league.settings import LeagueSettings
+
+    settings = LeagueSettings("t", 1, (), None, RatingSettings(), deals=4, placement=1)
+    matchmaker = Matchmaker.__new__(Matchmaker)
+    matchmaker.settings, matchmaker.until_settled = settings, False
+    look = Look(order, [0.5] * (len(order) - 1), [1.0 + i for i in range(len(order) - 1)], [False] * len(order))
+    played = Counter({bot: 1 if bot in settling else 10 for bot in order})
+    return matchmaker._variant_tables(look, players, played, companies)
+
+
+def test_the_matchmaker_fills_tables_and_swaps_at_three_and_four_players():
+    """The loop that fills a table's other seats, at three and four players (two tables a round for eight bots at
+    four, two at three): each open pair's table is the pair and the bots nearest it, the same table once; a
+    settling newcomer's pairs, and one more pair a round, play a swapped table where one lags."""
+    order = ["a", "b", "c", "d", "e", "f", "g", "h"]  # se grows down the order: (g, h) is the widest
+    assert choices(4, order, set(), Companies()) == [(("e", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)")]
+    assert choices(3, order, set(), Companies()) == [(("f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)")]
+    companies = Companies()
+    for table in (["e", "f", "g", "h"], ["a", "d", "e", "f"], ["a", "c", "d", "e"]):
+        for _ in range(3):
+            companies.add(table)
+    assert choices(4, order, set(), companies) == [  # (g, h) met only together; f met {a, d, e} without g
+        (("e", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)"),
+        (("a", "d", "e", "g"), "order uncertain (LOS 0.50, se 6.00); g in the company f met")]
+    assert choices(4, order, {"d"}, companies) == [  # d settles: both its pairs swap
+        (("d", "f", "g", "h"), "settling the neighbours of d; d in the company e met"),
+        (("a", "c", "e", "f"), "settling the neighbours of d; c in the company d met")]
 
 
 LATE = """
@@ -160,13 +192,13 @@ def test_a_copy_added_late_ends_in_its_originals_tier(tmp_path, game, rules, fir
 @pytest.mark.slow
 def test_a_tournament_of_unbalanced_tables_rates_copies_alike(tmp_path):
     """A config that names its tables, each played a different number of deals: `twin` (a copy of `random`) met
-    `greedy` and `heuristic` in 20 deals, `random` in 150; the two share a tier."""
+    `greedy` and `heuristic` in 40 deals, `random` in 150; the two share a tier."""
     import arena
 
     table = lambda deals, *bots: {"game": "go_for_it", "rules": {"players": 3}, "deals": deals, "bots": list(bots)}
     run = arena.run({"name": "unbalanced", "seed": 7, "run": {"workers": 1},
                      "games": [table(150, "random", "greedy", "heuristic"), table(100, "random", "twin", "greedy"),
-                               table(20, "twin", "greedy", "heuristic")],
+                               table(40, "twin", "greedy", "heuristic")],
                      "bots": [{"name": "random"}, {"name": "greedy"}, {"name": "heuristic"},
                               {"name": "twin", "path": "random"}]}, out=tmp_path)
     rows = run.ratings.set_index("bot")

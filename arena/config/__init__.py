@@ -225,7 +225,7 @@ def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
 
 def rating_settings(raw: dict) -> RatingSettings:
     """The `[ratings]` table, checked."""
-    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability", "method"}, "ratings.")
+    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability", "method", "company_deals"}, "ratings.")
     method = raw.get("method", "batch")
     if method not in RATING_METHODS:
         raise ConfigError(f"ratings.method: must be one of {', '.join(RATING_METHODS)}, not {method!r}")
@@ -239,4 +239,7 @@ def rating_settings(raw: dict) -> RatingSettings:
     draw = raw.get("draw_probability", defaults.draw_probability)
     if not isinstance(draw, (int, float)) or isinstance(draw, bool) or not 0 <= draw < 1:
         raise ConfigError(f"ratings.draw_probability: must be a number in [0, 1), not {draw!r}")
-    return RatingSettings(float(mu), sigma, beta, tau, float(draw), method=method)
+    company_deals = raw.get("company_deals", defaults.company_deals)
+    if not isinstance(company_deals, int) or isinstance(company_deals, bool) or company_deals < 1:
+        raise ConfigError(f"ratings.company_deals: must be a whole number of at least 1, not {company_deals!r}")
+    return RatingSettings(float(mu), sigma, beta, tau, float(draw), method=method, company_deals=company_deals)

@@ -128,12 +128,17 @@ class RatingSettings:
     method: str = "batch"
     """"batch": the posterior given all games at once (order-free, no dynamics); "online": the
     package's update game by game in game-index order."""
+    company_deals: int = 40
+    """Three or more players: deals' worth of games from which a company (the bots at a table) counts as much
+    as any other in the batch fit (`arena.ratings.company`)."""
 
     def __post_init__(self) -> None:
         if self.method not in RATING_METHODS:
             raise ValueError(f"ratings: method must be one of {', '.join(RATING_METHODS)}, not {self.method!r}")
         if not (self.sigma > 0 and self.beta > 0 and self.tau >= 0):
             raise ValueError(f"ratings: need sigma > 0, beta > 0, tau >= 0, not {self}")
+        if not (isinstance(self.company_deals, int) and self.company_deals >= 1):
+            raise ValueError(f"ratings: company_deals must be a whole number of at least 1, not {self.company_deals!r}")
         if not 0 <= self.draw_probability < 1:
             raise ValueError(f"ratings: draw_probability must be in [0, 1), not {self.draw_probability!r}")
 

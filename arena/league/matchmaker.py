@@ -14,10 +14,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
    A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
-   pair plays a swapped table where one lags: of the companies one of the two met, the one the other met
-   least often, with the other in its place (so a late-comer meets the company its neighbour met, as the
-   ratings' equal weighting of companies needs); otherwise its table is filled with the bots nearest it in
-   the order.
+   pair's table is filled with the bots nearest it in the order; but a settling newcomer's pairs, and one
+   more pair a round, play a swapped table where one lags: of the companies one of the two met, the one the
+   other met least (up to `company_deals` deals), with the other in its place, so that a late-comer meets
+   the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
 or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
@@ -25,7 +25,6 @@ or, with `until_settled`, when every variant has no newcomer and every adjacent 
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -190,13 +189,19 @@ class Matchmaker:
             weights = [(0, look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
                        for i in range(len(order) - 1)]
         weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
-        for _, _, i, why in weights[:slots]:
-            swapped = _swapped_company(order[i], order[i + 1], companies, set(order)) if players > 2 else None
-            if swapped is not None:
-                table, have, lack = swapped
-                chosen.append((table, f"{why}; {lack} in the company {have} met"))
-            else:
-                chosen.append((_table_around(order, i, players, companies), why))
+        # At three or more players a settling newcomer's pairs, and one more pair a round, play a swapped table
+        # where one lags (`_swapped_company`); swapping every pair's table cost the matchmaker its lead.
+        enough = -(-self.settings.ratings.company_deals // settings.deals)  # tables that count in full
+        free = players > 2
+        for settling, _, i, why in weights[:slots]:
+            swapped = (_swapped_company(order[i], order[i + 1], companies, set(order), enough)
+                       if players > 2 and (settling or free) else None)
+            if swapped is None:
+                chosen.append((_table_around(order, i, players), why))
+                continue
+            free = free and bool(settling)
+            table, have, lack = swapped
+            chosen.append((table, f"{why}; {lack} in the company {have} met"))
         return _unique(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
@@ -303,25 +308,17 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     return f"# round {number} of the league {settings.name}\n" + toml_text(config)
 
 
-def _table_around(order: list[str], i: int, players: int, companies: Companies | None = None) -> tuple[str, ...]:
-    """The pair order[i], order[i + 1] and players - 2 more: of the bots nearest the pair in the order (twice as
-    many as the seats to fill), those whose company has been played least, nearest first among equals. So a pair
-    meets a spread of company rather than the same tablemates round after round (the ratings count every company
-    equally, `arena.ratings.company`)."""
-    near, below, above = [], i - 1, i + 2
-    while len(near) < 2 * (players - 2) and (below >= 0 or above < len(order)):
+def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
+    """The pair order[i], order[i + 1] and the players - 2 bots nearest it in the order."""
+    seats, below, above = [i, i + 1], i - 1, i + 2
+    while len(seats) < players:
         if above < len(order) and (below < 0 or (above - i - 1) <= (i - below)):
-            near.append(above)
+            seats.append(above)
             above += 1
         else:
-            near.append(below)
+            seats.append(below)
             below -= 1
-    options = [near[:players - 2]]
-    if companies is not None:
-        options = sorted(itertools.combinations(near, players - 2),
-                         key=lambda fill: (companies.count[tuple(sorted(order[s] for s in (i, i + 1, *fill)))],
-                                           sorted(near.index(s) for s in fill)))
-    return tuple(sorted(order[s] for s in (i, i + 1, *options[0])))
+    return tuple(sorted(order[s] for s in seats))
 
 
 @dataclass
@@ -338,22 +335,23 @@ class Companies:
             self.of.setdefault(bot, set()).add(table)
 
 
-def _swapped_company(a: str, b: str, companies: Companies, active: set[str]
+def _swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
                      ) -> tuple[tuple[str, ...], str, str] | None:
     """The table that seats one of the pair in the company the other met more often: of the companies played
     with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,
-    as (that table, the bot that met the company, the bot put in its place); None where no swapped table lags.
+    counting at most `enough` tables of either, as (that table, the bot that met the company, the bot put in
+    its place); None where no swapped table lags.
 
-    The ratings count every company equally at three or more players (`arena.ratings.company`): a bot then
-    stands on the same terms as its neighbour only once it has met the companies its neighbour met. Playing
-    the lagging swap first gives a late-comer the field's early company."""
+    The ratings count each company at most `company_deals` deals' worth at three or more players
+    (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often,
+    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company."""
     best = None
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
             if lack in table or not active.issuperset(table):
                 continue
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
-            behind = companies.count[table] - companies.count[swapped]
+            behind = min(companies.count[table], enough) - companies.count[swapped]
             if behind > 0 and (best is None or (-behind, swapped) < (-best[0], best[1])):
                 best = (behind, swapped, have, lack)
     return None if best is None else best[1:]

@@ -104,7 +104,7 @@ def _fit(variant, name_code: np.ndarray, upto: int | None):
         code = np.cumsum(present) - 1
         outcomes = Outcomes(code[outcomes.bots[played]], outcomes.drawn[played], outcomes.counts[played])
         deal_games = DealGames(deal_games.games[:, played], deal_games.keys)
-    outcomes, deal_games, _, _ = balanced(outcomes, deal_games)
+    outcomes, deal_games, _, _ = balanced(outcomes, deal_games, None, settings.company_deals)
     k = int(present.sum())
     batch = rate_outcomes(outcomes, k, settings)
     boot, _ = deal_bootstrap(outcomes, deal_games, variant.replicates, k, settings, batch)
@@ -116,7 +116,7 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     settings, k = variant.settings, len(names)
     bots, ranks, counts = variant.groups.since(checkpoint.games)
     grouped = group_outcomes(name_code[bots], ranks)  # tied bots in the order of their names, as in a fit
-    counts = counts * company_share(variant.groups.company_games, bots)  # as the fit of every game weighs them
+    counts = counts * company_share(variant.groups.company_games, bots, settings.company_deals)  # as the full fit
     outcomes = Outcomes(grouped.bots, grouped.drawn, np.bincount(grouped.game_group, counts).astype(np.float64))
     at = np.searchsorted(names, checkpoint.names)  # both in name order
     base_pi, base_tau = np.full(k, settings.sigma ** -2), np.full(k, settings.mu * settings.sigma ** -2)

@@ -370,7 +370,8 @@ class _Variant:
         k = len(names)
 
         outcomes, deal_games, points, progress_weights = self.groups.outcomes(name_code)
-        outcomes, deal_games, progress_weights, reweighted = balanced(outcomes, deal_games, progress_weights)
+        outcomes, deal_games, progress_weights, reweighted = balanced(outcomes, deal_games, progress_weights,
+                                                                       settings.company_deals)
         batch = rate_outcomes(outcomes, k, settings)
         boot, newton = deal_bootstrap(outcomes, deal_games, self.replicates, k, settings, batch)
         if self.online is not None:
