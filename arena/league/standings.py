@@ -65,18 +65,41 @@ def standing_frames(directory: Path, game: str | None = None,
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
     """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games): the rounds added
     one by one to running ratings, as the matchmaker's looks take them, not every earlier round read again."""
-    from arena.ratings.tables import RunningRatings
+    history = RatingHistory(directory)
+    history.add(snapshot(directory)[1])
+    return history.frame(game)
 
-    settings = load_settings(directory)
-    _, rounds = snapshot(directory)
-    running = RunningRatings(settings.ratings, replicates=HISTORY_REPLICATES, progress=False)
-    rows = []
-    for round_ in rounds:
-        for part in league_parts(directory, [round_], RATED_COLUMNS):
-            running.add(part)
-        for variant, rated in running.tables().items():
-            if game is not None and not (variant == game or variant.startswith(game + ":")):
+
+class RatingHistory:
+    """Each bot's rating after each finished round, kept up to date a round at a time: `arena league table
+    --history` reads every round once, and `arena league serve` adds only the rounds finished since its last
+    look."""
+
+    COLUMNS = ["round", "variant", "bot", "mu", "sigma", "games"]
+
+    def __init__(self, directory: Path) -> None:
+        from arena.ratings.tables import RunningRatings
+
+        self.directory = Path(directory)
+        self.running = RunningRatings(load_settings(directory).ratings, replicates=HISTORY_REPLICATES,
+                                      progress=False)
+        self.rows: list[tuple] = []
+        self.last_round = 0
+        """The last round added: rounds finish in order, so those up to it are in."""
+
+    def add(self, rounds: list[RoundRow]) -> None:
+        """Adds the finished rounds not yet added (in round order, as the running ratings need game order)."""
+        for round_ in sorted(rounds, key=lambda r: r.number):
+            if round_.number <= self.last_round:
                 continue
-            for row in rated.table.itertuples(index=False):
-                rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
-    return pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])
+            for part in league_parts(self.directory, [round_], RATED_COLUMNS):
+                self.running.add(part)
+            for variant, rated in self.running.tables().items():
+                for row in rated.table.itertuples(index=False):
+                    self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
+            self.last_round = round_.number
+
+    def frame(self, game: str | None = None) -> pd.DataFrame:
+        """The history so far, of every variant or only those of `game` (a game id or variant label)."""
+        rows = [r for r in self.rows if game is None or r[1] == game or r[1].startswith(game + ":")]
+        return pd.DataFrame(rows, columns=self.COLUMNS)
