@@ -72,7 +72,7 @@ def create_app(directory: Path, *, play: bool = False, workers: int | None = Non
 
         thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
         thread.start()
-        loop = PlayLoop(directory, workers, address) if play else None
+        loop = PlayLoop(directory, workers, address, settled=views.refresh) if play else None
         if loop:
             loop.start()
         app.state.loop = loop

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.league.catalog import Catalog
@@ -26,8 +27,12 @@ class Stopped(Exception):
 class PlayLoop:
     """Plays the league in a daemon thread until `stop()`."""
 
-    def __init__(self, directory: Path, workers: int | None = None, address: str | None = None) -> None:
+    def __init__(self, directory: Path, workers: int | None = None, address: str | None = None,
+                 settled: Callable[[], object] = lambda: None) -> None:
         self.directory, self.workers, self.address = Path(directory), workers, address
+        self.settled = settled
+        """Called when play stops, before `playing` turns false: the server reads the league's last rounds, so
+        an idle server never shows less than the league holds."""
         self.playing = False
         """Whether a round is being played now (`/api/health`)."""
         self.failure: str | None = None
@@ -36,7 +41,8 @@ class PlayLoop:
         self._thread = threading.Thread(target=self._run, name="arena-league-play", daemon=True)
 
     def start(self) -> None:
-        """Starts the loop."""
+        """Starts the loop (playing from the start: the first look for a round is part of play)."""
+        self.playing = True
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -65,7 +71,10 @@ class PlayLoop:
                 print(f"error: the league stopped playing: {self.failure}", file=sys.stderr)
                 return
             finally:
-                self.playing = False
+                try:
+                    self.settled()
+                finally:
+                    self.playing = False
             # settled (or too few bots to make a table): wait for the bots to change
             while not self._stop.wait(WAKE_SECONDS) and self._bots() == bots:
                 pass
