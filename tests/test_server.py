@@ -295,3 +295,17 @@ def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_dra
                       "document.querySelectorAll('#history-chart .scatterlayer .point').length > 0",
                       "document.querySelectorAll('#history-chart .scatterlayer .point').length", timeout=60)
         assert chart.ready and chart.probe >= 2 and not chart.exceptions and not chart.console_errors
+
+
+def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path):
+    from arena.server.views import LeagueViews
+
+    league = make_league(tmp_path, "random", "greedy")
+    views = LeagueViews(league)
+    empty = views.refresh()
+    assert views.refresh() is empty, "nothing finished: the same view, nothing computed again"
+    arena("league", "play", league, "--no-progress")
+    first = views.refresh()
+    assert first is not empty and len(first.rounds) == 1 and views.refresh() is first
+    arena("league", "add", league, "heuristic", "--no-sandbox", "--games", "1")
+    assert views.refresh().bot("heuristic") is not None, "a bot added is a new view"

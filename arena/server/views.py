@@ -58,14 +58,14 @@ class View:
                 for variant, frame in self.frames.items()}
 
     def bot_games(self, label: str) -> pd.DataFrame:
-        """The bot's games, newest first, with its own seat, score and place."""
+        """The bot's games, newest first, with its own seat, score and place (1: first; the ranks count from 0)."""
         games = self.games
         if games.empty:
             return games.assign(seat=[], score=[], place=[])
         seats = games["players"].map(lambda players: list(players).index(label) if label in players else -1)
         mine = games[seats >= 0].assign(seat=seats[seats >= 0])
         mine = mine.assign(score=[s[i] for s, i in zip(mine["scores"], mine["seat"], strict=True)],
-                           place=[r[i] for r, i in zip(mine["ranks"], mine["seat"], strict=True)])
+                           place=[r[i] + 1 for r, i in zip(mine["ranks"], mine["seat"], strict=True)])
         return mine.iloc[::-1]
 
     def forfeits(self, label: str) -> pd.DataFrame:
