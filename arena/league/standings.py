@@ -87,17 +87,21 @@ class RatingHistory:
         self.last_round = 0
         """The last round added: rounds finish in order, so those up to it are in."""
 
-    def add(self, rounds: list[RoundRow]) -> None:
-        """Adds the finished rounds not yet added (in round order, as the running ratings need game order)."""
-        for round_ in sorted(rounds, key=lambda r: r.number):
-            if round_.number <= self.last_round:
-                continue
+    def add(self, rounds: list[RoundRow], points: int | None = None) -> None:
+        """Adds the finished rounds not yet added (in round order, as the running ratings need game order), with a
+        point after each; with `points`, after every k-th of them and the last, at most `points` points (each
+        point is a fit: a server that meets a long league, or rounds that finish faster than it looks, thins
+        them)."""
+        new = [r for r in sorted(rounds, key=lambda r: r.number) if r.number > self.last_round]
+        every = max(1, -(-len(new) // points)) if points else 1
+        for k, round_ in enumerate(new, 1):
             for part in league_parts(self.directory, [round_], RATED_COLUMNS):
                 self.running.add(part)
-            for variant, rated in self.running.tables().items():
-                for row in rated.table.itertuples(index=False):
-                    self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
             self.last_round = round_.number
+            if k % every == 0 or k == len(new):
+                for variant, rated in self.running.tables().items():
+                    for row in rated.table.itertuples(index=False):
+                        self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
 
     def frame(self, game: str | None = None) -> pd.DataFrame:
         """The history so far, of every variant or only those of `game` (a game id or variant label)."""

@@ -13,6 +13,7 @@ import math
 import socket
 import sys
 import threading
+import time
 from collections import OrderedDict
 from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
@@ -64,11 +65,16 @@ def create_app(directory: Path, *, play: bool = False, workers: int | None = Non
         stop = threading.Event()
 
         def refresher() -> None:  # the one place that looks at the catalog: requests only read `views.current`
-            while not stop.wait(REFRESH_SECONDS):
+            pause = REFRESH_SECONDS
+            while not stop.wait(pause):
+                started = time.monotonic()
                 try:
                     views.refresh()
                 except Exception as error:  # noqa: BLE001 - a failed look keeps the last view; the next may work
                     print(f"warning: could not read the league: {type(error).__name__}: {error}", file=sys.stderr)
+                # rounds that finish faster than the standings are computed get one view for several: the
+                # computing takes at most a third of the time, and play and the requests keep the rest
+                pause = max(REFRESH_SECONDS, 2 * (time.monotonic() - started))
 
         thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
         thread.start()
@@ -101,15 +107,17 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
     separate `arena league play` is refused meanwhile). Prints the address once it listens."""
     import uvicorn
 
+    from arena.league import load_settings
     from arena.league.play import play_lock
 
     directory = Path(directory)
-    views_check = LeagueViews(directory)  # a bad directory is one line before anything listens
+    settings = load_settings(directory)  # a bad directory is one line before anything listens
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
+        listener.listen(2048)  # connections made from now on wait for uvicorn rather than being refused
     except OSError as error:
         listener.close()
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
@@ -117,7 +125,7 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
         app = create_app(directory, play=play, workers=workers, address=address)
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
-        print(f"serving the league {views_check.settings.name!r} at http://{shown}:{bound}/"
+        print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
               f"{' and playing it' if play else ''}", flush=True)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", workers=1))
         server.run(sockets=[listener])

@@ -23,6 +23,8 @@ GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "terminat
 """The columns of the games a bot page lists (its recent games and its forfeits)."""
 RECENT_GAMES = 20
 """Games on a bot's page, newest first."""
+HISTORY_POINTS = 60
+"""Points of rating history computed for the rounds a server finds when it starts (every k-th round)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ class LeagueViews:
                 if parts:
                     self.game_frames.append(pd.concat(parts, ignore_index=True))
             self.read_rounds |= {r.number for r in new}
-            self.history.add(rounds)
+            # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at start
+            self.history.add(rounds, points=HISTORY_POINTS if not self.key else 1)
             rated, frames = standing_frames(self.directory, taken=(bots, rounds)) if rounds else ({}, {})
             games = (pd.concat(self.game_frames, ignore_index=True).sort_values("game_index", kind="stable")
                      if self.game_frames else pd.DataFrame(columns=GAME_COLUMNS))
