@@ -297,11 +297,12 @@ def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_dra
         assert chart.ready and chart.probe >= 2 and not chart.exceptions and not chart.console_errors
 
 
-def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path):
+def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path, request):
     from arena.server.views import LeagueViews
 
     league = make_league(tmp_path, "random", "greedy")
     views = LeagueViews(league)
+    request.addfinalizer(views.close)
     empty = views.refresh()
     assert views.refresh() is empty, "nothing finished: the same view, nothing computed again"
     arena("league", "play", league, "--no-progress")

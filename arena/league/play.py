@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 
@@ -28,8 +29,9 @@ LOCK_FILE = "play.lock"
 
 
 @contextmanager
-def play_lock(directory: Path) -> Iterator[None]:
-    """Holds the league's play lock, or refuses at once when another `play` holds it."""
+def play_lock(directory: Path) -> Iterator[IO]:
+    """Holds the league's play lock, or refuses at once when another `play` holds it. Yields the locked file: a
+    child process handed it holds the lock too, until both have closed it."""
     handle = open(Path(directory) / LOCK_FILE, "a+")
     try:
         try:
@@ -37,7 +39,7 @@ def play_lock(directory: Path) -> Iterator[None]:
         except BlockingIOError:
             raise LeagueError(f"{directory}: another `arena league play` (or `serve --play`) is "
                               "playing this league; wait for it to finish") from None
-        yield
+        yield handle
     finally:
         handle.close()
 

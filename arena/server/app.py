@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 
@@ -53,10 +54,10 @@ templates.env.filters["interval"] = interval
 templates.env.globals["poll_seconds"] = POLL_SECONDS
 
 
-def create_app(directory: Path, *, play: bool = False, workers: int | None = None,
+def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
                address: str | None = None) -> Starlette:
-    """The app serving the league in `directory`; with `play`, its lifespan plays the league in a thread (the
-    caller holds `play.lock`)."""
+    """The app serving the league in `directory`; given `lock_fd` (the caller's locked `play.lock`), its
+    lifespan keeps the league played too."""
     views = LeagueViews(directory)
 
     @asynccontextmanager
@@ -78,7 +79,7 @@ def create_app(directory: Path, *, play: bool = False, workers: int | None = Non
 
         thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
         thread.start()
-        loop = PlayLoop(directory, workers, address, settled=views.refresh) if play else None
+        loop = PlayLoop(directory, lock_fd, workers, address, settled=views.refresh) if lock_fd is not None else None
         if loop:
             loop.start()
         app.state.loop = loop
@@ -88,6 +89,8 @@ def create_app(directory: Path, *, play: bool = False, workers: int | None = Non
             stop.set()
             if loop:
                 loop.stop()
+            thread.join(REFRESH_SECONDS + 60)
+            views.close()
 
     app = Starlette(routes=[
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
@@ -97,7 +100,7 @@ def create_app(directory: Path, *, play: bool = False, workers: int | None = Non
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
-    app.state.views, app.state.loop, app.state.replays = views, None, OrderedDict()
+    app.state.views, app.state.loop, app.state.replays, app.state.rendered = views, None, OrderedDict(), {}
     return app
 
 
@@ -113,7 +116,9 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
     directory = Path(directory)
     settings = load_settings(directory)  # a bad directory is one line before anything listens
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it every answer
+    # on a kept-alive connection waited 40 ms for the client's delayed ACK of its headers
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
@@ -121,8 +126,9 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
     except OSError as error:
         listener.close()
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    with play_lock(directory) if play else nullcontext():
-        app = create_app(directory, play=play, workers=workers, address=address)
+    with play_lock(directory) if play else nullcontext() as lock:
+        app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
+        app.state.views.refresh()  # the league read before the address is printed: the first answers are whole
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
@@ -137,40 +143,54 @@ def _view(request: Request) -> View:
     return request.app.state.views.current
 
 
-def _page(request: Request, name: str, fragment: str, **context) -> Response:
+def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> str:
+    """What `make` renders of the current view, rendered once a view: every reader of a view gets the same
+    bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings."""
+    view, kept = _view(request), request.app.state.rendered
+    if kept.get("version") != view.version:
+        kept.clear()
+        kept["version"] = view.version
+    if key not in kept:
+        kept[key] = make(view)
+    return kept[key]
+
+
+def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
     """The page, or only its live part when htmx asks for it; 204 (nothing to swap) when the view the page
     shows (`since`) is still the current one."""
     view = _view(request)
-    version = view.version
     if request.headers.get("HX-Request") == "true":
-        if request.query_params.get("since") == str(version):
+        if request.query_params.get("since") == str(view.version):
             return Response(status_code=204, headers={"Vary": "HX-Request"})
         name = fragment
-    return templates.TemplateResponse(request, name, {"view": view, "version": version, **context},
-                                      headers={"Vary": "HX-Request"})
+    text = _rendered(request, (name, request.url.path), lambda view: templates.get_template(name).render(
+        view=view, version=view.version, **context(view)))
+    return HTMLResponse(text, headers={"Vary": "HX-Request"})
+
+
+def _leaderboard_context(view: View) -> dict:
+    rated = {label for frame in view.frames.values() for label in frame["bot"]}
+    return {"places": {variant: places(frame["pl_rank"]) for variant, frame in view.frames.items()},
+            "unrated": [b for b in view.bots if b.label not in rated]}
 
 
 async def leaderboard(request: Request) -> Response:
     """`/`: the standing table of each variant."""
-    view = _view(request)
-    places_by_variant = {v: places(f["pl_rank"]) for v, f in view.frames.items()}
-    rated = {label for f in view.frames.values() for label in f["bot"]}
-    return _page(request, "leaderboard.html", "_standings.html", places=places_by_variant,
-                 unrated=[b for b in view.bots if b.label not in rated])
+    return _page(request, "leaderboard.html", "_standings.html", _leaderboard_context)
 
 
 async def bot_page(request: Request) -> Response:
     """`/bots/{label}`: versions, rating history, head-to-head, recent games and forfeits."""
-    view, label = _view(request), request.path_params["label"]
-    bot = view.bot(label)
-    if bot is None:
+    label = request.path_params["label"]
+    if _view(request).bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
-    return _page(request, "bot.html", "_bot.html", bot=bot, **_bot_context(view, label))
+    return _page(request, "bot.html", "_bot.html", lambda view: {"bot": view.bot(label),
+                                                                 **_bot_context(view, label)})
 
 
 async def rounds_page(request: Request) -> Response:
     """`/rounds`: the round log, newest first, with why each table was chosen."""
-    return _page(request, "rounds.html", "_rounds.html")
+    return _page(request, "rounds.html", "_rounds.html", lambda view: {})
 
 
 async def game_page(request: Request) -> Response:
@@ -239,8 +259,9 @@ async def api_health(request: Request) -> Response:
 
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
-    view = _view(request)
-    return JSONResponse({"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()})
+    text = _rendered(request, ("api", "standings"), lambda view: json.dumps(
+        {"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()}))
+    return Response(text, media_type="application/json")
 
 
 async def api_bot(request: Request) -> Response:

@@ -8,7 +8,11 @@ every answer stands on one snapshot however the league moves meanwhile.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +22,7 @@ from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.play import league_parts
 from arena.league.standings import RatingHistory, snapshot, standing_frames
+from arena.server.orphans import die_with
 
 GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
 """The columns of the games a bot page lists (its recent games and its forfeits)."""
@@ -96,7 +101,6 @@ class LeagueViews:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.settings = load_settings(self.directory)
-        self.history = RatingHistory(self.directory)
         self.game_frames: list[pd.DataFrame] = []
         self.read_rounds: set[int] = set()
         """The rounds whose games are in `game_frames`."""
@@ -104,6 +108,7 @@ class LeagueViews:
         self.current = View(self.settings.name)
         self.lock = threading.Lock()
         """One refresh at a time (the refresher thread and a test's `refresh()`)."""
+        self.pool: ProcessPoolExecutor | None = None
 
     def refresh(self) -> View:
         """Looks at the catalog once; builds a new view if a round finished or a bot changed. Returns the
@@ -119,12 +124,47 @@ class LeagueViews:
                 if parts:
                     self.game_frames.append(pd.concat(parts, ignore_index=True))
             self.read_rounds |= {r.number for r in new}
-            # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at start
-            self.history.add(rounds, points=HISTORY_POINTS if not self.key else 1)
-            rated, frames = standing_frames(self.directory, taken=(bots, rounds)) if rounds else ({}, {})
+            rated, frames, history = self._compute(bots, rounds)
             games = (pd.concat(self.game_frames, ignore_index=True).sort_values("game_index", kind="stable")
                      if self.game_frames else pd.DataFrame(columns=GAME_COLUMNS))
-            self.current = View(self.settings.name, self.current.version + 1, bots, rounds, rated, frames,
-                                self.history.frame(), games)
+            self.current = View(self.settings.name, self.current.version + 1, bots, rounds, rated, frames, history,
+                                games)
             self.key = key
             return self.current
+
+    def _compute(self, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
+        """The ratings of a snapshot, computed in a process of their own: in a thread of the server they held the
+        interpreter's lock for seconds at a time, and every request waited behind them."""
+        for attempt in (1, 2):  # a computing process that died is replaced once, its history computed again
+            if self.pool is None:
+                self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=die_with, initargs=(os.getpid(),))
+            try:
+                return self.pool.submit(compute, str(self.directory), bots, rounds).result()
+            except BrokenProcessPool:
+                self.pool = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Ends the computing process."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+
+_histories: dict[str, RatingHistory] = {}
+"""In the computing process: the rating history of each league computed there, kept between snapshots."""
+
+
+def compute(directory: str, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
+    """In the computing process: the rating tables, the standing tables and the rating history of a snapshot."""
+    history = _histories.get(directory)
+    first = history is None
+    if first:
+        history = _histories[directory] = RatingHistory(Path(directory))
+    # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start
+    history.add(rounds, points=HISTORY_POINTS if first else 1)
+    rated, frames = standing_frames(Path(directory), taken=(bots, rounds)) if rounds else ({}, {})
+    return rated, frames, history.frame()
