@@ -8,7 +8,7 @@ and played to `--warm-games` games by `arena league play`. Then, in the same run
 
 1. `arena league play` alone for `--seconds` (then SIGKILLed: the league is kill-safe), counting the games of
    the rounds finished meanwhile;
-2. `arena league serve --play` for `--seconds`, while `--clients` concurrent loopback clients (httpx, one
+2. `arena league serve --play` for `--seconds`, while `--clients` concurrent loopback clients (0: none) (httpx, one
    asyncio task each) read `/` and `/api/standings` in turn as fast as they are answered: the games of the
    rounds finished meanwhile, and each request's latency.
 
@@ -127,7 +127,11 @@ def serve_under_readers(league: Path, seconds: float, clients: int) -> tuple[flo
     try:
         base = re.search(r"http://[^/]+", process.stdout.readline())[0]
         before = finished_games(league)
-        latencies = asyncio.run(readers(base, clients, seconds))
+        if clients:
+            latencies = asyncio.run(readers(base, clients, seconds))
+        else:  # `--clients 0`: what serving costs play with nobody reading
+            time.sleep(seconds)
+            latencies = {path: [] for path in PATHS}
         return (finished_games(league) - before) / seconds, latencies
     finally:
         process.send_signal(signal.SIGKILL)
@@ -150,6 +154,8 @@ def main() -> None:
         served, latencies = serve_under_readers(league, args.seconds, args.clients)
         print(f"league: {finished_games(league):,} games at the end")
         for path, found in latencies.items():
+            if not found:
+                continue
             ms = np.array(found) * 1000
             print(f"GET {path:15} {len(ms):7,} requests  p50 {np.percentile(ms, 50):7.1f} ms  "
                   f"p99 {np.percentile(ms, 99):7.1f} ms  worst {ms.max():7.1f} ms")

@@ -177,7 +177,10 @@ def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
         standings = client.get("/api/standings").json()
         assert (standings["rounds"], standings["games"]) == (len(rounds), games)
         rows = standings["variants"]["caterpillar"]
-        assert [(r["bot"], r["mu"], r["games"]) for r in rows] == [(r["bot"], r["mu"], r["games"]) for r in table]
+        assert [(r["bot"], r["games"], r["rank"]) for r in rows] == [(r["bot"], r["games"], r["rank"]) for r in table]
+        for served_row, row in zip(rows, table, strict=True):  # running sums, equal to rating every game again
+            assert served_row["mu"] == pytest.approx(row["mu"], abs=1e-9)
+            assert served_row["mu_lo"] == pytest.approx(row["mu_lo"], abs=1e-9)
 
         board = client.get("/").text
         assert all(f"/bots/{r['bot']}" in board for r in rows) and "win rate" not in board.split("</p>", 1)[1]

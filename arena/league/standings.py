@@ -50,6 +50,12 @@ def standing_frames(directory: Path, game: str | None = None,
 
     bots, rounds = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
+    return rated, with_bots(rated, bots)
+
+
+def with_bots(rated: dict, bots: list[BotRow]) -> dict[str, pd.DataFrame]:
+    """Each variant's rating table (of `rated`, VariantRatings by variant) with each bot's version, status and
+    added date beside its name."""
     by_label = {b.label: b for b in bots}
     frames = {}
     for variant, ratings in rated.items():
@@ -59,7 +65,7 @@ def standing_frames(directory: Path, game: str | None = None,
         table.insert(position + 1, "status", [by_label[b].status if b in by_label else "" for b in table["bot"]])
         table.insert(position + 2, "added", [by_label[b].added if b in by_label else "" for b in table["bot"]])
         frames[variant] = table
-    return rated, frames
+    return frames
 
 
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:

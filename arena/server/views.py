@@ -21,7 +21,9 @@ import pandas as pd
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.play import league_parts
-from arena.league.standings import RatingHistory, snapshot, standing_frames
+from arena.league.standings import RatingHistory, snapshot, with_bots
+from arena.ratings.tables import RunningRatings
+from arena.results import RATED_COLUMNS
 from arena.server.orphans import die_with
 
 GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
@@ -154,17 +156,35 @@ class LeagueViews:
             self.pool = None
 
 
-_histories: dict[str, RatingHistory] = {}
-"""In the computing process: the rating history of each league computed there, kept between snapshots."""
+@dataclass
+class _Running:
+    """In the computing process: a league's ratings and rating history so far, a round at a time."""
+
+    ratings: RunningRatings
+    history: RatingHistory
+    last_round: int = 0
+
+
+_leagues: dict[str, _Running] = {}
+"""In the computing process: the running ratings of each league computed there, kept between snapshots."""
 
 
 def compute(directory: str, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
-    """In the computing process: the rating tables, the standing tables and the rating history of a snapshot."""
-    history = _histories.get(directory)
-    first = history is None
+    """In the computing process: the rating tables, the standing tables and the rating history of a snapshot.
+    Only the rounds finished since the last snapshot are read: the running sums take them, and the tables are
+    the fit of those sums (equal to rating every game again: `arena league table` does)."""
+    running = _leagues.get(directory)
+    first = running is None
     if first:
-        history = _histories[directory] = RatingHistory(Path(directory))
+        settings = load_settings(Path(directory))
+        running = _leagues[directory] = _Running(RunningRatings(settings.ratings, progress=False),
+                                                 RatingHistory(Path(directory)))
+    new = [r for r in rounds if r.number > running.last_round]
+    for round_ in new:
+        for part in league_parts(Path(directory), [round_], RATED_COLUMNS):
+            running.ratings.add(part)
+        running.last_round = round_.number
     # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start
-    history.add(rounds, points=HISTORY_POINTS if first else 1)
-    rated, frames = standing_frames(Path(directory), taken=(bots, rounds)) if rounds else ({}, {})
-    return rated, frames, history.frame()
+    running.history.add(rounds, points=HISTORY_POINTS if first else 1)
+    rated = running.ratings.tables() if rounds else {}
+    return rated, with_bots(rated, bots), running.history.frame()
