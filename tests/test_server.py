@@ -313,3 +313,38 @@ def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path, re
     assert first is not empty and len(first.rounds) == 1 and views.refresh() is first
     arena("league", "add", league, "heuristic", "--no-sandbox", "--games", "1")
     assert views.refresh().bot("heuristic") is not None, "a bot added is a new view"
+
+
+QUITTER = '''
+import os
+from arena.bots import Bot
+
+
+class Quitter(Bot):
+    """Random moves, except that it raises on its first move where QUITTER_RAISES is set (in the server only)."""
+
+    name = "quitter"
+    games = {"caterpillar"}
+
+    def reset(self, game_id, seat, rules, rng):
+        self.rng = rng
+
+    def act(self, observation):
+        if os.environ.get("QUITTER_RAISES"):
+            raise RuntimeError("asked to give up")
+        return self.rng.choice(observation.legal_moves)
+'''
+
+
+def test_a_bots_forfeits_show_with_their_reasons(tmp_path, monkeypatch):
+    league = make_league(tmp_path, "random")
+    (tmp_path / "quitter.py").write_text(QUITTER)
+    arena("league", "add", league, f"{tmp_path / 'quitter.py'}:Quitter", "--no-sandbox", "--games", "1")
+    monkeypatch.setenv("QUITTER_RAISES", "1")  # for the server and the play it starts, not for the checks above
+    with served(league) as (_, client):
+        wait_for(lambda: client.get("/api/health").json()["games"], "a round is played")
+        forfeits = client.get("/api/bots/quitter").json()["forfeits"]
+        assert forfeits and all("asked to give up" in f["fault"] for f in forfeits)
+        assert not client.get("/api/bots/random").json()["forfeits"]
+        page = client.get("/bots/quitter").text
+        assert "asked to give up" in page.split("<h2>Forfeits</h2>")[1]
