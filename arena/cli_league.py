@@ -191,8 +191,8 @@ def league_serve(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
     host: Annotated[str, typer.Option(help="The address to listen on (the default: this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on (0: any free one).", min=0, max=65535)] = 8000,
-    play: Annotated[bool, typer.Option(help="Play the league in this process as well (--no-play: only serve "
-                                            "it).")] = True,
+    play: Annotated[bool, typer.Option(help="Keep playing the league while serving it, holding play.lock "
+                                            "(--no-play: only serve it).")] = True,
     workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
     address: Annotated[str | None, typer.Option(help="Play on the Ray cluster at this address (host:port).")] = None,
 ) -> None:
