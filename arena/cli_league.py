@@ -184,3 +184,27 @@ def league_report(directory: Annotated[Path, typer.Argument(metavar="DIR", help=
     with league_errors():
         path = write_league_report(directory)
     typer.echo(f"wrote {path}")
+
+
+@league_app.command("serve")
+def league_serve(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    host: Annotated[str, typer.Option(help="The address to listen on (the default: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on (0: any free one).", min=0, max=65535)] = 8000,
+    play: Annotated[bool, typer.Option(help="Keep playing the league while serving it, holding play.lock "
+                                            "(--no-play: only serve it).")] = True,
+    workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
+    address: Annotated[str | None, typer.Option(help="Play on the Ray cluster at this address (host:port).")] = None,
+) -> None:
+    """Serve the league over HTTP (leaderboard, bot pages, round log, replays, a JSON API) and, unless --no-play,
+    keep playing it: idle once every variant is settled, awake again when a bot is added.
+
+    Example: arena league serve club --port 8000
+    """
+    from arena.server.app import serve
+
+    with league_errors():
+        try:
+            serve(directory, host=host, port=port, play=play, workers=workers, address=address)
+        except KeyboardInterrupt:
+            pass

@@ -141,9 +141,10 @@ class DevTools:
         self.log.close()
 
 
-def visit(path: Path, ready: str, probe: str, *, settle: str | None = None, width: int = 1280, height: int = 900,
-          timeout: float = 60, executable: str | None = None) -> Visit:
-    """Opens a local file, waits until `ready` is true, evaluates `probe`, takes a full-page PNG.
+def visit(path: Path | str, ready: str, probe: str, *, settle: str | None = None, width: int = 1280,
+          height: int = 900, timeout: float = 60, executable: str | None = None) -> Visit:
+    """Opens a local file (or an http:// address), waits until `ready` is true, evaluates `probe`, takes a
+    full-page PNG.
 
     For the screenshot the viewport grows to the page's full height, and the `settle` expression
     (a promise, e.g. plotly redrawing at the new size) is awaited first.
@@ -154,7 +155,8 @@ def visit(path: Path, ready: str, probe: str, *, settle: str | None = None, widt
     with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
         tools = DevTools(executable, profile, timeout)
         try:
-            return _visit(tools, Path(path).resolve().as_uri(), ready, probe, settle, width, height)
+            url = path if str(path).startswith("http://") else Path(path).resolve().as_uri()
+            return _visit(tools, url, ready, probe, settle, width, height)
         finally:
             tools.close()
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 
@@ -28,16 +29,17 @@ LOCK_FILE = "play.lock"
 
 
 @contextmanager
-def play_lock(directory: Path) -> Iterator[None]:
-    """Holds the league's play lock, or refuses at once when another `play` holds it."""
+def play_lock(directory: Path) -> Iterator[IO]:
+    """Holds the league's play lock, or refuses at once when another `play` holds it. Yields the locked file: a
+    child process handed it holds the lock too, until both have closed it."""
     handle = open(Path(directory) / LOCK_FILE, "a+")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LeagueError(f"{directory}: another `arena league play` is playing this league; "
-                              "wait for it to finish") from None
-        yield
+            raise LeagueError(f"{directory}: another `arena league play` (or `serve --play`) is "
+                              "playing this league; wait for it to finish") from None
+        yield handle
     finally:
         handle.close()
 
@@ -61,17 +63,19 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
 
 def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
                 workers: int | None = None, address: str | None = None,
-                on_progress: Callable[..., None] | None = None, planner: type[Matchmaker] = Matchmaker) -> PlayReport:
+                on_progress: Callable[..., None] | None = None, planner: type[Matchmaker] = Matchmaker,
+                lock: bool = True) -> PlayReport:
     """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round. The
     matchmaker (or `planner`, a class of its kind: benchmarks/league.py compares random tables) is the planner
-    of the tournament runner's loop (arena.runner.execute)."""
+    of the tournament runner's loop (arena.runner.execute). `lock=False`: the caller holds `play_lock` already
+    (`arena league serve` holds it as long as it runs)."""
     from arena.runner import execute, make_pool
 
     directory = Path(directory)
     settings = load_settings(directory)
     if games is None and rounds is None and not until_settled:
         rounds = 1
-    with play_lock(directory):
+    with play_lock(directory) if lock else nullcontext():
         catalog = Catalog(directory)
         try:
             run = RunDir(directory)

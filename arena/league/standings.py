@@ -50,6 +50,12 @@ def standing_frames(directory: Path, game: str | None = None,
 
     bots, rounds = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
+    return rated, with_bots(rated, bots)
+
+
+def with_bots(rated: dict, bots: list[BotRow]) -> dict[str, pd.DataFrame]:
+    """Each variant's rating table (of `rated`, VariantRatings by variant) with each bot's version, status and
+    added date beside its name."""
     by_label = {b.label: b for b in bots}
     frames = {}
     for variant, ratings in rated.items():
@@ -59,24 +65,51 @@ def standing_frames(directory: Path, game: str | None = None,
         table.insert(position + 1, "status", [by_label[b].status if b in by_label else "" for b in table["bot"]])
         table.insert(position + 2, "added", [by_label[b].added if b in by_label else "" for b in table["bot"]])
         frames[variant] = table
-    return rated, frames
+    return frames
 
 
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
     """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games): the rounds added
     one by one to running ratings, as the matchmaker's looks take them, not every earlier round read again."""
-    from arena.ratings.tables import RunningRatings
+    history = RatingHistory(directory)
+    history.add(snapshot(directory)[1])
+    return history.frame(game)
 
-    settings = load_settings(directory)
-    _, rounds = snapshot(directory)
-    running = RunningRatings(settings.ratings, replicates=HISTORY_REPLICATES, progress=False)
-    rows = []
-    for round_ in rounds:
-        for part in league_parts(directory, [round_], RATED_COLUMNS):
-            running.add(part)
-        for variant, rated in running.tables().items():
-            if game is not None and not (variant == game or variant.startswith(game + ":")):
-                continue
-            for row in rated.table.itertuples(index=False):
-                rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
-    return pd.DataFrame(rows, columns=["round", "variant", "bot", "mu", "sigma", "games"])
+
+class RatingHistory:
+    """Each bot's rating after each finished round, kept up to date a round at a time: `arena league table
+    --history` reads every round once, and `arena league serve` adds only the rounds finished since its last
+    look."""
+
+    COLUMNS = ["round", "variant", "bot", "mu", "sigma", "games"]
+
+    def __init__(self, directory: Path) -> None:
+        from arena.ratings.tables import RunningRatings
+
+        self.directory = Path(directory)
+        self.running = RunningRatings(load_settings(directory).ratings, replicates=HISTORY_REPLICATES,
+                                      progress=False)
+        self.rows: list[tuple] = []
+        self.last_round = 0
+        """The last round added: rounds finish in order, so those up to it are in."""
+
+    def add(self, rounds: list[RoundRow], points: int | None = None) -> None:
+        """Adds the finished rounds not yet added (in round order, as the running ratings need game order), with a
+        point after each; with `points`, after every k-th of them and the last, at most `points` points (each
+        point is a fit: a server that meets a long league, or rounds that finish faster than it looks, thins
+        them)."""
+        new = [r for r in sorted(rounds, key=lambda r: r.number) if r.number > self.last_round]
+        every = max(1, -(-len(new) // points)) if points else 1
+        for k, round_ in enumerate(new, 1):
+            for part in league_parts(self.directory, [round_], RATED_COLUMNS):
+                self.running.add(part)
+            self.last_round = round_.number
+            if k % every == 0 or k == len(new):
+                for variant, rated in self.running.tables().items():
+                    for row in rated.table.itertuples(index=False):
+                        self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
+
+    def frame(self, game: str | None = None) -> pd.DataFrame:
+        """The history so far, of every variant or only those of `game` (a game id or variant label)."""
+        rows = [r for r in self.rows if game is None or r[1] == game or r[1].startswith(game + ":")]
+        return pd.DataFrame(rows, columns=self.COLUMNS)

@@ -1,0 +1,318 @@
+"""The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
+a JSON API over the same data, errors as one line, and a lifespan that owns the refresher and the play loop.
+
+Why Starlette and not FastAPI: the server has eight GET routes whose only parameters are a label, a game index
+and `after`; FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is
+Starlette underneath. uvicorn serves it, with one worker: the process is the league's one writer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import asynccontextmanager, nullcontext
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from arena.display import places
+from arena.league.catalog import LeagueError
+from arena.server.player import PlayLoop
+from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
+from arena.server.views import RECENT_GAMES, LeagueViews, View
+
+HERE = Path(__file__).parent
+REPORT_STATIC = HERE.parent / "report" / "static"
+"""plotly.js's cartesian bundle, which the run report ships too."""
+POLL_SECONDS = 2
+"""How often an open page asks for its live part (only while the tab is visible)."""
+REFRESH_SECONDS = 1.0
+"""How often the server looks at the catalog for a finished round or a changed bot."""
+
+templates = Jinja2Templates(directory=HERE / "templates")
+
+
+def interval(value: float, lo: float, hi: float, digits: int) -> str:
+    """`value [lo, hi]` with a dash for an undefined bound, as `arena league table` writes it."""
+    bound = lambda x: "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+    return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
+
+
+templates.env.filters["interval"] = interval
+templates.env.globals["poll_seconds"] = POLL_SECONDS
+
+
+def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
+               address: str | None = None) -> Starlette:
+    """The app serving the league in `directory`; given `lock_fd` (the caller's locked `play.lock`), its
+    lifespan keeps the league played too."""
+    views = LeagueViews(directory)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        views.refresh()
+        stop = threading.Event()
+
+        def refresher() -> None:  # the one place that looks at the catalog: requests only read `views.current`
+            pause = REFRESH_SECONDS
+            while not stop.wait(pause):
+                started = time.monotonic()
+                try:
+                    views.refresh()
+                except Exception as error:  # noqa: BLE001 - a failed look keeps the last view; the next may work
+                    print(f"warning: could not read the league: {type(error).__name__}: {error}", file=sys.stderr)
+                # rounds that finish faster than the standings are computed get one view for several: the
+                # computing takes at most a third of the time, and play and the requests keep the rest
+                pause = max(REFRESH_SECONDS, 2 * (time.monotonic() - started))
+
+        thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
+        thread.start()
+        loop = PlayLoop(directory, lock_fd, workers, address, settled=views.refresh) if lock_fd is not None else None
+        if loop:
+            loop.start()
+        app.state.loop = loop
+        try:
+            yield
+        finally:
+            stop.set()
+            if loop:
+                loop.stop()
+            thread.join(REFRESH_SECONDS + 60)
+            views.close()
+
+    app = Starlette(routes=[
+        Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
+        Route("/games/{index:int}", game_page),
+        Route("/api/health", api_health), Route("/api/standings", api_standings),
+        Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
+        Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
+        Mount("/static", StaticFiles(directory=HERE / "static")),
+    ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
+    app.state.views, app.state.loop, app.state.replays, app.state.rendered = views, None, OrderedDict(), {}
+    return app
+
+
+def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: bool = True,
+          workers: int | None = None, address: str | None = None) -> None:
+    """Serves the league until interrupted; with `play`, plays it too, holding `play.lock` throughout (a
+    separate `arena league play` is refused meanwhile). Prints the address once it listens."""
+    import uvicorn
+
+    from arena.league import load_settings
+    from arena.league.play import play_lock
+
+    directory = Path(directory)
+    settings = load_settings(directory)  # a bad directory is one line before anything listens
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it every answer
+    # on a kept-alive connection waited 40 ms for the client's delayed ACK of its headers
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+        listener.listen(2048)  # connections made from now on wait for uvicorn rather than being refused
+    except OSError as error:
+        listener.close()
+        raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    with play_lock(directory) if play else nullcontext() as lock:
+        app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
+        app.state.views.refresh()  # the league read before the address is printed: the first answers are whole
+        bound = listener.getsockname()[1]
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
+              f"{' and playing it' if play else ''}", flush=True)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", workers=1))
+        server.run(sockets=[listener])
+
+
+# --- pages ------------------------------------------------------------------------------------------
+
+def _view(request: Request) -> View:
+    return request.app.state.views.current
+
+
+def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> str:
+    """What `make` renders of the current view, rendered once a view: every reader of a view gets the same
+    bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings."""
+    view, kept = _view(request), request.app.state.rendered
+    if kept.get("version") != view.version:
+        kept.clear()
+        kept["version"] = view.version
+    if key not in kept:
+        kept[key] = make(view)
+    return kept[key]
+
+
+def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
+    """The page, or only its live part when htmx asks for it; 204 (nothing to swap) when the view the page
+    shows (`since`) is still the current one."""
+    view = _view(request)
+    if request.headers.get("HX-Request") == "true":
+        if request.query_params.get("since") == str(view.version):
+            return Response(status_code=204, headers={"Vary": "HX-Request"})
+        name = fragment
+    text = _rendered(request, (name, request.url.path), lambda view: templates.get_template(name).render(
+        view=view, version=view.version, **context(view)))
+    return HTMLResponse(text, headers={"Vary": "HX-Request"})
+
+
+def _leaderboard_context(view: View) -> dict:
+    rated = {label for frame in view.frames.values() for label in frame["bot"]}
+    return {"places": {variant: places(frame["pl_rank"]) for variant, frame in view.frames.items()},
+            "unrated": [b for b in view.bots if b.label not in rated]}
+
+
+async def leaderboard(request: Request) -> Response:
+    """`/`: the standing table of each variant."""
+    return _page(request, "leaderboard.html", "_standings.html", _leaderboard_context)
+
+
+async def bot_page(request: Request) -> Response:
+    """`/bots/{label}`: versions, rating history, head-to-head, recent games and forfeits."""
+    label = request.path_params["label"]
+    if _view(request).bot(label) is None:
+        raise HTTPException(404, f"no bot {label!r} in this league")
+    return _page(request, "bot.html", "_bot.html", lambda view: {"bot": view.bot(label),
+                                                                 **_bot_context(view, label)})
+
+
+async def rounds_page(request: Request) -> Response:
+    """`/rounds`: the round log, newest first, with why each table was chosen."""
+    return _page(request, "rounds.html", "_rounds.html", lambda view: {})
+
+
+async def game_page(request: Request) -> Response:
+    """`/games/{index}`: the step-through replay page of one league game, regenerated in a child process."""
+    from arena.replay_page import replay_page_html
+
+    index = request.path_params["index"]
+    if not 0 <= index < _view(request).game_count:
+        raise HTTPException(404, f"no game {index} in the finished rounds of this league")
+    kept: OrderedDict = request.app.state.replays
+    if index not in kept:
+        try:
+            data = await replay_json(request.app.state.views.directory, index)
+        except ReplayError as error:
+            raise HTTPException(500, str(error)) from None
+        kept[index] = replay_page_html(data)
+        while len(kept) > KEPT_PAGES:
+            kept.popitem(last=False)
+    kept.move_to_end(index)
+    return HTMLResponse(kept[index])
+
+
+def _bot_context(view: View, label: str) -> dict:
+    """What the bot's page and `/api/bots/{label}` show of it."""
+    bot = view.bot(label)
+    games = view.bot_games(label)
+    history = view.history[view.history["bot"] == label]
+    return {
+        "versions": [b for b in view.bots if b.name == bot.name],
+        "rows": {v: f[f["bot"] == label] for v, f in view.frames.items() if label in set(f["bot"])},
+        "pairs": view.pairs(label),
+        "history": history,
+        "recent": games.head(RECENT_GAMES),
+        "forfeits": view.forfeits(label),
+        "figure": _history_figure(history, view),
+    }
+
+
+def _history_figure(history, view: View) -> dict:
+    """The bot's mu after each round, a line per variant with a marker at every round it was rated after."""
+    traces = [{"type": "scatter", "mode": "lines+markers", "name": variant, "x": part["round"].tolist(),
+               "y": [round(mu, 3) for mu in part["mu"]], "hovertemplate": "round %{x}: mu %{y:.2f}<extra></extra>"}
+              for variant, part in history.groupby("variant", sort=True)]
+    return {"data": traces, "layout": {"height": 320, "margin": {"l": 50, "r": 20, "t": 20, "b": 40},
+                                       "xaxis": {"title": {"text": "round"}, "dtick": 1 if len(view.rounds) < 20
+                                                 else None},
+                                       "yaxis": {"title": {"text": "mu"}}, "showlegend": len(traces) > 1}}
+
+
+# --- the JSON API -----------------------------------------------------------------------------------
+
+def _records(frame) -> list[dict]:
+    """Rows of a frame as JSON objects (NaN as null, numpy values as plain ones)."""
+    return json.loads(frame.to_json(orient="records", double_precision=10))
+
+
+async def api_health(request: Request) -> Response:
+    """`/api/health`: the league's size and whether it is playing now."""
+    view, loop = _view(request), request.app.state.loop
+    body = {"status": "ok", "rounds": len(view.rounds), "games": view.game_count,
+            "playing": bool(loop and loop.playing)}
+    if loop and loop.failure:
+        body["play_failure"] = loop.failure
+    return JSONResponse(body)
+
+
+async def api_standings(request: Request) -> Response:
+    """`/api/standings`: every variant's rows of `arena league table --format json`."""
+    text = _rendered(request, ("api", "standings"), lambda view: json.dumps(
+        {"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()}))
+    return Response(text, media_type="application/json")
+
+
+async def api_bot(request: Request) -> Response:
+    """`/api/bots/{label}`: the bot's versions, rows, head-to-head, history, recent games and forfeits."""
+    view, label = _view(request), request.path_params["label"]
+    if view.bot(label) is None:
+        raise HTTPException(404, f"no bot {label!r} in this league")
+    shown = _bot_context(view, label)
+    games = ["game_index", "round", "variant", "players", "scores", "ranks", "termination", "seat", "score", "place"]
+    return JSONResponse({
+        "label": label, "rounds": len(view.rounds),
+        "versions": [{"label": b.label, "version": b.version, "hash": b.hash, "kind": b.kind, "status": b.status,
+                      "added": b.added, "retired": b.retired} for b in shown["versions"]],
+        "rows": {v: _records(rows)[0] for v, rows in shown["rows"].items()},
+        "pairs": {v: _records(pairs) for v, pairs in shown["pairs"].items()},
+        "history": _records(shown["history"]),
+        "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
+        "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
+    })
+
+
+async def api_rounds(request: Request) -> Response:
+    """`/api/rounds?after=N`: the finished rounds after round N (default 0: all), with their tables and why."""
+    text = request.query_params.get("after", "0")
+    if not text.isdigit():
+        raise HTTPException(400, f"after={text!r}: expected a round number (0 or more)")
+    extra = set(request.query_params) - {"after"}
+    if extra:
+        raise HTTPException(400, f"unknown parameter {sorted(extra)[0]!r}: /api/rounds takes only `after`")
+    view = _view(request)
+    return JSONResponse({"rounds": [{"number": r.number, "first_index": r.first_index, "games": r.games,
+                                     "started": r.started, "finished": r.finished, "tables": r.plan}
+                                    for r in view.round_after(int(text))]})
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+async def http_error(request: Request, error: HTTPException) -> Response:
+    """A 4xx/5xx as one line: JSON under /api, a small page elsewhere."""
+    line = error.detail if error.status_code != 404 or error.detail != "Not Found" else \
+        f"no such page: {request.url.path}"
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": line}, status_code=error.status_code)
+    return templates.TemplateResponse(request, "error.html", {"line": line, "status": error.status_code},
+                                      status_code=error.status_code)
+
+
+async def server_error(request: Request, error: Exception) -> Response:
+    """An unexpected failure: one line for the client (never a traceback), the traceback in the server's log."""
+    import traceback
+
+    traceback.print_exception(error, file=sys.stderr)
+    return JSONResponse({"error": f"internal error ({type(error).__name__}); the server's log has the details"},
+                        status_code=500)

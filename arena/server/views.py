@@ -1,0 +1,190 @@
+"""What the server shows, as one catalog snapshot of finished rounds: the standing tables, the rating history and
+the games, computed once each time a round finishes (or a bot is added or retired) and kept until the next.
+
+A request never reads the catalog or the parts: it takes the `View` current when it starts, a frozen whole, so
+every answer stands on one snapshot however the league moves meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from arena.league import load_settings
+from arena.league.catalog import BotRow, RoundRow
+from arena.league.play import league_parts
+from arena.league.standings import RatingHistory, snapshot, with_bots
+from arena.ratings.tables import RunningRatings
+from arena.results import RATED_COLUMNS
+from arena.server.orphans import die_with
+
+GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
+"""The columns of the games a bot page lists (its recent games and its forfeits)."""
+RECENT_GAMES = 20
+"""Games on a bot's page, newest first."""
+HISTORY_POINTS = 60
+"""Points of rating history computed for the rounds a server finds when it starts (every k-th round)."""
+
+
+@dataclass(frozen=True)
+class View:
+    """The league as of one catalog snapshot: its bots, its finished rounds and what is computed from them."""
+
+    name: str
+    version: int = 0
+    """Counts the views of this server: a page that shows this one has nothing to fetch."""
+    bots: list[BotRow] = field(default_factory=list)
+    rounds: list[RoundRow] = field(default_factory=list)
+    """The finished rounds, in order."""
+    rated: dict = field(default_factory=dict)
+    """The rating tables (arena.ratings.tables.VariantRatings) by variant."""
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Each variant's standing table, as `arena league table` has it."""
+    history: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RatingHistory.COLUMNS))
+    games: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
+    """Every game of the finished rounds (GAME_COLUMNS), in game-index order."""
+
+    @property
+    def game_count(self) -> int:
+        """Games of the finished rounds."""
+        return sum(r.games for r in self.rounds)
+
+    def bot(self, label: str) -> BotRow | None:
+        """The bot of this label, or None."""
+        return next((b for b in self.bots if b.label == label), None)
+
+    def standings(self) -> dict[str, list[dict]]:
+        """Each variant's rows as `arena league table --format json` gives them (NaN as null)."""
+        return {variant: json.loads(frame.to_json(orient="records", double_precision=10))
+                for variant, frame in self.frames.items()}
+
+    def bot_games(self, label: str) -> pd.DataFrame:
+        """The bot's games, newest first, with its own seat, score and place (1: first; the ranks count from 0)."""
+        games = self.games
+        if games.empty:
+            return games.assign(seat=[], score=[], place=[])
+        seats = games["players"].map(lambda players: list(players).index(label) if label in players else -1)
+        mine = games[seats >= 0].assign(seat=seats[seats >= 0])
+        mine = mine.assign(score=[s[i] for s, i in zip(mine["scores"], mine["seat"], strict=True)],
+                           place=[r[i] + 1 for r, i in zip(mine["ranks"], mine["seat"], strict=True)])
+        return mine.iloc[::-1]
+
+    def forfeits(self, label: str) -> pd.DataFrame:
+        """The bot's forfeited games (it was the seat at fault), newest first, with the reason."""
+        mine = self.bot_games(label)
+        return mine[mine["fault_seat"].notna() & (mine["fault_seat"] == mine["seat"])]
+
+    def pairs(self, label: str) -> dict[str, pd.DataFrame]:
+        """Head-to-head against every opponent, by variant: the rating tables' pairings seen from the bot."""
+        found = {}
+        for variant, rated in self.rated.items():
+            mine = rated.pairs[rated.pairs["bot"] == label]
+            if not mine.empty:
+                found[variant] = mine
+        return found
+
+    def round_after(self, number: int) -> list[RoundRow]:
+        """The finished rounds after round `number`, oldest first."""
+        return [r for r in self.rounds if r.number > number]
+
+
+class LeagueViews:
+    """The current `View` of a league directory, replaced by a new one when the catalog shows a round finished
+    or the bots changed: the standings are computed once per finished round, never once per request."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.settings = load_settings(self.directory)
+        self.game_frames: list[pd.DataFrame] = []
+        self.read_rounds: set[int] = set()
+        """The rounds whose games are in `game_frames`."""
+        self.key: tuple = ()
+        self.current = View(self.settings.name)
+        self.lock = threading.Lock()
+        """One refresh at a time (the refresher thread and a test's `refresh()`)."""
+        self.pool: ProcessPoolExecutor | None = None
+
+    def refresh(self) -> View:
+        """Looks at the catalog once; builds a new view if a round finished or a bot changed. Returns the
+        current view."""
+        with self.lock:
+            bots, rounds = snapshot(self.directory)
+            key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
+            if key == self.key:
+                return self.current
+            new = [r for r in rounds if r.number not in self.read_rounds]
+            for round_ in new:
+                parts = [part.to_pandas() for part in league_parts(self.directory, [round_], GAME_COLUMNS)]
+                if parts:
+                    self.game_frames.append(pd.concat(parts, ignore_index=True))
+            self.read_rounds |= {r.number for r in new}
+            rated, frames, history = self._compute(bots, rounds)
+            games = (pd.concat(self.game_frames, ignore_index=True).sort_values("game_index", kind="stable")
+                     if self.game_frames else pd.DataFrame(columns=GAME_COLUMNS))
+            self.current = View(self.settings.name, self.current.version + 1, bots, rounds, rated, frames, history,
+                                games)
+            self.key = key
+            return self.current
+
+    def _compute(self, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
+        """The ratings of a snapshot, computed in a process of their own: in a thread of the server they held the
+        interpreter's lock for seconds at a time, and every request waited behind them."""
+        for attempt in (1, 2):  # a computing process that died is replaced once, its history computed again
+            if self.pool is None:
+                self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=die_with, initargs=(os.getpid(),))
+            try:
+                return self.pool.submit(compute, str(self.directory), bots, rounds).result()
+            except BrokenProcessPool:
+                self.pool = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Ends the computing process."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+
+@dataclass
+class _Running:
+    """In the computing process: a league's ratings and rating history so far, a round at a time."""
+
+    ratings: RunningRatings
+    history: RatingHistory
+    last_round: int = 0
+
+
+_leagues: dict[str, _Running] = {}
+"""In the computing process: the running ratings of each league computed there, kept between snapshots."""
+
+
+def compute(directory: str, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
+    """In the computing process: the rating tables, the standing tables and the rating history of a snapshot.
+    Only the rounds finished since the last snapshot are read: the running sums take them, and the tables are
+    the fit of those sums (equal to rating every game again: `arena league table` does)."""
+    running = _leagues.get(directory)
+    first = running is None
+    if first:
+        settings = load_settings(Path(directory))
+        running = _leagues[directory] = _Running(RunningRatings(settings.ratings, progress=False),
+                                                 RatingHistory(Path(directory)))
+    new = [r for r in rounds if r.number > running.last_round]
+    for round_ in new:
+        for part in league_parts(Path(directory), [round_], RATED_COLUMNS):
+            running.ratings.add(part)
+        running.last_round = round_.number
+    # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start
+    running.history.add(rounds, points=HISTORY_POINTS if first else 1)
+    rated = running.ratings.tables() if rounds else {}
+    return rated, with_bots(rated, bots), running.history.frame()

@@ -1,0 +1,350 @@
+"""`arena league serve`: a real uvicorn server in a process of its own on a free loopback port, read by a real
+HTTP client (httpx) and by Chromium. Every page and endpoint on an empty, a mid-round and a settled league; a
+bot added meanwhile; the server SIGKILLed mid-round and started again; bad paths and parameters."""
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from browser import find_chromium, visit
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.league.catalog import Catalog
+from arena.results import PART_NAME, RunDir, run_digest
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+LEAGUE_TOML = """
+name = "club"
+seed = 11
+
+[[games]]
+game = "caterpillar"
+
+[run]
+workers = 1
+batch_size = 2  # a round of one table (2 deals, 2 seatings) is two parts: one can be cut short
+
+[league]
+deals = 2
+placement = 2
+isolation = "none"
+"""
+
+PACED = '''
+from arena.bots import Bot
+import time
+
+
+class Paced(Bot):
+    """Random moves, {pace} s a move: slow enough to be caught mid-round."""
+
+    name = "paced"
+    games = {{"caterpillar"}}
+
+    def reset(self, game_id, seat, rules, rng):
+        self.rng = rng
+
+    def act(self, observation):
+        time.sleep({pace})
+        return self.rng.choice(observation.legal_moves)
+'''
+
+
+def arena(*args, check=True):
+    """`arena ARGS` in this process."""
+    result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    if check:
+        assert result.exit_code == 0, result.stderr
+    return result
+
+
+def make_league(tmp_path: Path, *bots: str, name: str = "league", pace: float | None = None) -> Path:
+    """A caterpillar league of these bundled bots (and a paced bot first, if `pace`), nothing played."""
+    config = tmp_path / f"{name}.toml"
+    config.write_text(LEAGUE_TOML)
+    league = tmp_path / name
+    arena("league", "new", league, config)
+    if pace is not None:
+        (tmp_path / "paced.py").write_text(PACED.format(pace=pace))
+        arena("league", "add", league, f"{tmp_path / 'paced.py'}:Paced", "--no-sandbox", "--games", "1")
+    for bot in bots:
+        arena("league", "add", league, bot, "--no-sandbox", "--games", "1")
+    return league
+
+
+@contextmanager
+def served(league: Path, *options: str):
+    """`arena league serve LEAGUE --port 0 OPTIONS` in a process of its own; yields (process, httpx client)."""
+    process = subprocess.Popen(ARENA + ["league", "serve", str(league), "--port", "0", *options],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, process.stderr.read() if process.poll() is not None else "")
+        with httpx.Client(base_url=f"http://127.0.0.1:{found[1]}", timeout=30) as client:
+            wait_for(lambda: _answers(client), "the server answers")
+            yield process, client
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/api/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def wait_for(condition, what: str, seconds: float = 90):
+    """Polls `condition` until it is true (returns its value) or fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
+def done_rounds(league: Path) -> list:
+    catalog = Catalog(league)
+    try:
+        return [r for r in catalog.rounds() if r.status == "done"]
+    finally:
+        catalog.close()
+
+
+def cut_short(league: Path) -> bool:
+    """Whether a round is being played, with some of its games saved and some not."""
+    catalog = Catalog(league)
+    playing = [r for r in catalog.rounds() if r.status == "playing"]
+    catalog.close()
+    if not playing:
+        return False
+    names = (PART_NAME.fullmatch(p.name) for p in (league / "results").glob("part-*"))
+    first, end = playing[0].first_index, playing[0].end_index
+    saved = sum(int(m[2]) - int(m[1]) for m in names if m and first <= int(m[1]) < end)
+    return 0 < saved < playing[0].games
+
+
+def one_line_error(response: httpx.Response, status: int) -> str:
+    """Asserts a JSON error of this status, one line, no traceback; returns the line."""
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert list(body) == ["error"] and "\n" not in body["error"] and "Traceback" not in response.text
+    return body["error"]
+
+
+def test_every_page_and_endpoint_of_an_empty_league(tmp_path):
+    league = make_league(tmp_path)
+    with served(league, "--no-play") as (_, client):
+        assert client.get("/api/health").json() == {"status": "ok", "rounds": 0, "games": 0, "playing": False}
+        assert client.get("/api/standings").json() == {"rounds": 0, "games": 0, "variants": {}}
+        assert client.get("/api/rounds").json() == {"rounds": []}
+        for path in ("/", "/rounds"):
+            page = client.get(path)
+            assert page.status_code == 200 and "No finished round yet" in page.text
+        assert client.get("/static/htmx.min.js").status_code == 200
+        assert client.get("/static/report/plotly-cartesian.min.js").status_code == 200
+        assert client.get("/games/0").status_code == 404
+        one_line_error(client.get("/api/bots/random"), 404)
+
+
+def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
+    league = make_league(tmp_path, "random", "greedy", "heuristic")
+    arena("league", "play", league, "--until", "settled", "--no-progress")
+    rounds = done_rounds(league)
+    table = json.loads(arena("league", "table", league, "--format", "json").stdout)
+    with served(league, "--no-play") as (_, client):
+        games = sum(r.games for r in rounds)
+        assert client.get("/api/health").json() == {"status": "ok", "rounds": len(rounds), "games": games,
+                                                    "playing": False}
+        standings = client.get("/api/standings").json()
+        assert (standings["rounds"], standings["games"]) == (len(rounds), games)
+        rows = standings["variants"]["caterpillar"]
+        assert [(r["bot"], r["games"], r["rank"]) for r in rows] == [(r["bot"], r["games"], r["rank"]) for r in table]
+        for served_row, row in zip(rows, table, strict=True):  # running sums, equal to rating every game again
+            assert served_row["mu"] == pytest.approx(row["mu"], abs=1e-9)
+            assert served_row["mu_lo"] == pytest.approx(row["mu_lo"], abs=1e-9)
+
+        board = client.get("/").text
+        assert all(f"/bots/{r['bot']}" in board for r in rows) and "win rate" not in board.split("</p>", 1)[1]
+        log = client.get("/rounds").text
+        assert log.index(f"Round {len(rounds)}<") < log.index("Round 1<"), "newest first"
+        assert all(table_["why"] in log for r in rounds for table_ in r.plan)
+        after = client.get("/api/rounds", params={"after": 1}).json()["rounds"]
+        assert [r["number"] for r in after] == [r.number for r in rounds[1:]]
+        assert after[0]["tables"] == rounds[1].plan
+
+        bot = client.get("/api/bots/random").json()
+        assert [v["label"] for v in bot["versions"]] == ["random"]
+        assert bot["rows"]["caterpillar"]["games"] == next(r["games"] for r in rows if r["bot"] == "random")
+        assert {p["opponent"] for p in bot["pairs"]["caterpillar"]} == {"greedy", "heuristic"}
+        assert [h["round"] for h in bot["history"]] == [r.number for r in rounds]
+        recent = [g["game_index"] for g in bot["recent_games"]]
+        assert recent == sorted(recent, reverse=True) and all("random" in g["players"] for g in bot["recent_games"])
+        page = client.get("/bots/random").text
+        assert "history-chart" in page and f"/games/{recent[0]}" in page and "Head to head" in page
+
+        replay = client.get(f"/games/{recent[0]}")
+        assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text
+        live = client.get("/", headers={"HX-Request": "true"})
+        version = re.search(r'id="live" data-version="(\d+)"', live.text)[1]
+        assert "<html" not in live.text, "htmx gets the live part only"
+        assert client.get("/", params={"since": version}, headers={"HX-Request": "true"}).status_code == 204
+
+
+def test_a_league_mid_round_is_served_on_whole_rounds(tmp_path):
+    league = make_league(tmp_path, "random", "greedy", pace=0.003)
+    with served(league) as (_, client):
+        wait_for(lambda: done_rounds(league) and cut_short(league), "a round is under way after a finished one")
+        health = client.get("/api/health").json()
+        assert health["playing"] is True
+        standings = client.get("/api/standings").json()
+        ends = {sum(r.games for r in done_rounds(league)[:k]) for k in range(len(done_rounds(league)) + 1)}
+        assert standings["games"] in ends, "standings stand on whole rounds"
+        rows = standings["variants"].get("caterpillar", [])
+        assert sum(r["games"] for r in rows) == 2 * standings["games"], "two seats a game, every game rated once"
+        for path in ("/", "/rounds", "/bots/paced", "/api/bots/paced", f"/api/rounds?after={standings['rounds']}"):
+            assert client.get(path).status_code == 200, path
+
+
+def test_a_bot_added_while_serving_and_playing_reaches_the_leaderboard(tmp_path):
+    league = make_league(tmp_path, "random", "greedy")
+    with served(league) as (_, client):
+        wait_for(lambda: client.get("/api/standings").json()["rounds"] and
+                 not client.get("/api/health").json()["playing"], "the league is settled and idle", 120)
+        refused = subprocess.run(ARENA + ["league", "play", str(league), "--no-progress"], capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 2 and "another `arena league play`" in refused.stderr
+        added = subprocess.run(ARENA + ["league", "add", str(league), "heuristic", "--no-sandbox", "--games", "1"],
+                               capture_output=True, text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        bots = lambda: {r["bot"] for r in client.get("/api/standings").json()["variants"]["caterpillar"]}
+        wait_for(lambda: "heuristic" in bots(), "the new bot is rated", 120)
+        assert "/bots/heuristic" in client.get("/").text
+
+
+def test_sigkill_mid_round_then_serve_again_loses_and_doubles_nothing(tmp_path):
+    killed = make_league(tmp_path, "random", "greedy", name="killed", pace=0.003)
+    whole = make_league(tmp_path, "random", "greedy", name="whole", pace=0.003)
+    with served(killed) as (process, _):
+        wait_for(lambda: cut_short(killed), "a round is cut short", 120)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    with served(killed) as (_, client):  # finishes the round cut short, then plays on until settled
+        wait_for(lambda: client.get("/api/standings").json()["rounds"] > 0 and
+                 not client.get("/api/health").json()["playing"], "the league is settled and idle", 240)
+        served_games = client.get("/api/health").json()["games"]
+    arena("league", "play", whole, "--until", "settled", "--no-progress")
+    assert served_games == sum(r.games for r in done_rounds(whole))
+    indices = lambda league: sorted(i for p in (league / "results").glob("part-*.parquet")
+                                    for i in range(*map(int, PART_NAME.fullmatch(p.name).groups())))
+    assert indices(killed) == indices(whole) == list(range(served_games))
+    assert run_digest(RunDir(killed)) == run_digest(RunDir(whole)), "the same rounds, the same games"
+
+
+def test_bad_paths_and_parameters(tmp_path):
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress")
+    with served(league, "--no-play") as (_, client):
+        assert "expected a round number" in one_line_error(client.get("/api/rounds?after=x"), 400)
+        one_line_error(client.get("/api/rounds?after=-1"), 400)
+        assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
+        assert "no bot 'nobody'" in one_line_error(client.get("/api/bots/nobody"), 404)
+        one_line_error(client.get("/api/nothing"), 404)
+        for path in ("/bots/nobody", "/games/abc", "/games/999999", "/nothing", "/games/-1"):
+            page = client.get(path)
+            assert page.status_code == 404 and "Traceback" not in page.text, path
+    missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
+    with served(league, "--no-play") as (_, client):
+        port = client.base_url.port
+        taken = subprocess.run(ARENA + ["league", "serve", str(league), "--no-play", "--port", str(port)],
+                               capture_output=True, text=True, timeout=60)
+        assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="no Chromium")
+def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_drawn(tmp_path):
+    league = make_league(tmp_path, "random", "greedy", "heuristic", pace=0.002)
+    with served(league) as (_, client):
+        url = f"http://127.0.0.1:{client.base_url.port}/"
+        rounds = "Number(document.getElementById('summary').dataset.rounds)"
+        # the first look notes the rounds shown; ready once the page shows more, swapped in by htmx
+        seen = visit(url, f"(window.first ??= {rounds}) < {rounds}", f"[window.first, {rounds}]", timeout=120)
+        assert seen.ready, "the leaderboard did not update"
+        assert not seen.exceptions and not seen.console_errors, (seen.exceptions, seen.console_errors)
+        assert seen.requests.count(url) == 1, "updated in place, never reloaded"
+        assert any("since=" in r for r in seen.requests), "htmx polled the live part"
+        wait_for(lambda: client.get("/api/standings").json()["rounds"] >= 2, "two rounds")
+        chart = visit(url + "bots/greedy",
+                      "document.querySelectorAll('#history-chart .scatterlayer .point').length > 0",
+                      "document.querySelectorAll('#history-chart .scatterlayer .point').length", timeout=60)
+        assert chart.ready and chart.probe >= 2 and not chart.exceptions and not chart.console_errors
+
+
+def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path, request):
+    from arena.server.views import LeagueViews
+
+    league = make_league(tmp_path, "random", "greedy")
+    views = LeagueViews(league)
+    request.addfinalizer(views.close)
+    empty = views.refresh()
+    assert views.refresh() is empty, "nothing finished: the same view, nothing computed again"
+    arena("league", "play", league, "--no-progress")
+    first = views.refresh()
+    assert first is not empty and len(first.rounds) == 1 and views.refresh() is first
+    arena("league", "add", league, "heuristic", "--no-sandbox", "--games", "1")
+    assert views.refresh().bot("heuristic") is not None, "a bot added is a new view"
+
+
+QUITTER = '''
+import os
+from arena.bots import Bot
+
+
+class Quitter(Bot):
+    """Random moves, except that it raises on its first move where QUITTER_RAISES is set (in the server only)."""
+
+    name = "quitter"
+    games = {"caterpillar"}
+
+    def reset(self, game_id, seat, rules, rng):
+        self.rng = rng
+
+    def act(self, observation):
+        if os.environ.get("QUITTER_RAISES"):
+            raise RuntimeError("asked to give up")
+        return self.rng.choice(observation.legal_moves)
+'''
+
+
+def test_a_bots_forfeits_show_with_their_reasons(tmp_path, monkeypatch):
+    league = make_league(tmp_path, "random")
+    (tmp_path / "quitter.py").write_text(QUITTER)
+    arena("league", "add", league, f"{tmp_path / 'quitter.py'}:Quitter", "--no-sandbox", "--games", "1")
+    monkeypatch.setenv("QUITTER_RAISES", "1")  # for the server and the play it starts, not for the checks above
+    with served(league) as (_, client):
+        wait_for(lambda: client.get("/api/health").json()["games"], "a round is played")
+        forfeits = client.get("/api/bots/quitter").json()["forfeits"]
+        assert forfeits and all("asked to give up" in f["fault"] for f in forfeits)
+        assert not client.get("/api/bots/random").json()["forfeits"]
+        page = client.get("/bots/quitter").text
+        assert "asked to give up" in page.split("<h2>Forfeits</h2>")[1]
