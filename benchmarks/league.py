@@ -154,12 +154,12 @@ class NewcomerWatch(Matchmaker):
 
     looks: list[tuple[int, int, bool]] = []
 
-    def _variant_tables(self, look, players, played):
+    def _variant_tables(self, look, players, played, companies):
         if NEWCOMER in look.order:
             at = look.order.index(NEWCOMER)
             settled = played[NEWCOMER] >= self.settings.placement and all(look.settled[max(0, at - 1):at + 1])
             self.looks.append((self.played_now, at + 1, settled))
-        return super()._variant_tables(look, players, played)
+        return super()._variant_tables(look, players, played, companies)
 
 
 def round_robin(folder: Path, variant: str, truth: dict[str, float], settings, args) -> tuple[dict, list[str]]:
