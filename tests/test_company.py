@@ -4,22 +4,19 @@ late-comer in the company its neighbour met (arena/league/matchmaker.py). Known 
 simulated game whose interaction between tablemates is set by hand."""
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from test_league import add, arena, make_league
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_league import add, arena, make_league  # noqa: E402
-
-import arena.ratings.tables as tables  # noqa: E402
-from arena.league.matchmaker import Companies, _swapped_company  # noqa: E402
-from arena.ratings.company import company_weights  # noqa: E402
-from arena.ratings.tables import rate_parts  # noqa: E402
-from arena.results import RATED_COLUMNS, SCHEMA  # noqa: E402
+import arena.ratings.tables as tables
+from arena.league.matchmaker import Companies, _swapped_company
+from arena.ratings.company import company_weights
+from arena.ratings.tables import rate_parts
+from arena.results import RATED_COLUMNS, SCHEMA
 
 
 def results(tables_played: list[tuple[tuple[str, ...], int]], score, seed: int = 1) -> pa.Table:

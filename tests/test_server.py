@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from browser import find_chromium, visit
+from test_league import BOT
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -39,24 +40,7 @@ placement = 2
 isolation = "none"
 """
 
-PACED = '''
-from arena.bots import Bot
-import time
-
-
-class Paced(Bot):
-    """Random moves, {pace} s a move: slow enough to be caught mid-round."""
-
-    name = "paced"
-    games = {{"caterpillar"}}
-
-    def reset(self, game_id, seat, rules, rng):
-        self.rng = rng
-
-    def act(self, observation):
-        time.sleep({pace})
-        return self.rng.choice(observation.legal_moves)
-'''
+PACED = BOT  # random moves, `pace` s a move: slow enough to be caught mid-round
 
 
 def arena(*args, check=True):
