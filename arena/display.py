@@ -191,7 +191,7 @@ def _cross_check(rated: VariantRatings) -> str:
 
 def model_name(rated: VariantRatings) -> str:
     """The model a batch table was fitted with, as its title names it."""
-    return ("TrueSkill, order-free, every company counted equally" if rated.company_balanced else
+    return ("TrueSkill, order-free, each company at most company_deals deals" if rated.company_balanced else
             "TrueSkill, order-free")
 
 

@@ -107,8 +107,8 @@ class VariantRatings:
     misfits: list[str] = field(default_factory=list)
     """Pairs that shared many tables whose record there the ratings do not predict (`misfits`)."""
     company_balanced: bool = False
-    """Whether the fit counted every company equally (`arena.ratings.company`): three or more players, tables
-    played unequally often."""
+    """Whether the fit weighed companies (`arena.ratings.company`): three or more players, some company over
+    `company_deals` deals and the companies played unequally often."""
 
     @property
     def pairwise(self) -> pd.DataFrame:

@@ -111,8 +111,9 @@ def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFram
                "resampling whole deals; bots whose difference is not significant at 95% share a tier "
                "(<code>2=</code>).")
         if rated.company_balanced:
-            how += (" Its tables were played unequally often, so every company (the set of bots at a table) counts "
-                    "the same in the fit: a bot's result depends on its tablemates.")
+            how += (" Its tables were played unequally often, so each company (the set of bots at a table) counts at "
+                    "most <code>company_deals</code> deals' worth in the fit: a bot's result depends on its "
+                    "tablemates.")
     else:
         how = ("Ranked by the online TrueSkill μ − 3σ, updated game by game in game-index order; its σ is the "
                "model's, tiers come from resampling whole deals.")
