@@ -30,8 +30,7 @@ demo: install
 	@echo "demo: configs/quickstart.toml, a round robin of the 4 bundled bots in all 4 games (3,960 games,"
 	@echo "      80 to 90 s on 2 cores); a headline table per game prints at the end, with a link to the report."
 	$(BIN)/arena tournament configs/quickstart.toml --overwrite
-	@echo "next: every table with .venv/bin/arena ratings reports/quickstart --all; a league of your own, served"
-	@echo "      over HTTP while it plays: .venv/bin/arena league serve DIR (docs/league.md)"
+	@echo "next: a league of your own, served over HTTP while it plays: .venv/bin/arena league serve DIR (docs/league.md)"
 
 # The HTML report is tested in a real headless browser: Debian's chromium, installed when missing.
 browser:
