@@ -128,7 +128,7 @@ def league_table(
     bot's version, status and when it was added. Safe to run while `play` plays."""
     import pandas as pd
 
-    from arena.display import _markdown, _ranking, console, history_tables, misfit_lines, model_name, table
+    from arena.display import console, history_tables, markdown_table, misfit_lines, model_name, ranking_frame, table
     from arena.league.standings import history_frame, standing_frames
 
     with league_errors():
@@ -139,7 +139,8 @@ def league_table(
             elif format == Format.json:
                 typer.echo(frame.to_json(orient="records", double_precision=6))
             elif format == Format.markdown:
-                typer.echo("\n\n".join(f"### {title}\n\n{_markdown(shown)}" for title, shown in history_tables(frame)))
+                typer.echo("\n\n".join(f"### {title}\n\n{markdown_table(shown)}"
+                                       for title, shown in history_tables(frame)))
             else:
                 out = console()
                 for title, shown in history_tables(frame):
@@ -158,7 +159,7 @@ def league_table(
         return
     out, parts = console(), []
     for variant, frame in frames.items():
-        shown = _ranking(frame, full=True)
+        shown = ranking_frame(frame, full=True)
         shown.insert(2, "version", frame["version"].astype(str).to_list())
         shown.insert(3, "added", [text[:10] for text in frame["added"]])
         shown.insert(4, "status", frame["status"].to_list())
@@ -166,7 +167,7 @@ def league_table(
                  "2= shares a tier)")
         notes = misfit_lines(rated[variant])
         if format == Format.markdown:
-            parts += [f"### {title}", "", _markdown(shown), "", *notes, *([""] if notes else [])]
+            parts += [f"### {title}", "", markdown_table(shown), "", *notes, *([""] if notes else [])]
         else:
             out.print(table(*shown.columns, ids=("rank", "bot"), rows=shown.itertuples(index=False), title=title,
                             width=out.width))

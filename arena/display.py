@@ -91,7 +91,7 @@ def places(ranks: pd.Series) -> list[str]:
     return [f"{r}=" if shared[r] > 1 else str(r) for r in ranks]
 
 
-def _ranking(table: pd.DataFrame, full: bool) -> pd.DataFrame:
+def ranking_frame(table: pd.DataFrame, full: bool) -> pd.DataFrame:
     """The headline table: place, bot, rating with its interval, games, results; `full` adds sigma and deals.
     Forfeits get a column only where a bot forfeited, or in the full table."""
     columns = {
@@ -165,7 +165,7 @@ def _sections(variant: str, rated: VariantRatings, shown=()) -> list[tuple[str, 
     method = (f"{model_name(rated)}; intervals count deals" if rated.method == "batch" else
               "TrueSkill, online in game order, ranked by mu - 3 sigma; mu +- 1.96 sigma")
     order = list(rated.table["bot"])
-    out = [(f"{variant} ({method}; 2= shares a tier)", _ranking(rated.table, full=set(shown) == set(SECTIONS)),
+    out = [(f"{variant} ({method}; 2= shares a tier)", ranking_frame(rated.table, full=set(shown) == set(SECTIONS)),
             _cross_check(rated))]
     if "pairs" in shown:
         out.append((f"{variant}: pairings (LOS: chance the bot is the better)", _pairs(_once(rated.pairs, order)),
@@ -228,7 +228,7 @@ def history_tables(frame: pd.DataFrame, most: int = HISTORY_ROWS) -> list[tuple[
     return out
 
 
-def _markdown(table: pd.DataFrame) -> str:
+def markdown_table(table: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in table.itertuples(index=False)]
     return "\n".join(lines)
@@ -253,7 +253,7 @@ def format_tables(ratings: dict[str, VariantRatings], form: str = "table", shown
         parts = []
         for variant, rated in ratings.items():
             for title, frame, legend in _sections(variant, rated, shown):
-                parts += [f"### {title}", "", _markdown(frame), ""] + ([legend, ""] if legend else [])
+                parts += [f"### {title}", "", markdown_table(frame), ""] + ([legend, ""] if legend else [])
         return "\n".join(parts).rstrip("\n")
     from rich.console import Console
 

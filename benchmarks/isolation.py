@@ -28,7 +28,7 @@ from arena import sandbox, seccomp
 from arena.bots import load_bot_class, resolved_spec
 from arena.games import get_game, make_rules
 from arena.isolation import BotProcess, _host_env, _is_host, close_all, process_bot_class, python_command
-from arena.isolation.process import DEFAULT_MEMORY_MB, ProcessBot, _pool_key, _pools
+from arena.isolation.process import DEFAULT_MEMORY_MB, ProcessBot, pool_key, pools
 from arena.referee import play
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
@@ -59,8 +59,8 @@ def bot_usage(bot_class: type) -> tuple[float, int]:
     scheduler's count in nanoseconds, and their read and write system calls: (0, 0) for a bot in process."""
     if not issubclass(bot_class, ProcessBot):
         return 0.0, 0
-    key = _pool_key(bot_class.command, bot_class.memory_mb, bot_class.cpu_seconds, {}, bot_class.sandboxed)
-    pids = [process.bot_pid() for process in _pools.get(key, [])]
+    key = pool_key(bot_class.command, bot_class.memory_mb, bot_class.cpu_seconds, {}, bot_class.sandboxed)
+    pids = [process.bot_pid() for process in pools.get(key, [])]
     cpu = sum(int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) for pid in pids) / 1e9
     calls = sum(int(line.split()[1]) for pid in pids for line in Path(f"/proc/{pid}/io").read_text().splitlines()
                 if line.startswith(("syscr", "syscw")))

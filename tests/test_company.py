@@ -13,7 +13,7 @@ import pytest
 from test_league import add, arena, make_league
 
 import arena.ratings.tables as tables
-from arena.league.matchmaker import Companies, _swapped_company
+from arena.league.matchmaker import Companies, swapped_company
 from arena.ratings.company import company_weights
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
@@ -92,15 +92,15 @@ def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():
     companies.add(["random", "twin", "greedy"])
     active = {"heuristic", "greedy", "random", "twin"}
     swapped = (("greedy", "heuristic", "twin"), "random", "twin")
-    assert _swapped_company("random", "twin", companies, active, 10) == swapped
-    assert _swapped_company("twin", "random", companies, active, 10) == swapped
+    assert swapped_company("random", "twin", companies, active, 10) == swapped
+    assert swapped_company("twin", "random", companies, active, 10) == swapped
     for _ in range(9):
         companies.add(["twin", "greedy", "heuristic"])
-    assert _swapped_company("random", "twin", companies, active, 10) == swapped  # 9 of the 10 that count
+    assert swapped_company("random", "twin", companies, active, 10) == swapped  # 9 of the 10 that count
     companies.add(["twin", "greedy", "heuristic"])
-    assert _swapped_company("random", "twin", companies, active, 10) is None
-    assert _swapped_company("random", "twin", companies, active, 60) == swapped
-    assert _swapped_company("random", "twin", companies, active - {"heuristic"}, 60) is None  # a retired bot's
+    assert swapped_company("random", "twin", companies, active, 10) is None
+    assert swapped_company("random", "twin", companies, active, 60) == swapped
+    assert swapped_company("random", "twin", companies, active - {"heuristic"}, 60) is None  # a retired bot's
 
 
 def choices(players: int, order: list[str], settling: set[str], companies: Companies) -> list[tuple]:

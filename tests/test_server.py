@@ -6,7 +6,6 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,31 +13,16 @@ from pathlib import Path
 import httpx
 import pytest
 from browser import find_chromium, visit
-from test_league import BOT
+from test_league import ARENA, BOT
+from test_league import LEAGUE_TOML as CLUB_TOML
 from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.catalog import Catalog
 from arena.results import PART_NAME, RunDir, run_digest
 
-ARENA = [sys.executable, "-m", "arena.cli"]
-
-LEAGUE_TOML = """
-name = "club"
-seed = 11
-
-[[games]]
-game = "caterpillar"
-
-[run]
-workers = 1
-batch_size = 2  # a round of one table (2 deals, 2 seatings) is two parts: one can be cut short
-
-[league]
-deals = 2
-placement = 2
-isolation = "none"
-"""
+# a round of one table (2 deals, 2 seatings) is two parts: one can be cut short
+LEAGUE_TOML = CLUB_TOML.replace("batch_size = 4", "batch_size = 2").replace('"process"', '"none"')
 
 PACED = BOT  # random moves, `pace` s a move: slow enough to be caught mid-round
 

@@ -16,13 +16,13 @@ _CPU_LIFETIME = 100
 """A process's hard CPU limit is this many per-game budgets; it is replaced before reaching it."""
 
 
-def _resource():
+def resource_module():
     import resource
 
     return resource
 
 
-def _cpu_used(pid: int) -> float | None:
+def cpu_used(pid: int) -> float | None:
     """CPU seconds (user + system) a process has used, from /proc; None where there is no /proc."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
@@ -31,9 +31,9 @@ def _cpu_used(pid: int) -> float | None:
         return None
 
 
-def _child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
+def child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
     """The preexec_fn of a bot process: its limits, and death when the arena dies."""
-    resource = _resource()
+    resource = resource_module()
     prctl = _prctl()
 
     def setup() -> None:
@@ -64,7 +64,7 @@ def _prctl():
         return None
 
 
-def _stderr_sink():
+def stderr_sink():
     path = os.environ.get(STDERR_ENV)
     if not path:
         return subprocess.DEVNULL

@@ -23,7 +23,7 @@ from arena import sandbox
 from arena.bots import Bot
 from arena.clock import MoveTimeout
 from arena.games import get_game
-from arena.isolation.limits import _child_setup, _cpu_used, _resource
+from arena.isolation.limits import child_setup, cpu_used, resource_module
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -71,7 +71,7 @@ class BotProcess:
                 line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
                 pass_fds=keep,
-                preexec_fn=_child_setup(memory_mb, cpu_seconds, os.getpid()))
+                preexec_fn=child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.stderr.close()
             raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
@@ -262,11 +262,11 @@ class BotProcess:
 
         A sandboxed bot whose limit cannot be raised from here (root without CAP_SYS_RESOURCE, for a bot under
         a uid of its own) plays each game in a fresh process, within the limit that preexec set."""
-        if not self.cpu_seconds or not hasattr(_resource(), "prlimit"):
+        if not self.cpu_seconds or not hasattr(resource_module(), "prlimit"):
             return  # elsewhere RLIMIT_CPU stays what preexec set: a limit over the process's life
-        resource = _resource()
+        resource = resource_module()
         pid = self.bot_pid()
-        used = None if pid is None else _cpu_used(pid)
+        used = None if pid is None else cpu_used(pid)
         try:
             hard = None if used is None else resource.prlimit(pid, resource.RLIMIT_CPU)[1]
         except OSError:
@@ -294,7 +294,7 @@ class BotProcess:
 
 _running: list[BotProcess] = []
 """Every process started here and not yet closed, for the exit handler."""
-_pools: dict[tuple, list[BotProcess]] = {}
+pools: dict[tuple, list[BotProcess]] = {}
 """Live processes by (command, limits, params): kept across games, one per bot in play."""
 _cleanup_registered = False
 
@@ -322,10 +322,10 @@ def close_all() -> None:
         except subprocess.TimeoutExpired:
             pass
         process.close()
-    _pools.clear()
+    pools.clear()
 
 
-def _pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
+def pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
               sandboxed: bool) -> tuple:
     return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed
 
@@ -336,7 +336,7 @@ def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> B
     for process in [p for p in _running if p.broken and p.creator == os.getpid()]:
         if process.popen.poll() is not None:  # killed earlier: reap it now rather than at exit
             process.close()
-    pool = _pools.setdefault(key, [])
+    pool = pools.setdefault(key, [])
     for process in list(pool):
         if process.broken or process.creator != os.getpid() or process.popen.poll() is not None:
             pool.remove(process)
@@ -399,7 +399,7 @@ class ProcessBot(Bot):
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
             message["rng_state"] = _pack_rng_state(state)
-        key = _pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
+        key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
         setup = self.setup_time_limit
         try:
             self.process = process = _acquire(key, self, setup)
@@ -466,7 +466,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            key = _pool_key(command, memory_mb, cpu_seconds, params, sandboxed)
+            key = pool_key(command, memory_mb, cpu_seconds, params, sandboxed)
             hello = _acquire(key, None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:

@@ -8,7 +8,7 @@ import os
 import select
 import subprocess
 
-from arena.isolation.limits import _stderr_sink
+from arena.isolation.limits import stderr_sink
 
 TAIL_BYTES = 4096
 """Bytes of a bot's stderr kept, newest last."""
@@ -23,7 +23,7 @@ class StderrPipe:
         self.fd: int | None
         self.fd, self.child_end = os.pipe()
         os.set_blocking(self.fd, False)
-        sink = _stderr_sink()
+        sink = stderr_sink()
         self.log = None if sink in (subprocess.DEVNULL, None) else sink
         self.tail = bytearray()
         self.pollers: tuple[select.poll, ...] = ()

@@ -190,16 +190,17 @@ class Matchmaker:
                        for i in range(len(order) - 1)]
         weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
         # At three or more players a settling newcomer's pairs, and one more pair a round, play a swapped table
-        # where one lags (`_swapped_company`); swapping every pair's table cost the matchmaker its lead.
-        enough = -(-self.settings.ratings.company_deals // settings.deals)  # tables that count in full
-        free = players > 2
+        # where one lags (`swapped_company`); swapping every pair's table cost the matchmaker its lead.
+        enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
+        free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, i, why in weights[:slots]:
-            swapped = (_swapped_company(order[i], order[i + 1], companies, set(order), enough)
+            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough)
                        if players > 2 and (settling or free) else None)
             if swapped is None:
                 chosen.append((_table_around(order, i, players), why))
                 continue
-            free = free and bool(settling)
+            if not settling:
+                free = False
             table, have, lack = swapped
             chosen.append((table, f"{why}; {lack} in the company {have} met"))
         return _unique(chosen)
@@ -335,7 +336,7 @@ class Companies:
             self.of.setdefault(bot, set()).add(table)
 
 
-def _swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
+def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
                      ) -> tuple[tuple[str, ...], str, str] | None:
     """The table that seats one of the pair in the company the other met more often: of the companies played
     with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,

@@ -80,9 +80,10 @@ class OutcomeGroups:
         self.bots.append(local.bots)
         self.drawn.append(local.drawn)
         self.counts.append(local.counts)
-        companies, company = np.unique(np.sort(local.bots, axis=1), axis=0, return_inverse=True)
-        games = np.bincount(company.reshape(-1), weights=local.counts, minlength=len(companies))
-        self.company_games.update(dict(zip(map(tuple, companies.tolist()), games.tolist(), strict=True)))
+        if local.bots.shape[1] > 2:  # companies matter at three or more seats (`arena.ratings.company`)
+            companies, company = np.unique(np.sort(local.bots, axis=1), axis=0, return_inverse=True)
+            games = np.bincount(company.reshape(-1), weights=local.counts, minlength=len(companies))
+            self.company_games.update(dict(zip(map(tuple, companies.tolist()), games.tolist(), strict=True)))
         self.game_groups.append((local.game_group + self.rows).astype(np.int32))  # 8 bytes a game in all
         self.game_deals.append((deal + self.deals).astype(np.int32))
         self.rows += len(local.counts)

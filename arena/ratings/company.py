@@ -26,23 +26,27 @@ from arena.ratings.batch import Outcomes
 from arena.ratings.bootstrap import DealGames
 
 
+def per_game(games: np.ndarray, n: int, cap_deals: int) -> np.ndarray | None:
+    """Each company's weight per game (companies,) given its games: at most `cap_deals` deals' worth (a deal is a
+    game in each of the n rotations) in all, the total kept. None where nothing changes: two players, every company
+    with as many games, or none over the cap."""
+    played = games > 0
+    mass = np.minimum(games, cap_deals * n)
+    if n < 3 or not played.any() or np.all(games[played] == games[played][0]) or np.all(mass == games):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(played, mass / games * (games.sum() / mass.sum()), 0.0)
+
+
 def company_weights(bots: np.ndarray, counts: np.ndarray, cap_deals: int) -> np.ndarray | None:
-    """Each outcome group's weight per game (groups,): its company's games count at most `cap_deals` deals' worth
-    (a deal is a game in each of the n rotations), the total kept. None where nothing changes: two players, every
-    company with as many games, or none over the cap."""
+    """Each outcome group's weight per game (groups,), its company's (`per_game`); None where nothing changes."""
     groups, n = bots.shape
     if n < 3 or groups == 0:
         return None
     _, company = np.unique(np.sort(bots, axis=1), axis=0, return_inverse=True)
     company = company.reshape(-1)
-    games = np.bincount(company, weights=counts)
-    played = games > 0
-    mass = np.minimum(games, cap_deals * n)
-    if np.all(games[played] == games[played][0]) or np.all(mass == games):
-        return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(played, mass / games * (games.sum() / mass.sum()), 0.0)
-    return share[company]
+    weight = per_game(np.bincount(company, weights=counts), n, cap_deals)
+    return None if weight is None else weight[company]
 
 
 def balanced(outcomes: Outcomes, deal_games: DealGames, progress: np.ndarray | None, cap_deals: int
@@ -63,12 +67,9 @@ def company_share(company_games: Counter, bots: np.ndarray, cap_deals: int) -> n
     """The weight per game of games seating `bots` (games or groups, n) in the fit of every game, whose games by
     company are `company_games` (`arena.ratings.bootstrap.OutcomeGroups.company_games`, in the same codes): the
     weights of a look's update (`arena.ratings.looks`)."""
-    n = bots.shape[1] if bots.ndim == 2 else 0
-    games = np.array(list(company_games.values()), dtype=np.float64)
-    if n < 3 or not len(games) or np.all(games == games[0]):
+    companies = list(company_games)
+    weight = per_game(np.array([company_games[c] for c in companies], dtype=np.float64), bots.shape[1], cap_deals)
+    if weight is None:
         return np.ones(len(bots))
-    mass = np.minimum(games, cap_deals * n)
-    if np.all(mass == games):
-        return np.ones(len(bots))
-    scale = games.sum() / mass.sum()
-    return np.array([min(1.0, cap_deals * n / company_games[tuple(c)]) * scale for c in np.sort(bots, axis=1).tolist()])
+    of = dict(zip(companies, weight.tolist(), strict=True))
+    return np.array([of[tuple(c)] for c in np.sort(bots, axis=1).tolist()])
