@@ -152,14 +152,56 @@ def read_part(path: Path, schema: pa.Schema, columns: list[str] | None = None) -
     return table.cast(pa.schema([schema.field(name) for name in names]))
 
 
+def live_parts(results: Path) -> list[tuple[int, int, Path]]:
+    """The parts of a results folder by name, as (start, end, path) in game order, without those that a larger
+    part holds whole.
+
+    Compaction (compact_parts) renames its merged part into place before it deletes the parts it merged, so
+    that one rename is the switch: a reader that lists both sees only the merged part, one that lists before
+    sees only the small ones, and a compaction killed between the two leaves the same games visible."""
+    found = []
+    for path in Path(results).glob("part-*.parquet"):
+        match = PART_NAME.fullmatch(path.name)
+        if match:
+            found.append((int(match[1]), int(match[2]), path))
+    found.sort(key=lambda part: (part[0], -part[1]))  # the larger of two parts that start together first
+    live, reach = [], 0
+    for start, end, path in found:
+        if live and end <= reach:
+            continue  # within a part before it
+        live.append((start, end, path))
+        reach = max(reach, end)
+    return live
+
+
+def read_rows(path: Path, schema: pa.Schema, columns: list[str] | None, first: int, end: int) -> pa.Table:
+    """Rows first..end-1 of one part file (counted from its first row), reading only the row groups that hold
+    them, checksums verified: a round's games are a small share of a compacted part."""
+    names = schema.names if columns is None else columns
+    file = pq.ParquetFile(path, page_checksum_verification=True)
+    groups, offset, skipped = [], 0, None
+    for group in range(file.num_row_groups):
+        rows = file.metadata.row_group(group).num_rows
+        if offset < end and first < offset + rows:
+            groups.append(group)
+            skipped = offset if skipped is None else skipped
+        offset += rows
+    table = file.read_row_groups(groups, columns=names, use_threads=False)
+    table = table.slice(first - (skipped or 0), end - first)
+    return table.cast(pa.schema([schema.field(name) for name in names]))
+
+
 def _read_parts(run: RunDir, columns: list[str] | None = None):
-    """Each part file as (start, end, path, its table or why it is damaged)."""
+    """Each part file as (start, end, path, its table or why it is damaged), but those a compacted part replaces."""
     if not run.results.is_dir():
         return
+    live = {path for _, _, path in live_parts(run.results)}
     for path in sorted(run.results.glob("part-*.parquet")):
         match = PART_NAME.fullmatch(path.name)
         if not match:
             yield 0, 0, path, "not a part name"
+            continue
+        if path not in live:
             continue
         start, end = int(match[1]), int(match[2])
         try:

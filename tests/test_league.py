@@ -139,9 +139,10 @@ def catalog_agrees_with_parts(league: Path) -> int:
         start, end = map(int, PART_NAME.fullmatch(path.name).groups())
         table = pq.read_table(path)
         assert table.column("game_index").to_pylist() == list(range(start, end))
-        (number,) = set(table.column("round").to_pylist())
-        (round_,) = [r for r in rounds if r.number == number]
-        assert round_.first_index <= start and end <= round_.end_index
+        by_number = {r.number: r for r in rounds}  # a compacted part holds many rounds, each game its own
+        for index, number in zip(table.column("game_index").to_pylist(), table.column("round").to_pylist(),
+                                 strict=True):
+            assert by_number[number].first_index <= index < by_number[number].end_index
         covered.append((start, end))
     covered.sort()
     position = 0

@@ -20,8 +20,9 @@ import pyarrow as pa
 
 from arena.league import load_settings
 from arena.league.catalog import Catalog, LeagueError, RoundRow
+from arena.league.compaction import compact
 from arena.league.matchmaker import Matchmaker
-from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, read_part, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, live_parts, read_rows, scan_parts, write_part
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
@@ -52,13 +53,35 @@ class PlayReport:
     backend: str
 
 
-def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None) -> Iterator[pa.Table]:
-    """The results of the given rounds, part by part in game-index order (columns: all of LEAGUE_SCHEMA)."""
-    ranges = sorted((r.first_index, r.end_index) for r in rounds)
-    for path in sorted((Path(directory) / "results").glob("part-*.parquet")):
-        match = PART_NAME.fullmatch(path.name)
-        if match and any(first <= int(match[1]) and int(match[2]) <= end for first, end in ranges):
-            yield read_part(path, LEAGUE_SCHEMA, columns)
+def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
+                 by_round: bool = False) -> Iterator[pa.Table]:
+    """The results of the given rounds in game-index order (columns: all of LEAGUE_SCHEMA), a part at a time, or
+    the rounds' share of a compacted part; `by_round`: never one table across two rounds.
+
+    A compaction may delete a part after it was listed here: its merged part was renamed into place before, so
+    the parts are listed again and read on from the first game not yet given."""
+    ranges = sorted((r.first_index, r.end_index) for r in rounds if r.games)
+    if not by_round:  # consecutive rounds as one range: a compacted part is read in one piece
+        joined: list[tuple[int, int]] = []
+        for first, end in ranges:
+            if joined and joined[-1][1] == first:
+                joined[-1] = (joined[-1][0], end)
+            else:
+                joined.append((first, end))
+        ranges = joined
+    given = 0  # the games below this index have been given
+    for attempt in range(3):
+        try:
+            for start, end, path in live_parts(Path(directory) / "results"):
+                for first, last in ranges:
+                    low, high = max(start, first, given), min(end, last)
+                    if low < high:
+                        yield read_rows(path, LEAGUE_SCHEMA, columns, low - start, high - start)
+                        given = high
+            return
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
 
 
 def play_league(directory: Path, *, games: int | None = None, until_settled: bool = False, rounds: int | None = None,
@@ -90,6 +113,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
                 """The batches of the round being played already saved, in its own game indices (by the parts'
                 names: the damaged ones were set aside above, and those written since are whole)."""
                 first, end = matchmaker.current.first_index, matchmaker.current.end_index
+                compact(directory, LEAGUE_SCHEMA, first)  # the rounds before this one are finished
                 names = (PART_NAME.fullmatch(path.name) for path in run.results.glob("part-*.parquet"))
                 return [(int(m[1]) - first, int(m[2]) - first) for m in names
                         if m and first <= int(m[1]) and int(m[2]) <= end]
@@ -102,9 +126,17 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
 
             execute(matchmaker, pool, done=done, save=save, batch_size=settings.run.batch_size,
                     first=pa.concat_tables(history) if history else None, on_progress=on_progress)
+            compact(directory, LEAGUE_SCHEMA, finished_end(catalog.rounds()))
         finally:
             catalog.close()
     return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend)
+
+
+def finished_end(rounds: list[RoundRow]) -> int:
+    """The first game index of the first round not finished (or the end of the last round): the games below it
+    are the finished rounds', which compaction may merge."""
+    unfinished = [r.first_index for r in rounds if r.status != "done"]
+    return min(unfinished, default=max((r.end_index for r in rounds), default=0))
 
 
 def _set_aside_damaged(run: RunDir) -> None:

@@ -100,14 +100,17 @@ class RatingHistory:
         them)."""
         new = [r for r in sorted(rounds, key=lambda r: r.number) if r.number > self.last_round]
         every = max(1, -(-len(new) // points)) if points else 1
-        for k, round_ in enumerate(new, 1):
-            for part in league_parts(self.directory, [round_], RATED_COLUMNS):
-                self.running.add(part)
-            self.last_round = round_.number
-            if k % every == 0 or k == len(new):
+        ending = {r.end_index: (k, r) for k, r in enumerate(new, 1) if r.games}
+        # one pass over the parts of all the new rounds (a compacted part holds many), a point where a round ends
+        for part in league_parts(self.directory, new, RATED_COLUMNS, by_round=True):
+            self.running.add(part)
+            k, round_ = ending.get(part.column("game_index")[-1].as_py() + 1, (0, None))
+            if round_ is not None and (k % every == 0 or k == len(new)):
                 for variant, rated in self.running.tables().items():
                     for row in rated.table.itertuples(index=False):
                         self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
+        if new:
+            self.last_round = new[-1].number
 
     def frame(self, game: str | None = None) -> pd.DataFrame:
         """The history so far, of every variant or only those of `game` (a game id or variant label)."""

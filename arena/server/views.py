@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
@@ -49,8 +51,10 @@ class View:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Each variant's standing table, as `arena league table` has it."""
     history: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RatingHistory.COLUMNS))
-    games: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
-    """Every game of the finished rounds (GAME_COLUMNS), in game-index order."""
+    recent: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Each bot's RECENT_GAMES latest games of the finished rounds (GAME_COLUMNS), in game-index order."""
+    faulted: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
+    """Every game of the finished rounds that a seat forfeited, in game-index order."""
 
     @property
     def game_count(self) -> int:
@@ -66,9 +70,10 @@ class View:
         return {variant: json.loads(frame.to_json(orient="records", double_precision=10))
                 for variant, frame in self.frames.items()}
 
-    def bot_games(self, label: str) -> pd.DataFrame:
-        """The bot's games, newest first, with its own seat, score and place (1: first; the ranks count from 0)."""
-        games = self.games
+    def bot_games(self, label: str, games: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The bot's latest games (or those of `games` it played), newest first, with its own seat, score and place
+        (1: first; the ranks count from 0)."""
+        games = self.recent.get(label, self.faulted.iloc[:0]) if games is None else games
         if games.empty:
             return games.assign(seat=[], score=[], place=[])
         seats = games["players"].map(lambda players: list(players).index(label) if label in players else -1)
@@ -79,7 +84,7 @@ class View:
 
     def forfeits(self, label: str) -> pd.DataFrame:
         """The bot's forfeited games (it was the seat at fault), newest first, with the reason."""
-        mine = self.bot_games(label)
+        mine = self.bot_games(label, self.faulted)
         return mine[mine["fault_seat"].notna() & (mine["fault_seat"] == mine["seat"])]
 
     def pairs(self, label: str) -> dict[str, pd.DataFrame]:
@@ -103,9 +108,11 @@ class LeagueViews:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.settings = load_settings(self.directory)
-        self.game_frames: list[pd.DataFrame] = []
+        self.recent: dict[str, pd.DataFrame] = {}
+        """Each bot's latest games so far (a league of a million games is not held in memory, only these)."""
+        self.faulted = pd.DataFrame(columns=GAME_COLUMNS)
         self.read_rounds: set[int] = set()
-        """The rounds whose games are in `game_frames`."""
+        """The rounds whose games are in `recent` and `faulted`."""
         self.key: tuple = ()
         self.current = View(self.settings.name)
         self.lock = threading.Lock()
@@ -121,18 +128,30 @@ class LeagueViews:
             if key == self.key:
                 return self.current
             new = [r for r in rounds if r.number not in self.read_rounds]
-            for round_ in new:
-                parts = [part.to_pandas() for part in league_parts(self.directory, [round_], GAME_COLUMNS)]
-                if parts:
-                    self.game_frames.append(pd.concat(parts, ignore_index=True))
+            for part in league_parts(self.directory, sorted(new, key=lambda r: r.number), GAME_COLUMNS):
+                self._take(part)
             self.read_rounds |= {r.number for r in new}
             rated, frames, history = self._compute(bots, rounds)
-            games = (pd.concat(self.game_frames, ignore_index=True).sort_values("game_index", kind="stable")
-                     if self.game_frames else pd.DataFrame(columns=GAME_COLUMNS))
             self.current = View(self.settings.name, self.current.version + 1, bots, rounds, rated, frames, history,
-                                games)
+                                dict(self.recent), self.faulted)
             self.key = key
             return self.current
+
+    def _take(self, part: pa.Table) -> None:
+        """Keeps of a part's games (in game-index order, after those taken before) each bot's RECENT_GAMES latest
+        and every forfeited one: a pass over the seats in Arrow, no loop in Python over the games."""
+        players = part.column("players").combine_chunks()
+        seats = pd.DataFrame({"bot": pc.list_flatten(players).to_numpy(zero_copy_only=False),
+                              "row": pc.list_parent_indices(players).to_numpy()})
+        latest = seats.groupby("bot", sort=False).tail(RECENT_GAMES)
+        for label, rows in latest.groupby("bot", sort=False)["row"]:
+            games = part.take(pa.array(rows.to_numpy())).to_pandas()
+            before = self.recent.get(label)
+            self.recent[label] = games if before is None else pd.concat([before, games], ignore_index=True).tail(
+                RECENT_GAMES).reset_index(drop=True)
+        faulted = part.filter(pc.is_valid(part.column("fault_seat")))
+        if faulted.num_rows:
+            self.faulted = pd.concat([self.faulted, faulted.to_pandas()], ignore_index=True)
 
     def _compute(self, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
         """The ratings of a snapshot, computed in a process of their own: in a thread of the server they held the
@@ -180,10 +199,9 @@ def compute(directory: str, bots: list[BotRow], rounds: list[RoundRow]) -> tuple
         running = _leagues[directory] = _Running(RunningRatings(settings.ratings, progress=False),
                                                  RatingHistory(Path(directory)))
     new = [r for r in rounds if r.number > running.last_round]
-    for round_ in new:
-        for part in league_parts(Path(directory), [round_], RATED_COLUMNS):
-            running.ratings.add(part)
-        running.last_round = round_.number
+    for part in league_parts(Path(directory), new, RATED_COLUMNS):
+        running.ratings.add(part)
+    running.last_round = max((r.number for r in new), default=running.last_round)
     # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start
     running.history.add(rounds, points=HISTORY_POINTS if first else 1)
     rated = running.ratings.tables() if rounds else {}
