@@ -8,6 +8,7 @@ Starlette underneath. uvicorn serves it, with one worker: the process is the lea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import socket
@@ -70,7 +71,9 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
             while not stop.wait(pause):
                 started = time.monotonic()
                 try:
-                    views.refresh()
+                    before = views.current
+                    if views.refresh() is not before:
+                        prerender(app, views.current)
                 except Exception as error:  # noqa: BLE001 - a failed look keeps the last view; the next may work
                     print(f"warning: could not read the league: {type(error).__name__}: {error}", file=sys.stderr)
                 # rounds that finish faster than the standings are computed get one view for several: the
@@ -128,7 +131,7 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     with play_lock(directory) if play else nullcontext() as lock:
         app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
-        app.state.views.refresh()  # the league read before the address is printed: the first answers are whole
+        prerender(app, app.state.views.refresh())  # read before the address is printed: the first answers are whole
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
@@ -143,16 +146,41 @@ def _view(request: Request) -> View:
     return request.app.state.views.current
 
 
-def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> str:
-    """What `make` renders of the current view, rendered once a view: every reader of a view gets the same
-    bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings."""
+def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> tuple[bytes, str]:
+    """What `make` renders of the current view, as bytes and their ETag, rendered once a view (the leaderboard and
+    the standings before any request asks: `prerender`): every reader of a view gets the same bytes, so a request
+    costs a look-up, not a template (nor a JSON encoding) of the standings."""
     view, kept = _view(request), request.app.state.rendered
     if kept.get("version") != view.version:
-        kept.clear()
-        kept["version"] = view.version
+        kept = request.app.state.rendered = {"version": view.version}
     if key not in kept:
-        kept[key] = make(view)
+        kept[key] = _with_etag(make(view))
     return kept[key]
+
+
+def _with_etag(text: str) -> tuple[bytes, str]:
+    body = text.encode()
+    return body, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+
+
+def prerender(app: Starlette, view: View) -> None:
+    """Renders the leaderboard (page and live part) and `/api/standings` of a new view, before a request asks."""
+    kept = {"version": view.version}
+    for name in ("leaderboard.html", "_standings.html"):
+        kept[(name, "/")] = _with_etag(templates.get_template(name).render(view=view, version=view.version,
+                                                                           **_leaderboard_context(view)))
+    kept[("api", "standings")] = _with_etag(_standings_json(view))
+    app.state.rendered = kept
+
+
+def _answer(request: Request, found: tuple[bytes, str], media_type: str, **headers: str) -> Response:
+    """The bytes, or 304 when the client holds them already (If-None-Match): a poll of an unchanged page costs
+    neither the page nor its transfer."""
+    body, etag = found
+    headers = {"ETag": etag, "Cache-Control": "no-cache", **headers}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
 
 
 def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
@@ -163,9 +191,9 @@ def _page(request: Request, name: str, fragment: str, context: Callable[[View], 
         if request.query_params.get("since") == str(view.version):
             return Response(status_code=204, headers={"Vary": "HX-Request"})
         name = fragment
-    text = _rendered(request, (name, request.url.path), lambda view: templates.get_template(name).render(
+    found = _rendered(request, (name, request.url.path), lambda view: templates.get_template(name).render(
         view=view, version=view.version, **context(view)))
-    return HTMLResponse(text, headers={"Vary": "HX-Request"})
+    return _answer(request, found, "text/html; charset=utf-8", Vary="HX-Request")
 
 
 def _leaderboard_context(view: View) -> dict:
@@ -259,9 +287,11 @@ async def api_health(request: Request) -> Response:
 
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
-    text = _rendered(request, ("api", "standings"), lambda view: json.dumps(
-        {"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()}))
-    return Response(text, media_type="application/json")
+    return _answer(request, _rendered(request, ("api", "standings"), _standings_json), "application/json")
+
+
+def _standings_json(view: View) -> str:
+    return json.dumps({"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()})
 
 
 async def api_bot(request: Request) -> Response:

@@ -151,7 +151,8 @@ class LeagueViews:
                 RECENT_GAMES).reset_index(drop=True)
         faulted = part.filter(pc.is_valid(part.column("fault_seat")))
         if faulted.num_rows:
-            self.faulted = pd.concat([self.faulted, faulted.to_pandas()], ignore_index=True)
+            found = faulted.to_pandas()
+            self.faulted = found if self.faulted.empty else pd.concat([self.faulted, found], ignore_index=True)
 
     def _compute(self, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
         """The ratings of a snapshot, computed in a process of their own: in a thread of the server they held the
@@ -159,7 +160,7 @@ class LeagueViews:
         for attempt in (1, 2):  # a computing process that died is replaced once, its history computed again
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=die_with, initargs=(os.getpid(),))
+                                                initializer=computing_process, initargs=(os.getpid(),))
             try:
                 return self.pool.submit(compute, str(self.directory), bots, rounds).result()
             except BrokenProcessPool:
@@ -173,6 +174,17 @@ class LeagueViews:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+
+
+COMPUTE_NICENESS = 10
+"""The computing process yields the cores to play and to the requests: standings a little late cost less than
+games not played or answers kept waiting."""
+
+
+def computing_process(parent: int) -> None:
+    """Sets up the computing process: it dies with the server and runs at a lower priority."""
+    die_with(parent)
+    os.nice(COMPUTE_NICENESS)
 
 
 @dataclass
