@@ -316,3 +316,21 @@ def test_a_bots_forfeits_show_with_their_reasons(tmp_path, monkeypatch):
         assert not client.get("/api/bots/random").json()["forfeits"]
         page = client.get("/bots/quitter").text
         assert "asked to give up" in page.split("<h2>Forfeits</h2>")[1]
+
+
+def test_an_unchanged_page_polled_again_is_a_304_and_a_new_round_a_new_etag(tmp_path):
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress")
+    with served(league, "--no-play") as (_, client):
+        tags = {}
+        for path in ("/", "/api/standings"):
+            first = client.get(path)
+            tags[path] = first.headers["etag"]
+            again = client.get(path, headers={"If-None-Match": tags[path]})
+            assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tags[path]
+            assert client.get(path, headers={"If-None-Match": '"other"'}).content == first.content
+        arena("league", "play", league, "--no-progress")
+        wait_for(lambda: client.get("/api/health").json()["rounds"] == 2, "the second round served")
+        for path in ("/", "/api/standings"):
+            changed = client.get(path, headers={"If-None-Match": tags[path]})
+            assert changed.status_code == 200 and changed.headers["etag"] != tags[path]
