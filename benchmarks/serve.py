@@ -1,25 +1,40 @@
-"""Latency of `arena league serve` under concurrent readers while it plays, and what the readers cost play.
+"""Latency of `arena league serve` under concurrent readers while it plays a large league, what the readers cost
+play, and whether a long-running server stays flat.
 
-    .venv/bin/python benchmarks/serve.py [--bots 8] [--warm-games 400] [--seconds 20] [--clients 20]
-                                         [--workers 1]
+    .venv/bin/python benchmarks/serve.py [--league DIR] [--bots 100] [--games 1000000] [--seconds 30]
+                                         [--clients 50] [--closed]
+    .venv/bin/python benchmarks/serve.py --soak [--minutes 30] [--league DIR] ...
 
-A caterpillar league of `--bots` file bots (random movers, each its own code) is made in a temporary folder
-and played to `--warm-games` games by `arena league play`. Then, in the same run:
+The league: Go For It at six players with jokers, `--bots` file bots (uniform random movers, each its own code,
+so its own hash), built by the league's own rounds (`arena league play`, the matchmaker's tables, every table
+saved as its own part and compacted as `play` compacts) up to `--games` games. `--league DIR` keeps it: a league
+already there is played on up to `--games` (the build's games a second are printed), never built again.
+`tie_margin = 0`: random movers are equals, and with a margin the league would settle their pairs as
+ties and `serve --play` would stop playing.
 
-1. `arena league play` alone for `--seconds` (then SIGKILLed: the league is kill-safe), counting the games of
-   the rounds finished meanwhile;
-2. `arena league serve --play` for `--seconds`, while `--clients` concurrent loopback clients (0: none) (httpx, one
-   asyncio task each) read `/` and `/api/standings` in turn as fast as they are answered: the games of the
-   rounds finished meanwhile, and each request's latency.
+Then, in the same run:
 
-It prints the requests, the p50, p99 and worst latency of each path, and the play throughput of both phases.
-Bounded in time (`--seconds` a phase) and in requests (at most MOST_REQUESTS).
+1. `arena league play` alone for `--seconds`, counted from its first finished round (its start-up, reading the
+   league and its first look, is left out), then SIGKILLed (the league is kill-safe);
+2. `arena league serve --play` for `--seconds`, counted from its first finished round too, while `--clients`
+   readers poll `/` and `/api/standings` as browsers do: each asks every 1 to 2 s (uniformly drawn), sending
+   the ETag of what it holds (If-None-Match: a 304 when nothing changed);
+3. with `--closed`, the worst case: the same readers closed-loop, each asking again as soon as it is answered,
+   without ETags.
+
+It prints each path's requests, p50, p99 and worst latency, and the games a second of each phase.
+
+`--soak`: `serve --play` under the browser-like readers for `--minutes`, printing every `--sample` seconds the
+server process's RSS, open files and threads (from /proc) and the league's games; then whether each stayed within
+10% after the first fifth of the time (the warm-up).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import random
 import re
 import signal
 import subprocess
@@ -31,31 +46,34 @@ from pathlib import Path
 import numpy as np
 
 ARENA = [sys.executable, "-m", "arena.cli"]
-MOST_REQUESTS = 200_000
 PATHS = ("/", "/api/standings")
+POLL_SECONDS = (1.0, 2.0)
+"""A browser-like reader's pause between two requests, drawn uniformly (htmx polls every 2 s)."""
+MOST_REQUESTS = 2_000_000
 LEAGUE = """
-name = "bench"
+name = "serve-bench"
 seed = 3
 
 [[games]]
-game = "caterpillar"
+game = "go_for_it"
+rules = { players = 6, jokers = true }
 
 [run]
-workers = {workers}
+workers = 1
+batch_size = 2000
 
 [league]
-deals = 2
+deals = 4
 isolation = "none"
+tie_margin = 0.0
 """
 BOT = '''
 from arena.bots import Bot
 
-
 class Mover{n}(Bot):
     """Uniform over legal moves (bot {n}: its own code, so its own hash)."""
-
     name = "mover{n}"
-    games = {{"caterpillar"}}
+    games = {{"go_for_it"}}
 
     def reset(self, game_id, seat, rules, rng):
         self.rng = rng
@@ -65,103 +83,188 @@ class Mover{n}(Bot):
 '''
 
 
-def run(*args: str) -> None:
-    subprocess.run(ARENA + list(args), check=True, stdout=subprocess.DEVNULL)
-
-
 def finished_games(league: Path) -> int:
     from arena.league.standings import snapshot
 
     return sum(r.games for r in snapshot(league)[1])
 
 
-def make_league(folder: Path, bots: int, warm_games: int, workers: int) -> Path:
-    (folder / "league.toml").write_text(LEAGUE.format(workers=workers))
+def build(folder: Path, bots: int, games: int) -> Path:
+    """The league in `folder`, made if absent and played on by `arena league play` up to `games` games."""
+    from arena.league import new_league
+    from arena.league.frozen import add_bot
+
     league = folder / "league"
-    run("league", "new", str(league), str(folder / "league.toml"))
-    for n in range(bots):
-        path = folder / f"mover{n}.py"
-        path.write_text(BOT.format(n=n))
-        run("league", "add", str(league), f"{path}:Mover{n}", "--no-sandbox", "--games", "1")
-    run("league", "play", str(league), "--games", str(warm_games), "--no-progress")
+    if not (league / "catalog.sqlite").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "league.toml").write_text(LEAGUE)
+        new_league(league, folder / "league.toml")
+        for n in range(bots):
+            path = folder / f"mover{n}.py"
+            path.write_text(BOT.format(n=n))
+            assert add_bot(league, f"{path}:Mover{n}", sandboxed=False, games_per_rules=1).new
+    have = finished_games(league)
+    if have < games:
+        started = time.monotonic()
+        subprocess.run(ARENA + ["league", "play", str(league), "--games", str(games - have), "--no-progress"],
+                       check=True, stdout=subprocess.DEVNULL)
+        took = time.monotonic() - started
+        now = finished_games(league)
+        print(f"built {now - have:,} games in {took:,.0f} s ({(now - have) / took:.1f} games/s)")
     return league
 
 
+def after_first_round(league: Path, process: subprocess.Popen, most: float = 1800) -> tuple[int, float]:
+    """Waits for the first round that `process` finishes; the league's games then and the time it took."""
+    started, before = time.monotonic(), finished_games(league)
+    while (now := finished_games(league)) == before:
+        if process.poll() is not None or time.monotonic() - started > most:
+            raise SystemExit(f"no round finished in {time.monotonic() - started:.0f} s")
+        time.sleep(0.2)
+    return now, time.monotonic() - started
+
+
 def play_alone(league: Path, seconds: float) -> float:
-    """Games a second of finished rounds while `arena league play` plays alone."""
-    before = finished_games(league)
-    process = subprocess.Popen(ARENA + ["league", "play", str(league), "--games", "100000000", "--no-progress"],
+    """Games a second of finished rounds while `arena league play` plays alone, from its first finished round."""
+    process = subprocess.Popen(ARENA + ["league", "play", str(league), "--games", "1000000000", "--no-progress"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(seconds)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    return (finished_games(league) - before) / seconds
-
-
-async def readers(base: str, clients: int, seconds: float) -> dict[str, list[float]]:
-    import httpx
-
-    latencies: dict[str, list[float]] = {path: [] for path in PATHS}
-    deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
-        async def reader(k: int) -> None:
-            turn = k
-            while time.monotonic() < deadline and sum(map(len, latencies.values())) < MOST_REQUESTS:
-                path = PATHS[turn % len(PATHS)]
-                turn += 1
-                start = time.perf_counter()
-                response = await client.get(path)
-                latencies[path].append(time.perf_counter() - start)
-                assert response.status_code == 200, (path, response.status_code)
-
-        await asyncio.gather(*(reader(k) for k in range(clients)))
-    return latencies
-
-
-def serve_under_readers(league: Path, seconds: float, clients: int) -> tuple[float, dict[str, list[float]]]:
-    """Games a second while `serve --play` plays under the readers, and the readers' latencies."""
-    process = subprocess.Popen(ARENA + ["league", "serve", str(league), "--port", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
     try:
-        base = re.search(r"http://[^/]+", process.stdout.readline())[0]
-        before = finished_games(league)
-        if clients:
-            latencies = asyncio.run(readers(base, clients, seconds))
-        else:  # `--clients 0`: what serving costs play with nobody reading
-            time.sleep(seconds)
-            latencies = {path: [] for path in PATHS}
-        return (finished_games(league) - before) / seconds, latencies
+        before, startup = after_first_round(league, process)
+        print(f"play alone: first round after {startup:.0f} s")
+        time.sleep(seconds)
+        return (finished_games(league) - before) / seconds
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
 
 
+async def readers(base: str, clients: int, seconds: float, closed: bool) -> dict[str, list[tuple[float, int]]]:
+    """Each reader's requests as (latency, status) by path: browser-like (a pause of POLL_SECONDS between two
+    requests, If-None-Match of what it holds) or `closed`-loop (at once again, no ETag)."""
+    import httpx
+
+    answered: dict[str, list[tuple[float, int]]] = {path: [] for path in PATHS}
+    deadline = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        async def reader(k: int) -> None:
+            rng, turn, held = random.Random(k), k, {}
+            if not closed:
+                await asyncio.sleep(rng.uniform(0, POLL_SECONDS[1]))  # browsers do not all open at once
+            while time.monotonic() < deadline and sum(map(len, answered.values())) < MOST_REQUESTS:
+                path = PATHS[turn % len(PATHS)]
+                turn += 1
+                headers = {"If-None-Match": held[path]} if path in held and not closed else {}
+                start = time.perf_counter()
+                response = await client.get(path, headers=headers)
+                answered[path].append((time.perf_counter() - start, response.status_code))
+                assert response.status_code in (200, 304), (path, response.status_code)
+                held[path] = response.headers.get("etag", "")
+                if not closed:
+                    await asyncio.sleep(rng.uniform(*POLL_SECONDS))
+
+        await asyncio.gather(*(reader(k) for k in range(clients)))
+    return answered
+
+
+def start_server(league: Path) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(ARENA + ["league", "serve", str(league), "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    return process, re.search(r"http://[^/]+", process.stdout.readline())[0]
+
+
+def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool) -> tuple[float, dict]:
+    """Games a second while `serve --play` plays under the readers, from its first finished round, and the
+    readers' requests."""
+    started = time.monotonic()
+    process, base = start_server(league)
+    try:
+        print(f"serve: listening after {time.monotonic() - started:.0f} s", end="")
+        before, startup = after_first_round(league, process)
+        print(f", first round {startup:.0f} s later")
+        answered = asyncio.run(readers(base, clients, seconds, closed)) if clients else time.sleep(seconds) or {}
+        return (finished_games(league) - before) / seconds, answered
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+
+def print_latencies(answered: dict) -> None:
+    for path, found in answered.items():
+        if found:
+            ms = np.array([latency for latency, _ in found]) * 1000
+            unchanged = sum(status == 304 for _, status in found)
+            print(f"  GET {path:15} {len(ms):7,} requests ({unchanged:,} 304)  p50 {np.percentile(ms, 50):6.1f} ms  "
+                  f"p99 {np.percentile(ms, 99):6.1f} ms  worst {ms.max():7.1f} ms")
+
+
+def process_figures(pid: int) -> tuple[float, int, int]:
+    """A process's RSS (MB), open files and threads, from /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    field = lambda name: int(re.search(rf"^{name}:\s+(\d+)", status, re.M)[1])
+    return field("VmRSS") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
+
+
+def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
+    """`serve --play` under browser-like readers for `minutes`; the server's figures against time, and whether
+    they stayed flat after the warm-up."""
+    process, base = start_server(league)
+    rows: list[tuple[float, float, int, int, int]] = []
+    try:
+        started = time.monotonic()
+
+        async def sampler() -> None:
+            while (elapsed := time.monotonic() - started) < minutes * 60:
+                rss, files, threads = process_figures(process.pid)
+                rows.append((elapsed, rss, files, threads, finished_games(league)))
+                print(f"  {elapsed / 60:5.1f} min  RSS {rss:7.1f} MB  open files {files:4}  threads {threads:3}  "
+                      f"games {rows[-1][4]:,}", flush=True)
+                await asyncio.sleep(sample)
+
+        async def both() -> None:
+            await asyncio.gather(readers(base, clients, minutes * 60, closed=False), sampler())
+
+        asyncio.run(both())
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    warm = [row for row in rows if row[0] >= minutes * 60 / 5]
+    for column, name in ((1, "RSS"), (2, "open files"), (3, "threads")):
+        values = [row[column] for row in warm]
+        spread = (max(values) - min(values)) / min(values) if values and min(values) else float("nan")
+        print(f"after warm-up: {name} from {min(values):,.1f} to {max(values):,.1f} ({spread:.1%}): "
+              f"{'flat' if spread <= 0.10 else 'NOT flat'} within 10%")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, default=8)
-    parser.add_argument("--warm-games", type=int, default=400)
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--clients", type=int, default=20)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--league", type=Path, help="a folder that keeps the built league between runs")
+    parser.add_argument("--bots", type=int, default=100)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--closed", action="store_true", help="also the closed-loop readers (the worst case)")
+    parser.add_argument("--soak", action="store_true")
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--sample", type=float, default=30.0, help="--soak: seconds between two samples")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="arena-serve-bench-") as folder:
-        league = make_league(Path(folder), args.bots, args.warm_games, args.workers)
-        print(f"league: {args.bots} bots, {finished_games(league):,} games; {args.clients} clients, "
-              f"{args.seconds:.0f} s a phase")
+    sys.stdout.reconfigure(line_buffering=True)
+    with tempfile.TemporaryDirectory(prefix="arena-serve-bench-") as scratch:
+        league = build(args.league or Path(scratch), args.bots, args.games)
+        print(f"league: {args.bots} bots, {finished_games(league):,} games in "
+              f"{len(list((league / 'results').glob('part-*.parquet'))):,} parts; {args.clients} clients")
+        if args.soak:
+            soak(league, args.minutes, args.clients, args.sample)
+            return
         alone = play_alone(league, args.seconds)
-        served, latencies = serve_under_readers(league, args.seconds, args.clients)
-        print(f"league: {finished_games(league):,} games at the end")
-        for path, found in latencies.items():
-            if not found:
-                continue
-            ms = np.array(found) * 1000
-            print(f"GET {path:15} {len(ms):7,} requests  p50 {np.percentile(ms, 50):7.1f} ms  "
-                  f"p99 {np.percentile(ms, 99):7.1f} ms  worst {ms.max():7.1f} ms")
-        loss = 1 - served / alone if alone else float("nan")
-        print(f"play alone {alone:.1f} games/s; serve --play under readers {served:.1f} games/s "
-              f"({loss:+.0%} loss)")
+        print(f"play alone: {alone:.1f} games/s")
+        for closed in (False, True) if args.closed else (False,):
+            served, answered = serve_under_readers(league, args.seconds, args.clients, closed)
+            change = served / alone - 1 if alone else float("nan")
+            print(f"serve --play under {'closed-loop' if closed else 'browser-like'} readers: {served:.1f} games/s "
+                  f"({change:+.0%} against play alone)")
+            print_latencies(answered)
 
 
 if __name__ == "__main__":
