@@ -157,7 +157,11 @@ async def readers(base: str, clients: int, seconds: float, closed: bool) -> dict
                 turn += 1
                 headers = {"If-None-Match": held[path]} if path in held and not closed else {}
                 start = time.perf_counter()
-                response = await client.get(path, headers=headers)
+                try:
+                    response = await client.get(path, headers=headers)
+                except httpx.TransportError:  # a kept-alive connection the server closed: a browser asks again
+                    answered[path].append((time.perf_counter() - start, 0))
+                    continue
                 answered[path].append((time.perf_counter() - start, response.status_code))
                 assert response.status_code in (200, 304), (path, response.status_code)
                 held[path] = response.headers.get("etag", "")
@@ -195,7 +199,9 @@ def print_latencies(answered: dict) -> None:
         if found:
             ms = np.array([latency for latency, _ in found]) * 1000
             unchanged = sum(status == 304 for _, status in found)
-            print(f"  GET {path:15} {len(ms):7,} requests ({unchanged:,} 304)  p50 {np.percentile(ms, 50):6.1f} ms  "
+            failed = sum(status == 0 for _, status in found)
+            print(f"  GET {path:15} {len(ms):7,} requests ({unchanged:,} 304, {failed} connection errors)  "
+                  f"p50 {np.percentile(ms, 50):6.1f} ms  "
                   f"p99 {np.percentile(ms, 99):6.1f} ms  worst {ms.max():7.1f} ms")
 
 
@@ -222,10 +228,11 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
                       f"games {rows[-1][4]:,}", flush=True)
                 await asyncio.sleep(sample)
 
-        async def both() -> None:
-            await asyncio.gather(readers(base, clients, minutes * 60, closed=False), sampler())
+        async def both() -> list:
+            return await asyncio.gather(readers(base, clients, minutes * 60, closed=False), sampler())
 
-        asyncio.run(both())
+        answered = asyncio.run(both())[0]
+        print_latencies(answered)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
