@@ -159,7 +159,7 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
         argv[0] = os.path.abspath(argv[0])
-    if _is_host(argv):
+    if is_host(argv):
         readable += [str(BUNDLED_BOTS / name) for name in BUNDLED if (BUNDLED_BOTS / name).exists()]
         file = argv[3].rpartition(":")[0]
         if file.endswith(".py") and str(Path(file).resolve()) not in readable:
@@ -185,7 +185,7 @@ def names_file(arg: str) -> bool:
         return False
 
 
-def _is_host(argv: list[str]) -> bool:
+def is_host(argv: list[str]) -> bool:
     """The built-in host for a Python bot class: `python -m arena.isolation SPEC`."""
     return len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]
 
@@ -194,7 +194,7 @@ def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: 
     """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment and,
     given `seccomp_fd` (from `filter_fd()`, passed to the new process), the seccomp filter loaded."""
     argv, readable = bot_files(command)
-    if LANDLOCK and _is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
+    if LANDLOCK and is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
         env = {**(env or {}), landlock.ENV: "1"}
     return _bwrap_line(argv, readable, env or {}, seccomp_fd)
 

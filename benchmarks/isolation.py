@@ -27,7 +27,7 @@ from pathlib import Path
 from arena import sandbox, seccomp
 from arena.bots import load_bot_class, resolved_spec
 from arena.games import get_game, make_rules
-from arena.isolation import BotProcess, _host_env, _is_host, close_all, process_bot_class, python_command
+from arena.isolation import BotProcess, close_all, host_env, is_host, process_bot_class, python_command
 from arena.isolation.process import DEFAULT_MEMORY_MB, ProcessBot, pool_key, pools
 from arena.referee import play
 
@@ -144,7 +144,7 @@ def system_call(count: int = 50_000) -> tuple[float, float]:
 def start_up(command: list[str], mode: str) -> float:
     """Milliseconds from starting a bot process in `mode` to its answer to hello."""
     started = time.perf_counter()
-    process = in_mode(mode, lambda: BotProcess(command, None, None, _host_env() if _is_host(command) else None,
+    process = in_mode(mode, lambda: BotProcess(command, None, None, host_env() if is_host(command) else None,
                                                MODES[mode][0]))
     process.handshake({})
     elapsed = time.perf_counter() - started

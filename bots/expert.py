@@ -39,7 +39,7 @@ import numpy as np
 
 from arena.bots import Bot, load_spec
 from arena.cards import KING, RANK, SUIT
-from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, _ops, effective_value, step
+from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, card_operations, effective_value, step
 
 _heuristic = sys.modules[load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot").__module__]
 
@@ -77,7 +77,7 @@ def _play_odds(hands: np.ndarray, bonus: np.ndarray, table: np.ndarray) -> np.nd
     return np.where(tied[:, 0], 1.0 / tied.sum(axis=1), 0.0)
 
 
-class _Unseen(_give_or_take._Unseen):
+class _Unseen(_give_or_take.Unseen):
     """The heuristic's model of the unseen cards, its opponent_last worked out in two parts that repeat far
     more often than the whole: the bonus by the card before, the last card's score by count and value."""
 
@@ -96,7 +96,7 @@ class _Unseen(_give_or_take._Unseen):
                                                        for card, w, share in self.groups)
             score = self._scores.get((count, prev))
             if score is None:
-                counts_after, last_score = _give_or_take._counts_after, _give_or_take._last_score
+                counts_after, last_score = _give_or_take.counts_after, _give_or_take.last_score
                 multiply = self.multiply
                 score = self._scores[count, prev] = sum(
                     w * max(last_score(card, c) for c in counts_after(count, effective_value(card, prev), multiply))
@@ -146,7 +146,8 @@ class _TwoCardPlay:
         hand = (self.card, other)
         multiply = self.parts[1].multiply
         # the moves it had, its cards' operations by the engine's own rule
-        legal = tuple((c, op) for c in hand for op in _ops(effective_value(c, self.prev), self.count, multiply))
+        legal = tuple((c, op) for c in hand
+                      for op in card_operations(effective_value(c, self.prev), self.count, multiply))
         ties = _Ties()
         chosen = _give_or_take.move(self._observation(hand, legal), _give_or_take.DEFAULTS, ties,
                                     model=lambda _: self.unseen)
@@ -178,7 +179,7 @@ def opponent_hands(obs) -> list[tuple[tuple[int, ...], float]] | None:
     size, me, played = obs.opponent_hand_size, obs.seat, obs.played
     if not 0 < size <= 2:
         return None
-    table = np.array(_give_or_take._LAST_CARD_VALUE[obs.rules.multiply])
+    table = np.array(_give_or_take.LAST_CARD_VALUE[obs.rules.multiply])
     checks, later, two_card = [], [], None
     for i in range(len(played) - 1, -1, -1):
         seat, card, _ = played[i]
@@ -238,7 +239,7 @@ def _against_pairs(pairs, count: int, prev: int, prev_card: int, last: int, mult
     of `prev_card` with `last` left, the opponent holding each of `pairs` with its chance: it plays one
     card (each half the time, the operation worst for this seat), this seat `last` with its best
     operation, then the opponent its other card with its own best."""
-    counts_after, last_score, bonus = _give_or_take._counts_after, _give_or_take._last_score, _give_or_take._bonus
+    counts_after, last_score, bonus = _give_or_take.counts_after, _give_or_take.last_score, _give_or_take.bonus
     leads = {}  # the opponent's next card: the bonuses of it and of `last` after it, and this seat's counts
     for pair, _ in pairs:
         for card in pair:
@@ -286,7 +287,7 @@ def give_or_take_move(obs, params: dict, rng):
             for card, op in legal:
                 v = effective_value(card, prev)
                 last = hand[1] if card == hand[0] else hand[0]
-                values.append(_give_or_take._bonus(card, prev_card)
+                values.append(_give_or_take.bonus(card, prev_card)
                               + _against_pairs(pairs, step(obs.count, v, op), v, card, last, obs.rules.multiply))
             return best_move(legal, values, rng)
 

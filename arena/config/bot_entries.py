@@ -13,21 +13,22 @@ from typing import Any
 from arena.config.models import (
     BotEntry,
     ConfigError,
-    _check_keys,
-    _integer,
-    _number,
-    _string,
-    _table,
+    check_keys,
+    checked_integer,
+    checked_number,
+    checked_string,
+    checked_table,
 )
 
 
-def _bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
-    _check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
+def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
+    """One `[[bots]]` entry checked and made a BotEntry; `where` prefixes its errors."""
+    check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
     if "name" not in raw:
         raise ConfigError(f"{where}name: missing")
-    name = _string(raw["name"], where + "name")
+    name = checked_string(raw["name"], where + "name")
     path = raw.get("path")
-    params = _table(raw.get("params", {}), where + "params")
+    params = checked_table(raw.get("params", {}), where + "params")
     isolation = raw.get("isolation", "sandbox" if "command" in raw else "none")
     if isolation not in ("none", "process", "sandbox"):
         raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
@@ -40,7 +41,7 @@ def _bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
         if key in raw:
             raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
                               '(isolation = "process" or "sandbox")')
-    spec = _string(path, where + "path") if path is not None else name
+    spec = checked_string(path, where + "path") if path is not None else name
     return BotEntry(name, path, params, _file_spec(spec, where, folders) if ".py:" in spec else spec)
 
 
@@ -90,7 +91,7 @@ _checked: dict[tuple, dict] = {}
 in this process does not start its bots' processes again."""
 
 
-def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
+def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 
     This process never runs a bot's code: a Python bot is imported and built with its params in a host
@@ -156,15 +157,15 @@ def _process_bot_entry(raw: dict, where: str, folders: tuple[Path, ...], name: s
             raise ConfigError(f"{where}{error}") from None
 
     command = raw.get("command")
-    memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
-    cpu_seconds = _number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
+    memory_mb = checked_integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
+    cpu_seconds = checked_number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
     if command is not None:
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
         command = _command(command, where + "command", folders)
         spec = "command: " + shlex.join(command)
     else:
-        spec = _string(path, where + "path") if path is not None else name
+        spec = checked_string(path, where + "path") if path is not None else name
         if ".py:" in spec:
             spec = _file_spec(spec, where, folders)
         elif ":" not in spec and isolation == "sandbox":  # a name: a sandbox sees no registry, so its spec

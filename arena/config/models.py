@@ -167,39 +167,44 @@ class Config:
     them, so that its config reads the same from any folder."""
 
 
-def _check_keys(table: dict, allowed: set[str], where: str) -> None:
+def check_keys(table: dict, allowed: set[str], where: str) -> None:
+    """Raises ConfigError naming the first key of `table` that is not in `allowed`."""
     for key in table:
         if key not in allowed:
             raise ConfigError(f"{where}{key}: unknown field (fields: {', '.join(sorted(allowed))})")
 
 
-def _integer(value: Any, where: str, low: int | None = None) -> int:
+def checked_integer(value: Any, where: str, low: int | None = None) -> int:
+    """`value` if it is an integer of at least `low`, else a ConfigError naming `where`."""
     if not isinstance(value, int) or isinstance(value, bool) or (low is not None and value < low):
         wanted = "a positive integer" if low == 1 else "a non-negative integer" if low == 0 else "an integer"
         raise ConfigError(f"{where}: must be {wanted}, not {value!r}")
     return value
 
 
-def _number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
+def checked_number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
+    """`value` as a float if it is a finite number above `low` (or equal, if `inclusive`), else a ConfigError."""
     if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < low
             or (value == low and not inclusive)):
         raise ConfigError(f"{where}: must be a number {'>=' if inclusive else '>'} {low:g}, not {value!r}")
     return float(value)
 
 
-def _string(value: Any, where: str) -> str:
+def checked_string(value: Any, where: str) -> str:
+    """`value` if it is a non-empty string, else a ConfigError naming `where`."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: must be a non-empty string, not {value!r}")
     return value
 
 
-def _table(value: Any, where: str) -> dict:
+def checked_table(value: Any, where: str) -> dict:
+    """`value` if it is a TOML table, else a ConfigError naming `where`."""
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: must be a table, not {value!r}")
     return value
 
 
-def _second(values) -> int | None:
+def first_repeat(values) -> int | None:
     """The position of the first value that appeared before, or None."""
     seen = set()
     for position, value in enumerate(values):

@@ -11,7 +11,7 @@ from arena.bots import BotError
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,
-    _host_env,
+    host_env,
     process_bot_class,
     python_command,
 )
@@ -28,7 +28,7 @@ def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float |
     started: list = []
     for spec, _, sandboxed in bots:
         try:
-            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env(), sandboxed))
+            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, host_env(), sandboxed))
         except BotProcessError as error:
             started.append(error)
     answers = []

@@ -15,9 +15,8 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
-from arena.config import ConfigError, GameEntry, RatingSettings, RunSettings, rating_settings
-from arena.config import _run_settings as run_settings
-from arena.config.models import _check_keys, _integer, _number, _string, _table
+from arena.config import ConfigError, GameEntry, RatingSettings, RunSettings, rating_settings, run_settings
+from arena.config.models import check_keys, checked_integer, checked_number, checked_string, checked_table
 from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
@@ -56,45 +55,45 @@ def parse_settings(text: str) -> LeagueSettings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"malformed TOML: {error}") from None
-    _check_keys(data, {"name", "seed", "games", "run", "ratings", "league"}, "")
+    check_keys(data, {"name", "seed", "games", "run", "ratings", "league"}, "")
     for key in ("name", "seed", "games"):
         if key not in data:
             raise ConfigError(f"{key}: missing")
-    name = _string(data["name"], "name")
+    name = checked_string(data["name"], "name")
     if any(not ch.isalnum() and ch not in "-_." for ch in name):
         raise ConfigError(f"name: letters, digits, - _ and . only, not {name!r}")
-    seed = _integer(data["seed"], "seed", 0)
+    seed = checked_integer(data["seed"], "seed", 0)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
-    games = tuple(_variant(_table(raw, f"games[{i}]"), f"games[{i}].") for i, raw in enumerate(data["games"]))
+    games = tuple(_variant(checked_table(raw, f"games[{i}]"), f"games[{i}].") for i, raw in enumerate(data["games"]))
     labels = [g.label for g in games]
     if len(set(labels)) < len(labels):
         raise ConfigError(f"games: {next(x for x in labels if labels.count(x) > 1)} is listed twice")
-    raw_run = _table(data.get("run", {}), "run")
-    _check_keys(raw_run, RUN_KEYS, "run.")
+    raw_run = checked_table(data.get("run", {}), "run")
+    check_keys(raw_run, RUN_KEYS, "run.")
     run = run_settings(raw_run, ())
-    ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
-    raw = _table(data.get("league", {}), "league")
-    _check_keys(raw, {"deals", "tables", "placement", "isolation", "confidence", "tie_margin"}, "league.")
+    ratings = rating_settings(checked_table(data.get("ratings", {}), "ratings"))
+    raw = checked_table(data.get("league", {}), "league")
+    check_keys(raw, {"deals", "tables", "placement", "isolation", "confidence", "tie_margin"}, "league.")
     isolation = raw.get("isolation", "sandbox")
     if isolation not in ISOLATIONS:
         raise ConfigError(f"league.isolation: must be one of {', '.join(map(repr, ISOLATIONS))}, not {isolation!r}")
     confidence = raw.get("confidence", 0.95)
     if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
         raise ConfigError(f"league.confidence: must be a number in [0.5, 1), not {confidence!r}")
-    return LeagueSettings(name, seed, games, run, ratings, _integer(raw.get("deals", 4), "league.deals", 1),
-                          _integer(raw.get("tables", 0), "league.tables", 0),
-                          _integer(raw.get("placement", 3), "league.placement", 1), isolation, confidence,
-                          _number(raw.get("tie_margin", 0.5), "league.tie_margin", inclusive=True), text)
+    return LeagueSettings(name, seed, games, run, ratings, checked_integer(raw.get("deals", 4), "league.deals", 1),
+                          checked_integer(raw.get("tables", 0), "league.tables", 0),
+                          checked_integer(raw.get("placement", 3), "league.placement", 1), isolation, confidence,
+                          checked_number(raw.get("tie_margin", 0.5), "league.tie_margin", inclusive=True), text)
 
 
 def _variant(raw: dict, where: str) -> GameEntry:
-    _check_keys(raw, {"game", "rules"}, where)
+    check_keys(raw, {"game", "rules"}, where)
     if "game" not in raw:
         raise ConfigError(f"{where}game: missing")
     try:
-        game = get_game(_string(raw["game"], where + "game"))
-        rules = _table(raw.get("rules", {}), where + "rules")
+        game = get_game(checked_string(raw["game"], where + "game"))
+        rules = checked_table(raw.get("rules", {}), where + "rules")
         make_rules(game.Rules, rules)
     except UnknownGameError as error:
         raise ConfigError(f"{where}game: {error}".replace("'", "")) from None

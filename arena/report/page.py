@@ -13,15 +13,15 @@ from plotly.colors import qualitative
 from arena.display import counted, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
-    _figure_html,
-    _los_figure,
-    _neighbours_figure,
-    _pairwise_figure,
-    _progress_figure,
-    _ratings_figure,
-    _scores_figure,
-    _seats_figure,
-    _terminations_figure,
+    figure_html,
+    los_figure,
+    neighbours_figure,
+    pairwise_figure,
+    progress_figure,
+    ratings_figure,
+    scores_figure,
+    seats_figure,
+    terminations_figure,
 )
 from arena.report.summary import ResultsSummary
 from arena.results import RunDir
@@ -32,7 +32,7 @@ def _workers(workers) -> str:
     return "? workers" if workers is None else counted(workers, "worker")
 
 
-def _slugs(variants: list[str]) -> dict[str, str]:
+def variant_slugs(variants: list[str]) -> dict[str, str]:
     """A unique HTML id per variant: `game-caterpillar`, `game-go_for_it-jokers-true-players-3`."""
     out: dict[str, str] = {}
     for variant in variants:
@@ -44,7 +44,7 @@ def _slugs(variants: list[str]) -> dict[str, str]:
     return out
 
 
-def _colours(bots: list[str]) -> dict[str, str]:
+def bot_colours(bots: list[str]) -> dict[str, str]:
     """One colour per bot, the same in every chart of the report."""
     palette = qualitative.Plotly + qualitative.D3 + qualitative.Dark24
     return {bot: palette[i % len(palette)] for i, bot in enumerate(bots)}
@@ -52,8 +52,8 @@ def _colours(bots: list[str]) -> dict[str, str]:
 
 # --- the page ---------------------------------------------------------------------------------------
 
-def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
-            slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
+def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
+                slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
     """The run's facts: what was played, with which versions, how long it took, how to reproduce it, and the
     files the page needs beside it (`bundle`, the charts' script, and the replays)."""
     e = html.escape
@@ -90,21 +90,21 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
             f"</header>")
 
 
-def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
-             terminations: dict[str, int], colours: dict[str, str], replays: list[str] | None = None) -> str:
+def variant_section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
+                    terminations: dict[str, int], colours: dict[str, str], replays: list[str] | None = None) -> str:
     """One variant: rating table, example replays, pairings, deal pairs, then the charts."""
     bots = list(rated.table["bot"])
     plots = [
-        ("ratings", _ratings_figure(rated.table, colours)),
-        ("los", _los_figure(rated)),
-        ("pairwise", _pairwise_figure(rated.pairwise)),
-        ("progress", _progress_figure(rated.progress, bots, colours)),
-        ("scores", _scores_figure(scores, bots, colours)),
-        ("seats", _seats_figure(rated.seats)),
-        ("neighbours", _neighbours_figure(rated)),
-        ("terminations", _terminations_figure(terminations)),
+        ("ratings", ratings_figure(rated.table, colours)),
+        ("los", los_figure(rated)),
+        ("pairwise", pairwise_figure(rated.pairwise)),
+        ("progress", progress_figure(rated.progress, bots, colours)),
+        ("scores", scores_figure(scores, bots, colours)),
+        ("seats", seats_figure(rated.seats)),
+        ("neighbours", neighbours_figure(rated)),
+        ("terminations", terminations_figure(terminations)),
     ]
-    divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{_figure_html(fig, f'{slug}-{kind}')}</div>"
+    divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{figure_html(fig, f'{slug}-{kind}')}</div>"
                      for kind, fig in plots if fig is not None)
     if rated.method == "batch":
         how = ("Ranked by TrueSkill μ, the posterior given all games at once (order-free). Intervals come from "

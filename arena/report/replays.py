@@ -8,7 +8,7 @@ import json
 import tomllib
 
 from arena.ratings import VariantRatings
-from arena.report.page import _slugs
+from arena.report.page import variant_slugs
 from arena.results import RunDir
 
 
@@ -25,7 +25,7 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
         saved_config(run)
     except ConfigError:
         pass  # each replay fails on it and gets its note
-    slugs = _slugs(list(ratings))
+    slugs = variant_slugs(list(ratings))
     out: dict[str, list[str]] = {}
     for variant, games in examples.items():
         links = out.setdefault(variant, [])
