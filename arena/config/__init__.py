@@ -6,6 +6,7 @@ import math
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arena.config.bot_entries import bot_entry, checked_bots
 from arena.config.models import (
@@ -20,6 +21,7 @@ from arena.config.models import (
     RunSettings,
     SprtSettings,
     check_keys,
+    checked_confidence,
     checked_integer,
     checked_number,
     checked_string,
@@ -29,7 +31,8 @@ from arena.config.models import (
 from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 __all__ = ["RATING_METHODS", "STOP_RULES", "BotEntry", "Config", "ConfigError", "GameEntry", "RatingSettings",
-           "RunSettings", "SprtSettings", "load_config", "parse_config", "rating_settings"]
+           "RunSettings", "SprtSettings", "checked_game", "checked_rules", "load_config", "parse_config",
+           "rating_settings", "run_settings"]
 
 
 def load_config(path: str | Path) -> Config:
@@ -114,19 +117,12 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: in
         raise ConfigError(f"{where}game: missing")
     if "deals" not in raw and max_deals is None:
         raise ConfigError(f"{where}deals: missing (or give run.max_deals)")
-    try:
-        game = get_game(checked_string(raw["game"], where + "game"))
-    except UnknownGameError as error:
-        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
+    game = checked_game(raw, where)
     deals = checked_integer(raw["deals"], where + "deals", 1) if "deals" in raw else max_deals
     duplicate = raw.get("duplicate", True)
     if not isinstance(duplicate, bool):
         raise ConfigError(f"{where}duplicate: must be true or false, not {duplicate!r}")
-    rules_raw = checked_table(raw.get("rules", {}), where + "rules")
-    try:
-        rules = make_rules(game.Rules, rules_raw)
-    except RulesError as error:
-        raise ConfigError(f"{where}rules: {error}") from None
+    rules_raw, rules = checked_rules(game, raw, where)
     by_name = {b.name: b for b in bots}
     chosen = raw.get("bots")
     if chosen is not None:
@@ -152,6 +148,23 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: in
                      gauntlet)
 
 
+def checked_game(raw: dict, where: str) -> Any:
+    """The game module that the `game` key of a `[[games]]` table names, else a ConfigError."""
+    try:
+        return get_game(checked_string(raw["game"], where + "game"))
+    except UnknownGameError as error:
+        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
+
+
+def checked_rules(game: Any, raw: dict, where: str) -> tuple[dict, Any]:
+    """The `rules` table of a `[[games]]` table, as given and as the game's Rules, else a ConfigError."""
+    rules_raw = checked_table(raw.get("rules", {}), where + "rules")
+    try:
+        return rules_raw, make_rules(game.Rules, rules_raw)
+    except RulesError as error:
+        raise ConfigError(f"{where}rules: {error}") from None
+
+
 def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...]) -> None:
     """A test compares two bots on one game: they must both play it."""
     if len(games) != 1:
@@ -173,8 +186,8 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     workers = checked_integer(workers, "run.workers", 0)
     if address is not None:
         address = checked_string(address, "run.address")
-    batch_size = checked_integer(raw.get("batch_size", 2000), "run.batch_size", 1)
-    limit = raw.get("move_time_limit", 1.0)
+    batch_size = checked_integer(raw.get("batch_size", RunSettings.batch_size), "run.batch_size", 1)
+    limit = raw.get("move_time_limit", RunSettings.move_time_limit)
     limit = None if limit == 0 else checked_number(limit, "run.move_time_limit")
     setup_limit = checked_number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
     until = raw.get("until", "all")
@@ -186,11 +199,9 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     if until == "sprt" and "sprt" not in raw:
         raise ConfigError('run.sprt: missing; until = "sprt" needs sprt = { bots = ["a", "b"], elo0 = 0, elo1 = 5 }')
     max_deals = checked_integer(raw["max_deals"], "run.max_deals", 1) if "max_deals" in raw else None
-    round_deals = checked_integer(raw.get("round_deals", 10), "run.round_deals", 1)
-    confidence = raw.get("confidence", 0.95)
-    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
-        raise ConfigError(f"run.confidence: must be a number in [0.5, 1), not {confidence!r}")
-    tie_margin = checked_number(raw.get("tie_margin", 0.5), "run.tie_margin", inclusive=True)
+    round_deals = checked_integer(raw.get("round_deals", RunSettings.round_deals), "run.round_deals", 1)
+    confidence = checked_confidence(raw.get("confidence", RunSettings.confidence), "run.confidence")
+    tie_margin = checked_number(raw.get("tie_margin", RunSettings.tie_margin), "run.tie_margin", inclusive=True)
     sprt = _sprt_settings(checked_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
     return RunSettings(workers, address, batch_size, limit, setup_limit, until, max_deals, round_deals, confidence,
                        tie_margin, sprt)

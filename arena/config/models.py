@@ -204,6 +204,13 @@ def checked_table(value: Any, where: str) -> dict:
     return value
 
 
+def checked_confidence(value: Any, where: str) -> float:
+    """`value` if it is a confidence in [0.5, 1), else a ConfigError naming `where`."""
+    if not isinstance(value, float) or not 0.5 <= value < 1:
+        raise ConfigError(f"{where}: must be a number in [0.5, 1), not {value!r}")
+    return value
+
+
 def first_repeat(values) -> int | None:
     """The position of the first value that appeared before, or None."""
     seen = set()

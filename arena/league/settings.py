@@ -15,9 +15,25 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
-from arena.config import ConfigError, GameEntry, RatingSettings, RunSettings, rating_settings, run_settings
-from arena.config.models import check_keys, checked_integer, checked_number, checked_string, checked_table
-from arena.games import RulesError, UnknownGameError, get_game, make_rules
+from arena.config import (
+    ConfigError,
+    GameEntry,
+    RatingSettings,
+    RunSettings,
+    checked_game,
+    checked_rules,
+    rating_settings,
+    run_settings,
+)
+from arena.config.models import (
+    check_keys,
+    checked_confidence,
+    checked_integer,
+    checked_number,
+    checked_string,
+    checked_table,
+)
+from arena.games import get_game, make_rules
 
 RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
 ISOLATIONS = ("sandbox", "process", "none")
@@ -39,9 +55,9 @@ class LeagueSettings:
     """Tables a newcomer plays against a spread of the field before the uncertain pairs are played."""
     isolation: str = "sandbox"
     """How a frozen bot's code plays: "sandbox" (default, docs/sandbox.md), "process" or "none"."""
-    confidence: float = 0.95
+    confidence: float = RunSettings.confidence
     """`--until settled`: each adjacent pair's rating difference is separated or a tie at this confidence."""
-    tie_margin: float = 0.5
+    tie_margin: float = RunSettings.tie_margin
     text: str = ""
 
     def players(self, game: GameEntry) -> int:
@@ -75,28 +91,23 @@ def parse_settings(text: str) -> LeagueSettings:
     ratings = rating_settings(checked_table(data.get("ratings", {}), "ratings"))
     raw = checked_table(data.get("league", {}), "league")
     check_keys(raw, {"deals", "tables", "placement", "isolation", "confidence", "tie_margin"}, "league.")
-    isolation = raw.get("isolation", "sandbox")
+    isolation = raw.get("isolation", LeagueSettings.isolation)
     if isolation not in ISOLATIONS:
         raise ConfigError(f"league.isolation: must be one of {', '.join(map(repr, ISOLATIONS))}, not {isolation!r}")
-    confidence = raw.get("confidence", 0.95)
-    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
-        raise ConfigError(f"league.confidence: must be a number in [0.5, 1), not {confidence!r}")
-    return LeagueSettings(name, seed, games, run, ratings, checked_integer(raw.get("deals", 4), "league.deals", 1),
-                          checked_integer(raw.get("tables", 0), "league.tables", 0),
-                          checked_integer(raw.get("placement", 3), "league.placement", 1), isolation, confidence,
-                          checked_number(raw.get("tie_margin", 0.5), "league.tie_margin", inclusive=True), text)
+    confidence = checked_confidence(raw.get("confidence", LeagueSettings.confidence), "league.confidence")
+    return LeagueSettings(name, seed, games, run, ratings,
+                          checked_integer(raw.get("deals", LeagueSettings.deals), "league.deals", 1),
+                          checked_integer(raw.get("tables", LeagueSettings.tables), "league.tables", 0),
+                          checked_integer(raw.get("placement", LeagueSettings.placement), "league.placement", 1),
+                          isolation, confidence,
+                          checked_number(raw.get("tie_margin", LeagueSettings.tie_margin), "league.tie_margin",
+                                         inclusive=True), text)
 
 
 def _variant(raw: dict, where: str) -> GameEntry:
     check_keys(raw, {"game", "rules"}, where)
     if "game" not in raw:
         raise ConfigError(f"{where}game: missing")
-    try:
-        game = get_game(checked_string(raw["game"], where + "game"))
-        rules = checked_table(raw.get("rules", {}), where + "rules")
-        make_rules(game.Rules, rules)
-    except UnknownGameError as error:
-        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
-    except RulesError as error:
-        raise ConfigError(f"{where}rules: {error}") from None
+    game = checked_game(raw, where)
+    rules, _ = checked_rules(game, raw, where)
     return GameEntry(game.id, 1, True, dict(rules))
