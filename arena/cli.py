@@ -300,8 +300,9 @@ def ratings(
     Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
     Example: arena ratings reports/quickstart --game caterpillar --pairs --format markdown
     """
-    from arena.display import SECTIONS, format_tables, select
+    from arena.display import SECTIONS, format_tables
     from arena.ratings.tables import rate_run
+    from arena.ratings.variants import select
 
     shown = SECTIONS if all_tables else [s for s, on in zip(SECTIONS, (pairs, seats, neighbours), strict=True) if on]
     with user_errors():

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from arena.results import ResultsError
-
 if TYPE_CHECKING:  # the ratings (numba's kernels among them) are imported where tables are shown, not by every command
     from arena.ratings import VariantRatings
 
@@ -58,16 +56,6 @@ def table(*columns: str, ids: tuple[str, ...] = (), rows=(), title: str | None =
     for row in rows:
         shown.add_row(*row)
     return shown
-
-
-def select(ratings: dict[str, VariantRatings], game: str | None) -> dict[str, VariantRatings]:
-    """Only the variants of `game` (a game id or variant label), if given."""
-    if game is None:
-        return ratings
-    chosen = {v: r for v, r in ratings.items() if v == game or v.startswith(game + ":")}
-    if not chosen:
-        raise ResultsError(f"no game {game!r} in this run (variants: {', '.join(ratings) or 'none'})")
-    return chosen
 
 
 def _interval(value: float, lo: float, hi: float, digits: int) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.play import league_parts
+from arena.ratings.variants import of_game, select
 from arena.results import RATED_COLUMNS
 
 HISTORY_REPLICATES = 20
@@ -46,8 +47,6 @@ def standing_frames(directory: Path, game: str | None = None,
                     taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
     """The ratings by variant and each variant's table with the bot's version, status and added date beside it,
     from the catalog `snapshot` given (`taken`), or one taken now."""
-    from arena.display import select
-
     bots, rounds = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
     return rated, with_bots(rated, bots)
@@ -111,5 +110,5 @@ class RatingHistory:
 
     def frame(self, game: str | None = None) -> pd.DataFrame:
         """The history so far, of every variant or only those of `game` (a game id or variant label)."""
-        rows = [r for r in self.rows if game is None or r[1] == game or r[1].startswith(game + ":")]
+        rows = [r for r in self.rows if of_game(r[1], game)]
         return pd.DataFrame(rows, columns=self.COLUMNS)
