@@ -301,7 +301,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
     good, bad = scan_parts(run)
     for path, reason in bad:  # a part cut short by a crash: set aside and replayed
-        aside = run.path / "damaged" / path.name
+        aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.catalog import Catalog
+from arena.league.directory import LeagueDir
 from arena.league.play import play_lock
 from arena.ratings import looks
 from arena.results import PART_NAME, RunDir, run_digest
@@ -379,6 +380,20 @@ def test_the_table_shows_version_and_added(tmp_path):
     assert "### caterpillar: each bot's mu after each round (2 rounds)" in history
     assert re.search(r"^\| round \| (greedy|random) \| (greedy|random) \|$", history, flags=re.M)
     assert re.search(r"^\| 2 \| \d+\.\d\d \| \d+\.\d\d \|$", history, flags=re.M)
+
+
+def test_league_dir_names_every_file_a_league_holds(tmp_path):
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    arena("league", "play", league, "--rounds", "1", "--no-progress")
+    assert arena("league", "report", league).stdout.strip() == f"wrote {LeagueDir(league).report}"
+    named = LeagueDir(league)
+    paths = {named.settings, named.catalog, named.bots, named.results, named.lock, named.leaderboard}
+    # SQLite's write-ahead log and shared memory sit beside the catalog, named by it
+    assert {p for p in league.iterdir() if not p.name.startswith(named.catalog.name + "-")} == paths
+    assert named.run.results == named.results and list(named.results.glob("part-*.parquet"))
+    assert named.report.is_file() and named.bots.is_dir()
 
 
 def test_the_history_is_a_table_of_rounds_by_bot():

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arena.league.directory import LeagueDir
+
 FORMAT = "arena-league 1"
 """The catalog's format marker: a league of another format is refused, never misread."""
 
@@ -94,12 +96,10 @@ class RoundRow:
 class Catalog:
     """The catalog file of a league directory, opened for reading and writing."""
 
-    FILE = "catalog.sqlite"
-
     def __init__(self, path: Path, *, create: bool = False) -> None:
-        self.path = Path(path) / self.FILE
+        self.path = LeagueDir(path).catalog
         if not create and not self.path.is_file():
-            raise LeagueError(f"{path}: not a league directory (no {self.FILE}); make one with `arena league new`")
+            raise LeagueError(f"{path}: not a league directory (no {self.path.name}); make one with `arena league new`")
         self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")

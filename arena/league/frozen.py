@@ -19,6 +19,7 @@ from pathlib import Path
 
 from arena.bots import BUNDLED_DIR, BotError
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
+from arena.league.directory import LeagueDir
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def retire_bot(league: Path, label: str) -> tuple[BotRow, bool]:
 
 
 def _bots_dir(league: Path) -> Path:
-    path = Path(league) / "bots"
+    path = LeagueDir(league).bots
     path.mkdir(exist_ok=True)
     return path
 

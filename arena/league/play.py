@@ -20,19 +20,19 @@ import pyarrow as pa
 
 from arena.league import load_settings
 from arena.league.catalog import Catalog, LeagueError, RoundRow
+from arena.league.directory import LeagueDir
 from arena.league.matchmaker import Matchmaker
 from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, read_part, scan_parts, write_part
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
-LOCK_FILE = "play.lock"
 
 
 @contextmanager
 def play_lock(directory: Path) -> Iterator[IO]:
     """Holds the league's play lock, or refuses at once when another `play` holds it. Yields the locked file: a
     child process handed it holds the lock too, until both have closed it."""
-    handle = open(Path(directory) / LOCK_FILE, "a+")
+    handle = open(LeagueDir(directory).lock, "a+")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -55,7 +55,7 @@ class PlayReport:
 def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None) -> Iterator[pa.Table]:
     """The results of the given rounds, part by part in game-index order (columns: all of LEAGUE_SCHEMA)."""
     ranges = sorted((r.first_index, r.end_index) for r in rounds)
-    for path in sorted((Path(directory) / "results").glob("part-*.parquet")):
+    for path in sorted(LeagueDir(directory).results.glob("part-*.parquet")):
         match = PART_NAME.fullmatch(path.name)
         if match and any(first <= int(match[1]) and int(match[2]) <= end for first, end in ranges):
             yield read_part(path, LEAGUE_SCHEMA, columns)
@@ -78,7 +78,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
     with play_lock(directory) if lock else nullcontext():
         catalog = Catalog(directory)
         try:
-            run = RunDir(directory)
+            run = LeagueDir(directory).run
             _set_aside_damaged(run)
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
@@ -110,7 +110,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
 def _set_aside_damaged(run: RunDir) -> None:
     """Moves a part cut short by a crash out of the results: its games are played again."""
     for path, reason in scan_parts(run)[1]:
-        aside = run.path / "damaged" / path.name
+        aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

@@ -14,6 +14,7 @@ from arena.atomic import write_atomic
 from arena.display import counted
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
+from arena.league.directory import LeagueDir
 from arena.league.standings import snapshot, standing_frames
 
 STYLE = """
@@ -36,7 +37,7 @@ def write_league_report(directory: Path) -> Path:
     settings = load_settings(directory)
     bots, rounds = snapshot(directory)
     rated, frames = standing_frames(directory, taken=(bots, rounds))
-    out = directory / "leaderboard"
+    out = LeagueDir(directory).leaderboard
     games = sum(r.games for r in rounds)
     body = [f"<h1>League {_e(settings.name)}</h1>",
             f"<p class=muted>{counted(len(bots), 'bot')} ({sum(b.status == 'active' for b in bots)} active), "
@@ -49,7 +50,7 @@ def write_league_report(directory: Path) -> Path:
     never = [b for b in bots if not any(b.label in set(f["bot"]) for f in frames.values())]
     if never:
         body.append("<p class=muted>Not rated yet: " + ", ".join(_link(b.label) for b in never) + ".</p>")
-    index = out / "index.html"
+    index = LeagueDir(directory).report
     write_atomic(index, _page(f"League {settings.name}", body).encode())
     for bot in bots:
         versions = [b for b in bots if b.name == bot.name]
