@@ -107,8 +107,10 @@ def _bot_page(directory: Path, league: str, bot: BotRow, versions: list[BotRow],
 def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[RoundRow], out: Path) -> str | None:
     """Writes the replay page of the bot's first game in `variant`; its file name, or None when it cannot be
     replayed here."""
+    from functools import partial
+
     from arena.config import parse_config
-    from arena.replay import replay_scheduled
+    from arena.replay import replay_in_child, replay_scheduled
     from arena.replay_page import write_replay_page
 
     for round_ in rounds:
@@ -117,9 +119,10 @@ def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[R
             continue
         config = parse_config(round_.config, base=directory)
         first = sum(g.deals * len(g.bots) for g in config.games[:entries[0]])  # the table's first game
-        try:
-            data = replay_scheduled(config, first)
-        except Exception:  # a bot that cannot be replayed here: no link
+        try:  # in a child under the round's time limits, as the run report replays its examples
+            data = replay_in_child(partial(replay_scheduled, config, first), config.run.move_time_limit,
+                                   config.run.setup_time_limit, round_.first_index + first)
+        except Exception:  # noqa: BLE001 - a bot that cannot be replayed here (or hangs) costs its link only
             return None
         name = f"replay-{page_name(label)[4:-5]}-{round_.first_index + first}.html"
         write_replay_page(data, out / name)
