@@ -67,6 +67,23 @@ def with_bots(rated: dict, bots: list[BotRow]) -> dict[str, pd.DataFrame]:
     return frames
 
 
+def versions(bots: list[BotRow], label: str) -> list[BotRow]:
+    """Every version of the bot of `label` (the bots of its name), in the catalog's order."""
+    name = next(b.name for b in bots if b.label == label)
+    return [b for b in bots if b.name == name]
+
+
+def head_to_head(rated: dict, label: str) -> dict[str, pd.DataFrame]:
+    """The bot against every opponent, by variant (of `rated`, VariantRatings by variant): the rating tables'
+    pairings seen from the bot, in the variants it was rated in."""
+    found = {}
+    for variant, ratings in rated.items():
+        mine = ratings.pairs[ratings.pairs["bot"] == label]
+        if not mine.empty:
+            found[variant] = mine
+    return found
+
+
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
     """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games): the rounds added
     one by one to running ratings, as the matchmaker's looks take them, not every earlier round read again."""

@@ -6,11 +6,10 @@ import html
 import json
 import re
 
-import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import counted, places, stop_lines
+from arena.display import bounds, counted, interval, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     figure_html,
@@ -146,10 +145,10 @@ def _rating_table(table: pd.DataFrame) -> str:
             "<th>Plackett–Luce</th></tr>")
     rows = [
         f"<tr class='tier-{r.tier % 2}'><td>{html.escape(str(r.rank))}</td><td class='bot'>{html.escape(str(r.bot))}"
-        f"</td><td><strong>{r.mu:.2f}</strong> [{r.mu_lo:.2f}, {r.mu_hi:.2f}]</td><td>{r.sigma:.2f}</td>"
+        f"</td><td><strong>{r.mu:.2f}</strong> {bounds(r.mu_lo, r.mu_hi, 2)}</td><td>{r.sigma:.2f}</td>"
         f"<td>{r.conservative:.2f}</td><td>{r.games:,}</td><td>{r.deals:,}</td><td>{r.wins:,}</td>"
-        f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
-        f"<td>{r.mean_score:.1f} [{_number(r.mean_score_lo)}, {_number(r.mean_score_hi)}]</td>"
+        f"<td>{interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, 3)}</td>"
+        f"<td>{interval(r.mean_score, r.mean_score_lo, r.mean_score_hi, 1)}</td>"
         f"<td>{r.forfeits:,}</td><td>{pl}</td></tr>"
         for r, pl in zip(table.itertuples(index=False), places(table["pl_rank"]), strict=True)
     ]
@@ -167,8 +166,8 @@ def _pairs_table(pairs: pd.DataFrame) -> str:
         seen.add((r.bot, r.opponent))
         rows.append(f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}"
                     f"</td><td>{r.games:,}</td><td>{r.deals:,}</td>"
-                    f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
-                    f"<td>{r.mu_diff:+.2f} [{_number(r.mu_diff_lo, 2)}, {_number(r.mu_diff_hi, 2)}]</td>"
+                    f"<td>{interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, 3)}</td>"
+                    f"<td>{r.mu_diff:+.2f} {bounds(r.mu_diff_lo, r.mu_diff_hi, 2)}</td>"
                     f"<td>{r.los:.3f}</td></tr>")
     return f"<table class='pairs'>{head}{''.join(rows)}</table>"
 
@@ -179,15 +178,10 @@ def _duplicate_table(dup: pd.DataFrame) -> str:
             "<th>score (95% CI)</th><th>score margin (95% CI)</th></tr>")
     rows = [f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}</td>"
             f"<td>{r.deals:,}</td>" + "".join(f"<td>{int(v):,}</td>" for v in (r.p0, r.p05, r.p1, r.p15, r.p2))
-            + f"<td>{r.score:.3f} [{_number(r.score_lo, 3)}, {_number(r.score_hi, 3)}]</td>"
-            f"<td>{r.score_diff:+.1f} [{_number(r.score_diff_lo)}, {_number(r.score_diff_hi)}]</td></tr>"
+            + f"<td>{interval(r.score, r.score_lo, r.score_hi, 3)}</td>"
+            f"<td>{r.score_diff:+.1f} {bounds(r.score_diff_lo, r.score_diff_hi, 1)}</td></tr>"
             for r in dup.itertuples(index=False)]
     return f"<table class='pairs'>{head}{''.join(rows)}</table>"
-
-
-def _number(value: float, digits: int = 1) -> str:
-    """A bound, or a dash when undefined (a single deal has no interval)."""
-    return "–" if np.isnan(value) else f"{value:.{digits}f}"
 
 
 PAGE = """<!DOCTYPE html>

@@ -9,7 +9,6 @@ Starlette underneath. uvicorn serves it, with one worker: the process is the lea
 from __future__ import annotations
 
 import json
-import math
 import socket
 import sys
 import threading
@@ -18,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -29,6 +29,8 @@ from starlette.templating import Jinja2Templates
 
 from arena.display import places
 from arena.league.catalog import LeagueError
+from arena.league.html import TEMPLATES, add_filters
+from arena.league.standings import versions
 from arena.server.player import PlayLoop
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
 from arena.server.views import RECENT_GAMES, LeagueViews, View
@@ -41,16 +43,9 @@ POLL_SECONDS = 2
 REFRESH_SECONDS = 1.0
 """How often the server looks at the catalog for a finished round or a changed bot."""
 
-templates = Jinja2Templates(directory=HERE / "templates")
-
-
-def interval(value: float, lo: float, hi: float, digits: int) -> str:
-    """`value [lo, hi]` with a dash for an undefined bound, as `arena league table` writes it."""
-    bound = lambda x: "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-    return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
-
-
-templates.env.filters["interval"] = interval
+templates = Jinja2Templates(directory=[HERE / "templates", TEMPLATES])  # the league's shared tables after ours
+add_filters(templates.env)
+templates.env.globals["bot_href"] = lambda label: "/bots/" + quote(label, safe="/")  # as Jinja's urlencode
 templates.env.globals["poll_seconds"] = POLL_SECONDS
 
 
@@ -215,11 +210,10 @@ async def game_page(request: Request) -> Response:
 
 def _bot_context(view: View, label: str) -> dict:
     """What the bot's page and `/api/bots/{label}` show of it."""
-    bot = view.bot(label)
     games = view.bot_games(label)
     history = view.history[view.history["bot"] == label]
     return {
-        "versions": [b for b in view.bots if b.name == bot.name],
+        "versions": versions(view.bots, label),
         "rows": {v: f[f["bot"] == label] for v, f in view.frames.items() if label in set(f["bot"])},
         "pairs": view.pairs(label),
         "history": history,
