@@ -23,9 +23,11 @@ from browser import find_chromium, visit
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.league import load_settings
 from arena.league.catalog import Catalog
 from arena.league.directory import LeagueDir
-from arena.league.play import play_lock
+from arena.league.matchmaker import Matchmaker
+from arena.league.play import RoundRecorder, play_lock
 from arena.ratings import looks
 from arena.results import PART_NAME, RunDir, run_digest
 
@@ -394,6 +396,26 @@ def test_league_dir_names_every_file_a_league_holds(tmp_path):
     assert {p for p in league.iterdir() if not p.name.startswith(named.catalog.name + "-")} == paths
     assert named.run.results == named.results and list(named.results.glob("part-*.parquet"))
     assert named.report.is_file() and named.bots.is_dir()
+
+
+def test_the_matchmaker_plans_a_round_and_play_records_it(tmp_path):
+    """The planner only reads the catalog: the round it returns is recorded by play.py's RoundRecorder, before
+    the runner plays it."""
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    catalog = Catalog(league)
+    try:
+        matchmaker = Matchmaker(league, load_settings(league), catalog, rounds=1)
+        planned = matchmaker.plan(None)
+        assert planned.status == "planned" and catalog.rounds() == []
+        assert matchmaker.step(planned).ranges == [(0, planned.games)]
+        recorder = RoundRecorder(Matchmaker(league, load_settings(league), catalog, rounds=1), catalog)
+        assert recorder.next(None).ranges == [(0, planned.games)]
+        assert [(r.number, r.status, r.config) for r in catalog.rounds()] == [(1, "playing", planned.config)]
+        assert recorder.next(None) is None and catalog.rounds()[0].status == "done"
+    finally:
+        catalog.close()
 
 
 def test_the_history_is_a_table_of_rounds_by_bot():
