@@ -30,17 +30,12 @@ def modules() -> dict[str, Path]:
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of `known` that `name` imports anywhere in its file, at the top or inside a function.
     `from package import module` counts as importing the module, not the package."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     named: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = import_source(node, name, path)
             submodules = {f"{source}.{alias.name}" for alias in node.names} & known.keys()
             named.update(submodules)
             if len(submodules) < len(node.names):
@@ -52,6 +47,15 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if module and module != name:
             found.add(module)
     return found
+
+
+def import_source(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The dotted module a `from ... import` in module `name` (at `path`) imports from, relative ones resolved."""
+    if not node.level:
+        return node.module or ""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -155,7 +159,6 @@ def test_imports_go_down_the_layers_of_the_architecture_page():
 def private_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
     """Each `from M import _x` and `M._x` in `name`'s file where M is another module of `known`: a name with a
     leading underscore belongs to its own module, and one that another module needs should be public."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(), str(path))
     aliases: dict[str, str] = {}  # a local name bound to a module of `known`
     found = []
@@ -165,11 +168,7 @@ def private_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
                 if alias.name in known:
                     aliases[alias.asname or alias.name] = alias.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = import_source(node, name, path)
             for alias in node.names:
                 if f"{source}.{alias.name}" in known:
                     aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
