@@ -56,7 +56,7 @@ def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
                              cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
                              setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
-                             strict=strict)
+                             strict=strict, folder=entry.folder)
 
 
 def _load_command_spec(spec: str) -> type:
