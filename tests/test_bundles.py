@@ -385,3 +385,10 @@ def test_a_command_bot_runs_in_its_folder_read_only_and_sees_nothing_beside_it(t
     probe = process_bot_class(entry.command, sandboxed=True, folder=entry.folder)
     assert probe.name == f"{folder}|no|False"
     assert process_bot_class(entry.command, sandboxed=False, folder=entry.folder).name == f"{folder}|yes|True"
+
+
+def test_league_add_help_shows_the_folder_and_zip_forms():
+    said = " ".join(arena("league", "add", "--help").stdout.split())
+    for example in ("arena league add club mybot/", "arena league add club mybot.zip",
+                    "arena league add club mybot.zip:mybot.core:MyBot"):
+        assert example in said
