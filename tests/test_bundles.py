@@ -327,6 +327,7 @@ def test_a_package_zip_a_python_command_and_a_c_command_are_added_and_play_a_rou
     entries = {b.name: b for b in config.bots}
     assert {name: entries[name].path for name in frozen} == frozen
     assert entries["pkg"].spec == str((league / frozen["pkg"]).resolve()) and entries["pkg"].command is None
+    assert entries["pkg"].isolation == "sandbox"  # a folder always plays in its own process, sandboxed here
     for name in ("py-command", "c-first"):
         assert entries[name].folder == str((league / frozen[name]).resolve())
         assert entries[name].isolation == "sandbox"
