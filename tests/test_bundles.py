@@ -3,8 +3,11 @@ command bots, from a folder or a zip, added to a league and played."""
 
 import hashlib
 import re
+import signal
 import stat
 import subprocess
+import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -394,3 +397,23 @@ def test_league_add_help_shows_the_folder_and_zip_forms():
     for example in ("arena league add club mybot/", "arena league add club mybot.zip",
                     "arena league add club mybot.zip:mybot.core:MyBot"):
         assert example in said
+
+
+def test_sigkill_during_a_zips_add_leaves_the_league_whole(tmp_path):
+    """Killed while it unpacks, checks or records, `add` leaves no record or the whole one, never a frozen folder
+    cut short; the next add of the same zip then takes it."""
+    league = make_league(tmp_path)
+    package = zip_folder(write_tree(tmp_path / "pkg", PACKAGE), tmp_path / "pkg.zip")
+    for delay in (0.5, 1.2):
+        process = subprocess.Popen([sys.executable, "-m", "arena.cli", "league", "add", str(league), str(package),
+                                    "--games", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        catalog = Catalog(league)
+        assert len(catalog.bots()) <= 1
+        catalog.close()
+    said = arena("league", "add", league, package, "--games", "1").stdout
+    assert said.startswith(("added 'pkg'", "unchanged"))
+    frozen = [p for p in (league / "bots").iterdir() if not p.name.startswith(".")]
+    assert [tree_hash(p) for p in frozen] == [p.name for p in frozen] and len(frozen) == 1
