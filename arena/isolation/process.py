@@ -466,8 +466,8 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            key = pool_key(command, memory_mb, cpu_seconds, params, sandboxed, folder)
-            hello = _acquire(key, None, setup_time_limit).hello or {}
+            pool = pool_key(command, memory_mb, cpu_seconds, params, sandboxed, folder)
+            hello = _acquire(pool, None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
