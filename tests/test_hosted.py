@@ -193,3 +193,13 @@ def test_arena_replay_plays_a_users_bot_from_its_own_process_move_for_move(tmp_p
         assert replay.returncode == 0, err
         assert json.loads(out) == expected
         assert recorded(pids) - before and replay.pid not in recorded(pids)
+
+
+def test_a_users_bot_that_sleeps_at_import_is_refused_by_arena_play_within_the_setup_limit(tmp_path):
+    started = time.perf_counter()
+    played = subprocess.run([*ARENA, "play", "caterpillar", f"{ZOO / 'sleeps_at_import.py'}:SleepsAtImportBot",
+                             "random", "--setup-time-limit", "1"], env=env_with(tmp_path), capture_output=True,
+                            text=True, timeout=60)
+    assert played.returncode == 2 and played.stdout == ""
+    assert played.stderr.endswith("could not be built within setup_time_limit = 1s\n")
+    assert len(played.stderr.splitlines()) == 1 and time.perf_counter() - started < 30
