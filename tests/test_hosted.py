@@ -15,7 +15,7 @@ import pytest
 from arena import referee
 from arena.bots import load_bot_class
 from arena.games import get_game
-from arena.listing import listed_bots, read_file
+from arena.listing import is_bundled, listed_bots, read_file
 from arena.sandbox import BUNDLED, BUNDLED_BOTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,6 +117,12 @@ def test_every_bundled_bot_is_read_from_its_source_as_its_class_says():
         games = None if bot_class.games is None else tuple(sorted(bot_class.games))
         assert (listed[0].name, listed[0].games) == (bot_class.name, games)
         assert listed[0].about == bot_class.__doc__.strip().splitlines()[0]
+
+
+def test_only_arenas_own_bots_play_in_its_process():
+    assert is_bundled(f"{BUNDLED_BOTS / 'random_bot.py'}:RandomBot") and is_bundled("openspiel:mcts")
+    assert not is_bundled(f"{BUNDLED_BOTS / 'my_bot.py'}:MyBot")  # a user's file dropped beside the bundled bots
+    assert not is_bundled("/elsewhere/random_bot.py:RandomBot") and not is_bundled("their_package.bot:Bot")
 
 
 @pytest.mark.parametrize("source, bots, unclear", [
