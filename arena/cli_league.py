@@ -43,14 +43,28 @@ def league_new(
 @league_app.command("add")
 def league_add(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
-    spec: Annotated[str, typer.Argument(help="A bot name or path/to/file.py:Class.")],
+    spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, a bot's folder or zip with a "
+                                             "bot.toml, or a folder or zip of a package then :module:Class.")],
     name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
     sandbox: Annotated[bool, typer.Option(help="Check the bot inside the sandbox; --no-sandbox: in a plain "
                                                "process.")] = True,
 ) -> None:
     """Check a bot as `arena submit` does and freeze its code into the league; changed code under a known name
-    is a new version (NAME@2), the same code again changes nothing."""
+    is a new version (NAME@2), the same code again changes nothing.
+
+    A folder or zip holds a bot.toml at its root: entry = "mybot.core:MyBot" (a Python package),
+    or command = "./mybot" (a program speaking docs/protocol.md, run in its folder). Examples:
+
+    arena league add club heuristic
+
+    arena league add club docs/example_bot.py:CountingBot
+
+    arena league add club mybot/
+
+    arena league add club mybot.zip
+
+    arena league add club mybot.zip:mybot.core:MyBot   (a package without a bot.toml)"""
     from arena.league.frozen import add_bot
 
     with league_errors():

@@ -24,15 +24,20 @@ def replay_game(run: RunDir, index: int) -> dict:
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
         raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
-                           f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed")
+                           f"{saved['scores']} ({saved['termination']}): the bots or the engine have changed, or a bot "
+                           "reached into the run's process")
     return data
 
 
 def replay_scheduled(config: Config, index: int) -> dict:
-    """The transcript of game `index` of `config`'s schedule, played again by fresh bots."""
+    """The transcript of game `index` of `config`'s schedule, played again by fresh bots: arena's bundled bots
+    in this process, any other bot in a process of its own (`hosted_entries`), seeded as the run seeded it."""
+    import dataclasses
+
+    from arena.hosted import hosted_entries
     from arena.results import ResultsError
 
-    schedule, makers = prepare(config)
+    schedule, makers = prepare(dataclasses.replace(config, bots=hosted_entries(config.bots)))
     if not 0 <= index < schedule.total:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)

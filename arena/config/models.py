@@ -47,7 +47,7 @@ class BotEntry:
     params: dict[str, Any] = field(default_factory=dict)
     spec: str = ""
     """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
-    `command: ...` for a bot given by a command."""
+    `command: ...` for a bot given by a command; the absolute folder for a bot's folder (bot.toml)."""
     isolation: str = "none"
     """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation/);
     `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
@@ -59,6 +59,9 @@ class BotEntry:
     """CPU seconds a process bot may use per game (None: no limit)."""
     plays: tuple[str, ...] | None = None
     """The games the bot says it plays when its config is checked (None: any game)."""
+    folder: str | None = None
+    """A command bot's own folder (a `path` naming a folder with a bot.toml): its working directory, and in the
+    sandbox the one folder of its own it sees (None: none)."""
 
 
 STOP_RULES = ("all", "settled", "sprt")

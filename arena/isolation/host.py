@@ -42,7 +42,7 @@ class Host:
                 return {"error": f"params: {type(error).__name__}: {error}"}
             games = self.bot_class.games
             return {"name": self.bot_class.name, "games": None if games is None else sorted(games),
-                    "spec": bots.resolved_spec(self.bot_class)}
+                    "spec": self.spec if bots.is_bot_folder(self.spec) else bots.resolved_spec(self.bot_class)}
         if kind == "reset":
             self.game = get_game(message["game"])
             self.rules = make_rules(self.game.Rules, message["rules"])

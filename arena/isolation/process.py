@@ -55,14 +55,12 @@ class BotProcess:
     """A running bot: its pipes, a line buffer, and whether it still serves games."""
 
     def __init__(self, command: Sequence[str], memory_mb: int | None, cpu_seconds: float | None,
-                 env: dict[str, str] | None = None, sandboxed: bool = False) -> None:
-        self.command = tuple(command)
-        self.cpu_seconds = cpu_seconds
-        self.sandboxed = sandboxed
+                 env: dict[str, str] | None = None, sandboxed: bool = False, folder: str | None = None) -> None:
+        self.command, self.cpu_seconds, self.sandboxed = tuple(command), cpu_seconds, sandboxed
         line, keep = self.command, ()
         if sandboxed:  # bwrap runs the command; inside, the environment is the sandbox's own plus the host's path
             try:
-                line, keep = sandbox.prepare(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
+                line, keep = sandbox.prepare(self.command, env and {"PYTHONPATH": env["PYTHONPATH"]}, folder)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
         self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
@@ -70,7 +68,7 @@ class BotProcess:
             self.popen = subprocess.Popen(
                 line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
-                pass_fds=keep,
+                pass_fds=keep, cwd=None if sandboxed else folder,  # in the sandbox bwrap changes into it
                 preexec_fn=child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.stderr.close()
@@ -326,8 +324,8 @@ def close_all() -> None:
 
 
 def pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
-              sandboxed: bool) -> tuple:
-    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed
+              sandboxed: bool, folder: str | None = None) -> tuple:
+    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed, folder
 
 
 def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> BotProcess:
@@ -347,8 +345,9 @@ def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> B
         if holder is None or holder is owner:
             process.owner = weakref.ref(owner) if owner is not None else None
             return process
-    command, memory_mb, cpu_seconds, params, sandboxed = key
-    process = BotProcess(command, memory_mb, cpu_seconds, host_env() if is_host(command) else None, sandboxed)
+    command, memory_mb, cpu_seconds, params, sandboxed, folder = key
+    process = BotProcess(command, memory_mb, cpu_seconds, host_env() if is_host(command) else None, sandboxed,
+                         folder)
     try:
         process.handshake(json.loads(params), setup_time_limit)
     except BaseException:
@@ -384,6 +383,8 @@ class ProcessBot(Bot):
     """Why the hello when the class was made failed (None when it went well)."""
     spec: ClassVar[str | None] = None
     """The spec of the Python bot class as the built-in host resolved it (None for a command)."""
+    folder: ClassVar[str | None] = None
+    """A command bot's own folder: its working directory, bound read-only in the sandbox (None: none)."""
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -399,7 +400,7 @@ class ProcessBot(Bot):
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
             message["rng_state"] = pack_rng_state(state)
-        key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
+        key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed, self.folder)
         setup = self.setup_time_limit
         try:
             self.process = process = _acquire(key, self, setup)
@@ -452,22 +453,21 @@ _classes: dict[tuple, type] = {}
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
                       move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                      sandboxed: bool = False, strict: bool = True) -> type:
-    """A bot class whose instances play through a process running `command` (made once per arguments).
-
-    It says hello once now, to learn the bot's name and games (that process then plays the first
-    games); a failed hello raises BotProcessError when `strict`, else the class plays on and every
-    game's reset tries a fresh process.
+                      sandboxed: bool = False, strict: bool = True, folder: str | None = None) -> type:
+    """A bot class whose instances play through a process running `command` (made once per arguments), in
+    `folder` when given. It says hello once now, to learn the bot's name and games (that process then plays the
+    first games); a failed hello raises BotProcessError when `strict`, else the class plays on and every game's
+    reset tries a fresh process.
     """
     command = tuple(command)
     params = dict(params or {})
     key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
-           setup_time_limit, sandboxed)
+           setup_time_limit, sandboxed, folder)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            key = pool_key(command, memory_mb, cpu_seconds, params, sandboxed)
-            hello = _acquire(key, None, setup_time_limit).hello or {}
+            pool = pool_key(command, memory_mb, cpu_seconds, params, sandboxed, folder)
+            hello = _acquire(pool, None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -477,7 +477,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                  "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
                  "sandboxed": sandboxed, "sends_rng_state": is_host(command),
-                 "hello_error": hello_error, "spec": hello.get("spec") if is_host(command) else None,
+                 "hello_error": hello_error, "spec": hello.get("spec") if is_host(command) else None, "folder": folder,
                  "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
     return _classes[key]

@@ -30,8 +30,8 @@ CREATE TABLE bots (
     name TEXT NOT NULL,
     version INTEGER NOT NULL,
     hash TEXT NOT NULL,              -- SHA-256 of the frozen code (or of a bundled bot's name and arena's version)
-    kind TEXT NOT NULL,              -- "file" (frozen under bots/<hash>/) or "bundled"
-    spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class, relative to the league, or the bundled name
+    kind TEXT NOT NULL,              -- "file", "package" or "command" (frozen under bots/<hash>/), or "bundled"
+    spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class or bots/<hash> (a folder), or the bundled name
     source TEXT NOT NULL,            -- what was added (the spec as given)
     games TEXT NOT NULL,             -- JSON list of the games the bot plays
     status TEXT NOT NULL,            -- "active" or "retired"
