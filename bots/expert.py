@@ -22,8 +22,14 @@ heuristic's own plan, with a floor of MISREAD. With two cards each, expert plays
 opponent may hold (its next card either one, then its last card known); otherwise the heuristic's plan
 draws the opponent's next cards from the cards it may hold. About 2 ms a decision.
 
-Caterpillar and Go For It: the heuristic's strategy as it is; nothing tried within the budget of a
-move beat it (docs/expert.md gives the figures).
+Go For It with two or four players: the race planner (bots/race/planner.py) values every move by this
+seat's chance to win (four players: its share of the other seats beaten) from the values of pile sizes that
+benchmarks/race_tables.py builds from heuristic self-play with a fixed seed (bots/race/go_for_it_N.json).
+With two players it chooses every move so; with four, only between claiming a row and playing on (elsewhere
+it measured no better than the heuristic). Other numbers of players: the heuristic's strategy.
+
+Caterpillar: the heuristic's strategy as it is; nothing tried within the budget of a move beat it on fresh
+deals (docs/expert.md gives the figures).
 
 The budget counts sampled hands and enumerated ones, never time, and every choice reads only the
 observation and the bot's rng: a game replays bit for bit.
@@ -31,6 +37,7 @@ observation and the bot's rng: a game replays bit for bit.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -42,11 +49,15 @@ from arena.cards import KING, RANK, SUIT
 from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, _ops, effective_value, step
 
 _heuristic = sys.modules[load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot").__module__]
+_race = importlib.import_module(f"{_heuristic.import_package(Path(__file__).with_name('race')).__name__}.planner")
 
 STRATEGIES = _heuristic.STRATEGIES
 _common = sys.modules[STRATEGIES["give_or_take"].__name__.rpartition(".")[0] + ".common"]
 TIE, best_move = _common.TIE, _common.best_move
 GAMES = _heuristic.GAMES
+
+RACE_PLAYERS = (2, 4)
+"""Go For It: the numbers of players the race planner has tables for (bots/race)."""
 
 SEARCH_CARDS = {"duke_of_york": 9}
 """Duke of York: search once the two hands hold this many cards or fewer (the heuristic: 7)."""
@@ -314,7 +325,17 @@ class ExpertBot(Bot):
 
         elif game_id == "give_or_take":
             self.strategy = give_or_take_move
+        elif game_id == "go_for_it" and rules.players in RACE_PLAYERS:
+            self.strategy = self.go_for_it_move
 
+    def go_for_it_move(self, obs, params: dict, rng):
+        """The race planner's move: at every decision with two players, at a claim with four (elsewhere
+        the heuristic's)."""
+        legal = obs.legal_moves
+        if len(legal) == 1 or (obs.rules.players > 2 and "claim" not in legal):
+            return _heuristic.STRATEGIES["go_for_it"].move(obs, params, rng)
+        got = _race.values(obs, {})
+        return best_move(legal, [got[move] for move in legal], rng)
 
     def act(self, observation):
         return self.strategy(observation, self.strategy_params, self.rng)
