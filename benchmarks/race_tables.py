@@ -1,6 +1,6 @@
 """Builds the race planner's tables (bots/race/go_for_it_2.json and go_for_it_4.json) from heuristic self-play.
 
-    .venv/bin/python benchmarks/race_tables.py [--players 2] [--games 20000] [--seed 1] [--out FILE]
+    .venv/bin/python benchmarks/race_tables.py [--players 2] [--games 10000] [--seed 1] [--out FILE]
 
 Plays `--games` games of Go For It (whole blocks of 100), the heuristic in every seat, on deals drawn from
 `--seed` and each block's number alone, and writes what bots/race/selfplay.py builds from them: the rows'
@@ -29,7 +29,7 @@ def race_selfplay():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
-    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="the file written (default: bots/race/go_for_it_PLAYERS.json)")
     args = parser.parse_args()
