@@ -22,12 +22,12 @@ heuristic's own plan, with a floor of MISREAD. With two cards each, expert plays
 opponent may hold (its next card either one, then its last card known); otherwise the heuristic's plan
 draws the opponent's next cards from the cards it may hold. About 2 ms a decision.
 
-Go For It with four players: the race planner (bots/race/planner.py) chooses between claiming a row and
-playing on by this seat's expected share of the other seats beaten, from values of pile sizes and scores that
-benchmarks/race_tables.py builds from heuristic self-play with a fixed seed (bots/race/go_for_it_4.json);
-elsewhere the heuristic's move. With two players the same planner (every move valued by the chance to win the
-race, bots/race/go_for_it_2.json) did not hold on fresh deals (docs/expert.md), so expert plays the heuristic's
-strategy there, as with three, five or six players.
+Go For It with two or four players: the race planner (bots/race/planner.py) chooses between claiming a row
+and playing on, by this seat's chance to win the race (two players) or its expected share of the other seats
+beaten (four), from values of pile sizes that benchmarks/race_tables.py builds from heuristic self-play with a
+fixed seed (bots/race/go_for_it_N.json); elsewhere the heuristic's move. With two players it leaves a pair that
+starts a row to the heuristic (the planner claims almost every one, which measured no better), and used at
+every decision it did not hold on fresh deals (docs/expert.md). Three, five or six players: the heuristic.
 
 Caterpillar: the heuristic's strategy as it is; nothing tried within the budget of a move beat it on fresh
 deals (docs/expert.md gives the figures).
@@ -57,9 +57,10 @@ _common = sys.modules[STRATEGIES["give_or_take"].__name__.rpartition(".")[0] + "
 TIE, best_move = _common.TIE, _common.best_move
 GAMES = _heuristic.GAMES
 
-RACE_PLAYERS = (4,)
-"""Go For It: the numbers of players at which expert plays the race planner (bots/race has tables for 2 and 4;
-with 2 it measured no better than the heuristic on fresh deals)."""
+RACE_PLAYERS = {2: 3, 4: 2}
+"""Go For It: by number of players, the shortest row at whose claim expert follows the race planner (bots/race
+has tables for 2 and 4). With two players the planner claims almost every pair that starts a row, which
+measured no better than playing on as the heuristic does."""
 
 SEARCH_CARDS = {"duke_of_york": 9}
 """Duke of York: search once the two hands hold this many cards or fewer (the heuristic: 7)."""
@@ -331,10 +332,10 @@ class ExpertBot(Bot):
             self.strategy = self.go_for_it_move
 
     def go_for_it_move(self, obs, params: dict, rng):
-        """The race planner's move: at every decision with two players, at a claim with more (elsewhere the
-        heuristic's)."""
+        """The race planner's choice between claiming a row and playing on, for rows of RACE_PLAYERS cards or
+        more; elsewhere the heuristic's move."""
         legal = obs.legal_moves
-        if len(legal) == 1 or (obs.rules.players > 2 and "claim" not in legal):
+        if "claim" not in legal or len(obs.row) < RACE_PLAYERS[obs.rules.players]:
             return _heuristic.STRATEGIES["go_for_it"].move(obs, params, rng)
         got = _race.values(obs, {})
         return best_move(legal, [got[move] for move in legal], rng)

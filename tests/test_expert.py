@@ -244,12 +244,14 @@ def test_race_tables_rebuild_bit_for_bit(players):
     assert selfplay.values(players, counts) == data["values"]
 
 
-def test_expert_claims_by_the_race_in_four_player_go_for_it():
-    """Four-player Go For It: expert chooses between claiming a row and playing on by the race planner's
-    values, so it claims some rows the heuristic plays on, and its choice is the planner's best; the
-    heuristic's own games of 20 deals give the positions."""
-    players = 4
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_claims_by_the_race_in_go_for_it(players):
+    """Go For It: expert chooses between claiming a row and playing on by the race planner's values (with two
+    players from rows of three cards), so it claims some rows the heuristic plays on, and its choice is then
+    the planner's best; elsewhere it plays the heuristic's move. The heuristic's own games of 20 deals give
+    the positions."""
     selfplay, planner = race_modules()
+    expert_module = sys.modules[available_bots()["expert"].__module__]
     game = get_game("go_for_it")
     rules = make_rules(game.Rules, {"players": players})
     heuristic = selfplay.STRATEGY
@@ -260,14 +262,16 @@ def test_expert_claims_by_the_race_in_four_player_go_for_it():
         while (seat := game.to_move(state)) is not None:
             observation = game.observe(state, seat)
             move = heuristic.move(observation, heuristic.DEFAULTS, rng)
-            if "claim" in observation.legal_moves:
-                expert = available_bots()["expert"]()
-                expert.reset(game.id, seat, rules, random.Random(seed))
-                chosen = expert.act(observation)
+            expert = available_bots()["expert"]()
+            expert.reset(game.id, seat, rules, random.Random(seed))
+            chosen = expert.act(observation)
+            if "claim" in observation.legal_moves and len(observation.row) >= expert_module.RACE_PLAYERS[players]:
                 values = planner.values(observation, {})
                 assert values[chosen] == max(values.values())
                 claims += 1
                 differ += chosen == "claim" and move == "play"
+            else:
+                assert chosen == move
             game.apply(state, move)
     assert claims >= 20 and differ >= 2, (claims, differ)
 
