@@ -310,8 +310,9 @@ def give_or_take_move(obs, params: dict, rng):
 
 
 class ExpertBot(Bot):
-    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards, and
-    Give or Take's last cards planned against the opponent's hand as read from its plays."""
+    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards, Give or
+    Take's last cards planned against the opponent's hand as read from its plays, and Go For It's claims (2 and 4
+    players) chosen by the race's values of pile sizes."""
 
     name = "expert"
     games = set(GAMES)
