@@ -92,6 +92,26 @@ def league_retire(
     typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
 
 
+@league_app.command("entrant")
+def league_entrant(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    name: Annotated[str, typer.Argument(help="The entrant's name.")],
+    revoke: Annotated[bool, typer.Option(help="Withdraw the entrant's token instead.")] = False,
+) -> None:
+    """Give an entrant a new token to upload bots with (printed once, alone on the last line; an earlier token of
+    theirs stops working), or withdraw it with --revoke. The league keeps only a slow hash of it."""
+    from arena.league.entrants import new_token, revoke_token
+
+    with league_errors():
+        if revoke:
+            withdrawn = revoke_token(directory, name)
+            typer.echo(f"revoked the token of {name!r}" if withdrawn else f"unchanged: {name!r} had no token")
+            return
+        token = new_token(directory, name)
+    typer.echo(f"the token of {name!r}, shown this once (send it with `arena league upload --token`):")
+    typer.echo(token)
+
+
 class Until(StrEnum):
     """When `arena league play` stops besides its budget."""
 
