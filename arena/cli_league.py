@@ -112,6 +112,31 @@ def league_entrant(
     typer.echo(token)
 
 
+@league_app.command("upload")
+def league_upload(
+    url: Annotated[str, typer.Argument(help="The league's address, e.g. http://club.example:8000/.")],
+    spec: Annotated[str, typer.Argument(help="The bot: path/file.py[:Class] or path/bot.zip.")],
+    token: Annotated[str, typer.Option(envvar="ARENA_LEAGUE_TOKEN", show_envvar=True,
+                                       help="Your entrant token (from the league's organiser).")],
+    name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
+    class_name: Annotated[str | None, typer.Option("--class", help="The bot's class, if the file has several.")]
+    = None,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the verdict.", min=1)] = 600,
+) -> None:
+    """Upload a bot to a served league and wait until it is checked: prints its label (exit 0), or why it was
+    refused (exit 2).
+
+    Example: arena league upload http://127.0.0.1:8000 mybot.py:MyBot --token $TOKEN
+    """
+    from arena.server.client import upload_bot
+
+    with league_errors():
+        verdict = upload_bot(url, spec, token, name=name, class_name=class_name, wait=wait)
+    if verdict.status != "accepted":
+        fail(f"refused: {verdict.reason}")
+    typer.echo(f"accepted as {verdict.label!r}")
+
+
 class Until(StrEnum):
     """When `arena league play` stops besides its budget."""
 

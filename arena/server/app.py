@@ -29,8 +29,10 @@ from starlette.templating import Jinja2Templates
 
 from arena.display import places
 from arena.league.catalog import LeagueError
+from arena.server.checker import Checker
 from arena.server.player import PlayLoop
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
+from arena.server.uploads import api_retire, api_upload, api_upload_status
 from arena.server.views import RECENT_GAMES, LeagueViews, View
 
 HERE = Path(__file__).parent
@@ -57,7 +59,9 @@ templates.env.globals["poll_seconds"] = POLL_SECONDS
 def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
                address: str | None = None) -> Starlette:
     """The app serving the league in `directory`; given `lock_fd` (the caller's locked `play.lock`), its
-    lifespan keeps the league played too."""
+    lifespan keeps the league played too. Its lifespan runs the upload checker beside it."""
+    from arena.league import load_settings
+
     views = LeagueViews(directory)
 
     @asynccontextmanager
@@ -83,10 +87,13 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         if loop:
             loop.start()
         app.state.loop = loop
+        checker = Checker(directory)
+        checker.start()
         try:
             yield
         finally:
             stop.set()
+            checker.stop()
             if loop:
                 loop.stop()
             thread.join(REFRESH_SECONDS + 60)
@@ -97,10 +104,13 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         Route("/games/{index:int}", game_page),
         Route("/api/health", api_health), Route("/api/standings", api_standings),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
+        Route("/api/bots", api_upload, methods=["POST"]), Route("/api/uploads/{id}", api_upload_status),
+        Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.views, app.state.loop, app.state.replays, app.state.rendered = views, None, OrderedDict(), {}
+    app.state.upload_limits = load_settings(directory).uploads
     return app
 
 
@@ -304,7 +314,7 @@ async def http_error(request: Request, error: HTTPException) -> Response:
     line = error.detail if error.status_code != 404 or error.detail != "Not Found" else \
         f"no such page: {request.url.path}"
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": line}, status_code=error.status_code)
+        return JSONResponse({"error": line}, status_code=error.status_code, headers=error.headers)
     return templates.TemplateResponse(request, "error.html", {"line": line, "status": error.status_code},
                                       status_code=error.status_code)
 
