@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.league.catalog import Catalog, LeagueError, now
-from arena.league.entrants import OverLimit, Owner, Unknown, entrant_of
+from arena.league.entrants import OverLimit, Owner, Unknown, entrant_of, owner_of
 from arena.league.frozen import check_name
 from arena.league.settings import UploadLimits
 
@@ -163,6 +163,19 @@ def pending_uploads(league: Path) -> list[Upload]:
     catalog = Catalog(league)
     try:
         rows = catalog.db.execute(f"SELECT {COLUMNS} FROM uploads WHERE status = 'checking' ORDER BY created, rowid")
+        return [_row(row) for row in rows]
+    finally:
+        catalog.close()
+
+
+def owned_uploads(league: Path, entrant: str, name: str) -> list[Upload] | None:
+    """The entrant's uploads of their bot `name`, newest first; None when the name is not theirs."""
+    catalog = Catalog(league)
+    try:
+        if owner_of(catalog.db, name) != entrant:
+            return None
+        rows = catalog.db.execute(f"SELECT {COLUMNS} FROM uploads WHERE entrant = ? AND (name = ? OR label = ? OR "
+                                  "label LIKE ?) ORDER BY created DESC, rowid DESC", (entrant, name, name, f"{name}@%"))
         return [_row(row) for row in rows]
     finally:
         catalog.close()

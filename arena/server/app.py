@@ -32,7 +32,7 @@ from arena.league.catalog import LeagueError
 from arena.server.checker import Checker
 from arena.server.player import PlayLoop
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
-from arena.server.uploads import api_retire, api_upload, api_upload_status
+from arena.server.uploads import api_retire, api_upload, api_upload_status, owner_part
 from arena.server.views import RECENT_GAMES, LeagueViews, View
 
 HERE = Path(__file__).parent
@@ -290,6 +290,7 @@ async def api_bot(request: Request) -> Response:
         "history": _records(shown["history"]),
         "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
         "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
+        **await owner_part(request, view.bot(label).name),
     })
 
 

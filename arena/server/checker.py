@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -35,7 +36,6 @@ def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
 
     limits = load_settings(league).uploads
     path = league / upload.file
-    shown = str(path.parent) + "/"  # the server's folders are no entrant's business: reasons name the file only
     try:
         if not path.is_file():
             return None, "the uploaded file is missing from the league"
@@ -46,10 +46,16 @@ def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
         added = add_bot(league, spec, name=upload.name, sandboxed=True, games_per_rules=limits.check_games,
                         owner=Owner(upload.entrant, limits.active_bots))
     except (LeagueError, BotError, OSError) as error:
-        return None, str(error).replace(shown, "").splitlines()[0]
+        return None, _shown(league, str(error))
     if added.problems:
-        return None, f"failed its checks: {added.problems[0]}".replace(shown, "").splitlines()[0]
+        return None, _shown(league, f"failed its checks: {added.problems[0]}")
     return added.bot.label, None
+
+
+def _shown(league: Path, reason: str) -> str:
+    """A reason as an entrant sees it: one line, the server's folders taken out (`.../uploads/ID/bot.py` is
+    `bot.py`): where the league lives is no entrant's business."""
+    return re.sub(re.escape(str(league)) + r"/[^\s:'\"]*/", "", reason).splitlines()[0]
 
 
 def check_pending(league: Path) -> int:

@@ -10,6 +10,8 @@ token is never written anywhere: not in an answer, an error or the server's log.
 
 from __future__ import annotations
 
+import anyio
+import anyio.to_thread
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -18,9 +20,12 @@ from starlette.responses import JSONResponse, Response
 
 from arena.league.catalog import LeagueError
 from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
-from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, store_upload
+from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
 
 FORM_FIELDS = ("file", "class", "name")
+HASHING_AT_ONCE = 1
+"""Tokens checked at once: scrypt takes a core for tens of milliseconds, and a burst of uploads checked all at once
+would leave the pages' readers none (and a guesser gets no faster by asking in parallel)."""
 STATUSES = {BadUpload: 400, Forbidden: 403, Unknown: 404, TooLarge: 413, OverLimit: 429}
 """The status of each refusal the league's own checks make."""
 
@@ -36,7 +41,10 @@ async def request_entrant(request: Request) -> str | None:
     token = bearer_token(request)
     if token is None:
         return None
-    return await run_in_threadpool(authenticate, request.app.state.views.directory, token)
+    state = request.app.state
+    if getattr(state, "hashing", None) is None:  # made here: a limiter belongs to the running event loop
+        state.hashing = anyio.CapacityLimiter(HASHING_AT_ONCE)
+    return await anyio.to_thread.run_sync(authenticate, state.views.directory, token, limiter=state.hashing)
 
 
 async def _entrant(request: Request) -> str:
@@ -128,3 +136,17 @@ async def api_retire(request: Request) -> Response:
     except LeagueError as error:
         raise refusal(error) from None
     return JSONResponse({"retired": labels})
+
+
+async def owner_part(request: Request, name: str) -> dict:
+    """What `/api/bots/{label}` adds for the bot's owner (their Bearer token): `{"owner": {"entrant": ...,
+    "uploads": [each upload of the name, newest first, with its verdict and reason]}}`; nothing for anyone else.
+    A token that is wrong or revoked is refused (401) rather than silently shown the public answer."""
+    if bearer_token(request) is None:
+        return {}
+    entrant = await _entrant(request)
+    uploads = await run_in_threadpool(owned_uploads, request.app.state.views.directory, entrant, name)
+    if uploads is None:
+        return {}
+    return {"owner": {"entrant": entrant, "uploads": [
+        {"upload": u.id, "status": u.status, "label": u.label, "reason": u.reason} for u in uploads]}}
