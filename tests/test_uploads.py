@@ -75,6 +75,7 @@ class Tweaked(Bot):
 SNOOPER = '''
 import glob
 import os
+import sys
 
 from arena.bots import Bot
 
@@ -91,6 +92,7 @@ class Snooper(Bot):
     def act(self, observation):
         if ".staged-" in __file__:  # being checked: an honest bot
             return self.rng.choice(observation.legal_moves)
+        print("the snooper's own words", file=sys.stderr, flush=True)  # for its owner's eyes only
         found = {path for path in glob.glob(LEAGUE + "/*") + glob.glob(LEAGUE + "/uploads/*/*") +
                  glob.glob(LEAGUE + "/bots/*/*") if os.path.isfile(path) and path != __file__}
         read = []
@@ -342,6 +344,11 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         forfeits = wait_for(lambda: client.get("/api/bots/snooper").json()["forfeits"], "the snooper plays", 240)
         said = forfeits[0]["fault"]
         assert f"wrote no; 0 found; 0/{len(others) + 1} read" in said, said
+        owner = lambda secret: client.get("/api/bots/snooper", headers={"Authorization": f"Bearer {secret}"}).json()
+        words = wait_for(lambda: owner(bob)["owner"]["stderr"]["snooper"], "the snooper's stderr is kept", 120)
+        assert "the snooper's own words" in words
+        assert "owner" not in owner(alice) and "own words" not in client.get("/api/bots/snooper").text
+        assert "own words" not in client.get("/bots/snooper").text, "the page is public only"
         assert db.execute("SELECT * FROM entrants ORDER BY name").fetchall() == secrets_before
         assert {p: p.read_bytes() for p in map(Path, others)} == files_before
         db.close()

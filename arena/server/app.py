@@ -290,7 +290,7 @@ async def api_bot(request: Request) -> Response:
         "history": _records(shown["history"]),
         "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
         "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
-        **await owner_part(request, view.bot(label).name),
+        **await owner_part(request, shown["versions"]),
     })
 
 

@@ -10,6 +10,8 @@ token is never written anywhere: not in an answer, an error or the server's log.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import anyio.to_thread
 from starlette.concurrency import run_in_threadpool
@@ -18,11 +20,14 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.league.catalog import LeagueError
+from arena.league.catalog import BotRow, LeagueError
 from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
 from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
+from arena.server.player import STDERR_FOLDER
 
 FORM_FIELDS = ("file", "class", "name")
+STDERR_LINES = 20
+"""The last lines of a bot's stderr its owner sees."""
 HASHING_AT_ONCE = 1
 """Tokens checked at once: scrypt takes a core for tens of milliseconds, and a burst of uploads checked all at once
 would leave the pages' readers none (and a guesser gets no faster by asking in parallel)."""
@@ -138,15 +143,26 @@ async def api_retire(request: Request) -> Response:
     return JSONResponse({"retired": labels})
 
 
-async def owner_part(request: Request, name: str) -> dict:
-    """What `/api/bots/{label}` adds for the bot's owner (their Bearer token): `{"owner": {"entrant": ...,
-    "uploads": [each upload of the name, newest first, with its verdict and reason]}}`; nothing for anyone else.
-    A token that is wrong or revoked is refused (401) rather than silently shown the public answer."""
+async def owner_part(request: Request, versions: list[BotRow]) -> dict:
+    """What `/api/bots/{label}` adds for the owner of the bot of these `versions` (their Bearer token): `{"owner":
+    {"entrant": ..., "uploads": [each upload of the name, newest first, with its verdict and reason], "stderr":
+    {label: the last lines its process wrote to stderr}}}`; nothing for anyone else. A token that is wrong or
+    revoked is refused (401) rather than silently shown the public answer."""
     if bearer_token(request) is None:
         return {}
     entrant = await _entrant(request)
-    uploads = await run_in_threadpool(owned_uploads, request.app.state.views.directory, entrant, name)
+    directory = request.app.state.views.directory
+    uploads = await run_in_threadpool(owned_uploads, directory, entrant, versions[0].name)
     if uploads is None:
         return {}
-    return {"owner": {"entrant": entrant, "uploads": [
-        {"upload": u.id, "status": u.status, "label": u.label, "reason": u.reason} for u in uploads]}}
+    return {"owner": {"entrant": entrant,
+                      "uploads": [{"upload": u.id, "status": u.status, "label": u.label, "reason": u.reason}
+                                  for u in uploads],
+                      "stderr": {b.label: _last_lines(directory / STDERR_FOLDER / f"{b.hash}.txt") for b in versions}}}
+
+
+def _last_lines(path: Path) -> list[str]:
+    try:
+        return path.read_bytes().decode(errors="replace").splitlines()[-STDERR_LINES:]
+    except OSError:
+        return []
