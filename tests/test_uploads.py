@@ -12,10 +12,12 @@ import sqlite3
 import subprocess
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 import httpx
 from browser import find_chromium, visit
+from test_bundles import PACKAGE, entry, hostile, write_tree, zip_folder
 from test_league import ARENA
 from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
@@ -42,6 +44,8 @@ isolation = "sandbox"
 file_bytes = 65536
 zip_bytes = 131072
 request_bytes = 262144
+zip_entries = 50
+unpacked_bytes = 1048576
 active_bots = 2
 uploads_per_hour = 6
 check_games = 1
@@ -126,6 +130,22 @@ def make_league(tmp_path: Path, *bots: str) -> Path:
     for bot in bots:
         arena("league", "add", league, bot, "--no-sandbox", "--games", "1")
     return league
+
+
+def bomb(path: Path) -> Path:
+    """A zip of 2 MiB of zeros in about 2 KiB: twice what the league lets a zip unpack to."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(entry("bot.toml"), 'entry = "zeros:Bot"\n')
+        archive.writestr(entry("zeros.txt"), bytes(2 << 20))
+    return path
+
+
+def many(path: Path) -> Path:
+    """A zip of 51 empty files, one more than the league lets a zip hold."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(51):
+            archive.writestr(entry(f"f{i}"), "")
+    return path
 
 
 def token(league: Path, name: str) -> str:
@@ -232,7 +252,14 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
         refused(400, post(client, bob, "mine.py", bot, name=XSS), "letters, digits and - _ . + only")
         refused(400, post(client, bob, "../../evil.py", bot), "named like a Python module")
         refused(400, post(client, bob, "mine.txt", bot), "a .py or a .zip")
-        refused(400, post(client, bob, "mine.zip", b"not a zip"), "not a zip file")
+        refused(400, post(client, bob, "mine.zip", b"not a zip"), "mine.zip: not a readable zip")
+        for kind, said in (("slip", "climbs out of the folder"), ("absolute", "is an absolute path"),
+                           ("symlink", "is a symlink"), ("device", "is not a plain file")):
+            refused(400, post(client, bob, "hostile.zip", hostile(tmp_path / f"{kind}.zip", kind).read_bytes()), said)
+        refused(413, post(client, bob, "bomb.zip", bomb(tmp_path / "bomb.zip").read_bytes()),
+                "bomb.zip: unpacks to 2.0 MiB, more than 1.0 MiB")
+        refused(413, post(client, bob, "many.zip", many(tmp_path / "many.zip").read_bytes()),
+                "51 entries, more than 50")
         refused(400, post(client, bob, "mine.py", bot, **{"class": "no such"}), "class")
         refused(400, client.post("/api/bots", headers={"Authorization": f"Bearer {bob}"}, data={"name": "x"}),
                 "multipart/form-data")
@@ -280,8 +307,8 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
         assert fingerprint(league) == before
 
         # a hostile name: refused as a form field, refused as the bot's own name, shown as text where it appears
-        hostile = COUNTING.replace('"counting"', repr(XSS)).encode()
-        sent = post(client, bob, "xss.py", hostile, **{"class": "CountingBot"})
+        xss_bot = COUNTING.replace('"counting"', repr(XSS)).encode()
+        sent = post(client, bob, "xss.py", xss_bot, **{"class": "CountingBot"})
         named = verdict(client, sent)
         assert named["status"] == "refused" and XSS in named["reason"]
         answers.append(str(named))
@@ -332,16 +359,20 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         assert "owner" not in client.get("/api/bots/counting").json()
         assert "owner" not in client.get("/api/bots/counting", headers={"Authorization": f"Bearer {bob}"}).json()
 
+        package = zip_folder(write_tree(tmp_path / "pkg", PACKAGE), tmp_path / "pkg.zip")
+        zipped = upload(package, "--token", bob)
+        assert zipped.returncode == 0 and "accepted as 'pkg'" in zipped.stdout, zipped.stderr
+        wait_for(lambda: "pkg" in rated(), "the package zip is rated", 240)
+
         catalog = league / "catalog.sqlite"
-        others = sorted(str(p) for p in (league / "uploads").glob("*/*")) + \
-            sorted(str(p) for p in (league / "bots").glob("*/*"))
+        others = sorted(str(p) for folder in ("uploads", "bots") for p in (league / folder).rglob("*") if p.is_file())
         (tmp_path / "snooper.py").write_text(SNOOPER.replace("...", repr((str(league), [str(catalog), *others])), 1))
         db = sqlite3.connect(catalog)
         secrets_before = db.execute("SELECT * FROM entrants ORDER BY name").fetchall()
         files_before = {p: p.read_bytes() for p in map(Path, others)}
         snooper = upload(tmp_path / "snooper.py:Snooper", "--token", bob)
         assert snooper.returncode == 0, snooper.stderr
-        forfeits = wait_for(lambda: client.get("/api/bots/snooper").json()["forfeits"], "the snooper plays", 240)
+        forfeits = wait_for(lambda: client.get("/api/bots/snooper").json().get("forfeits"), "the snooper plays", 240)
         said = forfeits[0]["fault"]
         assert f"wrote no; 0 found; 0/{len(others) + 1} read" in said, said
         owner = lambda secret: client.get("/api/bots/snooper", headers={"Authorization": f"Bearer {secret}"}).json()

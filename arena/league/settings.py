@@ -20,6 +20,7 @@ from arena.config import ConfigError, GameEntry, RatingSettings, RunSettings, ra
 from arena.config import _run_settings as run_settings
 from arena.config.models import _check_keys, _integer, _number, _string, _table
 from arena.games import RulesError, UnknownGameError, get_game, make_rules
+from arena.league.bundles import ArchiveLimits
 
 RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
 ISOLATIONS = ("sandbox", "process", "none")
@@ -43,8 +44,16 @@ class UploadLimits:
     """Bot names with a version playing, per entrant."""
     uploads_per_hour: int = 20
     """Uploads an entrant may make in any hour."""
+    zip_entries: int = ArchiveLimits.files
+    """Entries a zip may hold (folders included)."""
+    unpacked_bytes: int = ArchiveLimits.unpacked
+    """Bytes a zip may unpack to, all its files together (a zip bomb is refused from its directory, unread)."""
     check_games: int = 6
     """Validation games per game and rules variant when an upload is checked (as `arena league add --games`)."""
+
+    def archive(self) -> ArchiveLimits:
+        """What a zip may hold, as arena/league/bundles.py checks it."""
+        return ArchiveLimits(files=self.zip_entries, unpacked=self.unpacked_bytes)
 
     def largest(self, filename: str) -> int:
         """The largest upload of this file's kind."""

@@ -15,12 +15,13 @@ import re
 import secrets
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.league.bundles import ArchiveLimits, check_archive
 from arena.league.catalog import Catalog, LeagueError, now
 from arena.league.entrants import OverLimit, Owner, Unknown, entrant_of, owner_of
 from arena.league.frozen import check_name
@@ -30,6 +31,8 @@ FOLDER = "uploads"
 FILE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\.(py|zip)")
 """An uploaded file's name: it becomes a module's name, so a Python identifier, and .py or .zip."""
 CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+ENTRY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}:[A-Za-z_][A-Za-z0-9_]{0,99}")
+"""A zip's entry given in the form's `class` when it has no bot.toml: module:Class."""
 HOUR = 3600.0
 
 
@@ -73,8 +76,8 @@ def check_form(filename: str, size: int, class_name: str | None, name: str | Non
     if size > limits.largest(filename):
         raise TooLarge(f"the file is {size} bytes; a {filename.rsplit('.', 1)[1]} file may have "
                        f"{limits.largest(filename)} at most")
-    if class_name is not None and not CLASS_NAME.fullmatch(class_name):
-        raise BadUpload("class: a Python class name")
+    if class_name is not None and not (ENTRY if filename.endswith(".zip") else CLASS_NAME).fullmatch(class_name):
+        raise BadUpload("class: a Python class name (for a zip: module:Class)")
     if name is not None:
         try:
             check_name(name)
@@ -83,14 +86,19 @@ def check_form(filename: str, size: int, class_name: str | None, name: str | Non
 
 
 def check_contents(path: Path, limits: UploadLimits) -> None:
-    """The checks of a stored file's contents, before it is recorded: BadUpload or TooLarge with one line.
-
-    The one place for checks of what a zip holds (zip slip, absolute paths, links, devices, file count, unpacked
-    size): `arena.league.bundles.check_archive(path, limits)` belongs here, so that a zip bomb is refused with its
-    status before it is recorded. Until then a zip is only checked to be one; `arena league add` checks the rest.
-    """
-    if path.suffix == ".zip" and not zipfile.is_zipfile(path):
-        raise BadUpload(f"{path.name} is not a zip file")
+    """The checks of a stored file's contents, before it is recorded: BadUpload or TooLarge with one line. A zip is
+    checked from its directory, never unpacked here (arena/league/bundles.py): first what it holds (no absolute
+    path, no `..`, no symlink or device: 400), then how much (entries and unpacked bytes: 413, a zip bomb)."""
+    if path.suffix != ".zip":
+        return
+    try:
+        check_archive(path, ArchiveLimits(files=sys.maxsize, unpacked=sys.maxsize))
+    except LeagueError as error:
+        raise BadUpload(str(error)) from None
+    try:
+        check_archive(path, limits.archive())
+    except LeagueError as error:
+        raise TooLarge(str(error)) from None
 
 
 def store_upload(league: Path, entrant: str, filename: str, data: bytes, class_name: str | None, name: str | None,

@@ -23,10 +23,11 @@ class Verdict:
 
 
 def split_spec(spec: str) -> tuple[Path, str | None]:
-    """A spec `path/file.py[:Class]` or `path/bot.zip` as (file, class or None)."""
-    head, colon, tail = spec.rpartition(":")
-    if colon and head.endswith((".py", ".zip")) and tail.isidentifier():
-        return Path(head), tail
+    """A spec `path/file.py[:Class]` or `path/bot.zip[:module:Class]` as (file, class or entry, or None)."""
+    for suffix in (".py:", ".zip:"):
+        where, found, rest = spec.partition(suffix)
+        if found:
+            return Path(where + suffix[:-1]), rest
     return Path(spec), None
 
 
