@@ -407,3 +407,14 @@ def test_an_upload_left_checking_by_a_killed_server_is_checked_by_the_next(tmp_p
     assert wait_for(lambda: not checkers(league), "the checker dies with its server", 10)
     with served(league, "--no-play") as (_, client):
         assert verdict(client, sent) == {"status": "accepted", "label": "counting", "reason": None}
+
+
+def test_a_league_that_plays_outside_the_sandbox_takes_no_uploads(tmp_path):
+    (tmp_path / "league.toml").write_text(LEAGUE_TOML.replace('isolation = "sandbox"', 'isolation = "process"'))
+    league = tmp_path / "league"
+    arena("league", "new", league, tmp_path / "league.toml")
+    alice = token(league, "alice")
+    with served(league, "--no-play") as (_, client):
+        before = fingerprint(league)
+        said = one_line_error(post(client, alice, "counting.py", COUNTING.encode()), 403)
+        assert "takes no uploads" in said and fingerprint(league) == before

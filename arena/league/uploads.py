@@ -23,7 +23,7 @@ from pathlib import Path
 
 from arena.league.bundles import ArchiveLimits, check_archive
 from arena.league.catalog import Catalog, LeagueError, now
-from arena.league.entrants import OverLimit, Owner, Unknown, entrant_of, owner_of
+from arena.league.entrants import Forbidden, OverLimit, Owner, Unknown, entrant_of, owner_of
 from arena.league.frozen import check_name
 from arena.league.settings import UploadLimits
 
@@ -104,8 +104,13 @@ def check_contents(path: Path, limits: UploadLimits) -> None:
 def store_upload(league: Path, entrant: str, filename: str, data: bytes, class_name: str | None, name: str | None,
                  limits: UploadLimits) -> str:
     """Stores an upload and records it as `checking` (see the module's docstring); returns its id. Raises
-    BadUpload, TooLarge, Forbidden (another's bot name) or OverLimit (too many uploads or bots) with nothing
-    written."""
+    BadUpload, TooLarge, Forbidden (another's bot name, or a league that plays outside the sandbox) or OverLimit
+    (too many uploads or bots) with nothing written."""
+    from arena.league import load_settings
+
+    if load_settings(league).isolation != "sandbox":
+        raise Forbidden("this league takes no uploads: it plays its bots outside the sandbox "
+                        "([league] isolation is not \"sandbox\")")
     check_form(filename, len(data), class_name, name, limits)
     catalog = Catalog(league)
     staged = None
