@@ -9,7 +9,6 @@ import hashlib
 import re
 import signal
 import sqlite3
-import subprocess
 import threading
 import time
 import zipfile
@@ -18,11 +17,8 @@ from pathlib import Path
 import httpx
 from browser import find_chromium, visit
 from test_bundles import PACKAGE, entry, hostile, write_tree, zip_folder
-from test_league import ARENA
 from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
-
-from arena.league.entrants import SCRYPT, entrant_of
 
 LEAGUE_TOML = """
 name = "uploads"
@@ -195,6 +191,8 @@ def verdict(client: httpx.Client, response: httpx.Response) -> dict:
 
 
 def test_an_entrant_gets_a_token_once_and_the_league_keeps_only_its_slow_hash(tmp_path):
+    from arena.league.entrants import SCRYPT, entrant_of
+
     league = make_league(tmp_path)
     shown = arena("league", "entrant", league, "alice").stdout.splitlines()
     secret = shown[-1]
@@ -331,38 +329,17 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
 @needs_sandbox
 def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
     league = make_league(tmp_path, "random")
-    alice, bob = token(league, "alice"), token(league, "bob")
+    alice, bob, carol = (token(league, name) for name in ("alice", "bob", "carol"))
     (tmp_path / "counting.py").write_text(COUNTING)
-    (tmp_path / "tweaked.py").write_text(WRAPPER)
+    package = zip_folder(write_tree(tmp_path / "pkg", PACKAGE), tmp_path / "pkg.zip")
     with served(league) as (process, client):
         url = f"http://127.0.0.1:{client.base_url.port}/"
-        upload = lambda *args: subprocess.run(ARENA + ["league", "upload", url, *map(str, args)], capture_output=True,
-                                              text=True, timeout=300)
+        upload = lambda *args: arena("league", "upload", url, *args, check=False)  # real httpx, to the real server
         one_file = upload(tmp_path / "counting.py:CountingBot", "--token", alice)
-        assert one_file.returncode == 0 and one_file.stdout.strip() == "accepted as 'counting'", one_file.stderr
-        wrapper = upload(tmp_path / "tweaked.py", "--token", alice)  # its one class found without --class
-        assert wrapper.returncode == 0 and "accepted as 'tweaked'" in wrapper.stdout, wrapper.stderr
-        over = upload(tmp_path / "counting.py", "--token", alice, "--name", "third")
-        assert over.returncode == 2 and "2 active bots already" in over.stderr and over.stderr.count("\n") == 1
-        refused = upload(tmp_path / "counting.py", "--token", bob, "--name", "mine", "--class", "Nothing")
-        assert refused.returncode == 2 and refused.stderr.startswith("error: refused: ") and \
-            refused.stderr.count("\n") == 1 and str(tmp_path) not in refused.stderr, refused.stderr
-        unreachable = subprocess.run(ARENA + ["league", "upload", "http://127.0.0.1:9/", tmp_path / "counting.py",
-                                              "--token", bob], capture_output=True, text=True, timeout=60)
-        assert unreachable.returncode == 2 and "cannot reach the league" in unreachable.stderr
-
-        rated = lambda: {r["bot"] for r in client.get("/api/standings").json()["variants"].get("caterpillar", [])}
-        wait_for(lambda: {"counting", "tweaked"} <= rated(), "the uploads are rated", 240)
-
-        mine = client.get("/api/bots/counting", headers={"Authorization": f"Bearer {alice}"}).json()
-        assert mine["owner"]["entrant"] == "alice" and mine["owner"]["uploads"][0]["label"] == "counting"
-        assert "owner" not in client.get("/api/bots/counting").json()
-        assert "owner" not in client.get("/api/bots/counting", headers={"Authorization": f"Bearer {bob}"}).json()
-
-        package = zip_folder(write_tree(tmp_path / "pkg", PACKAGE), tmp_path / "pkg.zip")
-        zipped = upload(package, "--token", bob)
-        assert zipped.returncode == 0 and "accepted as 'pkg'" in zipped.stdout, zipped.stderr
-        wait_for(lambda: "pkg" in rated(), "the package zip is rated", 240)
+        assert one_file.exit_code == 0 and one_file.stdout.strip() == "accepted as 'counting'", one_file.stderr
+        wrapper = verdict(client, post(client, alice, "tweaked.py", WRAPPER.encode()))  # its one class, found
+        zipped = verdict(client, post(client, bob, "pkg.zip", package.read_bytes()))
+        assert (wrapper["label"], zipped["label"]) == ("tweaked", "pkg"), (wrapper, zipped)
 
         catalog = league / "catalog.sqlite"
         others = sorted(str(p) for folder in ("uploads", "bots") for p in (league / folder).rglob("*") if p.is_file())
@@ -371,25 +348,41 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         secrets_before = db.execute("SELECT * FROM entrants ORDER BY name").fetchall()
         files_before = {p: p.read_bytes() for p in map(Path, others)}
         snooper = upload(tmp_path / "snooper.py:Snooper", "--token", bob)
-        assert snooper.returncode == 0, snooper.stderr
+        assert snooper.exit_code == 0, snooper.stderr
+
+        over = upload(tmp_path / "counting.py", "--token", alice, "--name", "third")
+        assert over.exit_code == 2 and "answered 429: 2 active bots already" in over.stderr, over.stderr
+        refused = upload(tmp_path / "counting.py", "--token", carol, "--name", "mine", "--class", "Nothing")
+        assert refused.exit_code == 2 and refused.stderr.startswith("error: refused: ") and \
+            refused.stderr.count("\n") == 1 and str(tmp_path) not in refused.stderr, refused.stderr
+        unreachable = arena("league", "upload", "http://127.0.0.1:9/", tmp_path / "counting.py", "--token", bob,
+                            check=False)
+        assert unreachable.exit_code == 2 and "cannot reach the league" in unreachable.stderr
+
+        rated = lambda: {r["bot"] for r in client.get("/api/standings").json()["variants"].get("caterpillar", [])}
+        wait_for(lambda: {"counting", "tweaked", "pkg"} <= rated(), "the uploads are rated", 240)
         forfeits = wait_for(lambda: client.get("/api/bots/snooper").json().get("forfeits"), "the snooper plays", 240)
         said = forfeits[0]["fault"]
         assert f"wrote no; 0 found; 0/{len(others) + 1} read" in said, said
-        owner = lambda secret: client.get("/api/bots/snooper", headers={"Authorization": f"Bearer {secret}"}).json()
-        words = wait_for(lambda: owner(bob)["owner"]["stderr"]["snooper"], "the snooper's stderr is kept", 120)
-        assert "the snooper's own words" in words
-        assert "owner" not in owner(alice) and "own words" not in client.get("/api/bots/snooper").text
-        assert "own words" not in client.get("/bots/snooper").text, "the page is public only"
         assert db.execute("SELECT * FROM entrants ORDER BY name").fetchall() == secrets_before
         assert {p: p.read_bytes() for p in map(Path, others)} == files_before
         db.close()
 
+        owner = lambda name, secret: client.get(f"/api/bots/{name}", headers={"Authorization": f"Bearer {secret}"})
+        mine = owner("counting", alice).json()["owner"]
+        assert mine["entrant"] == "alice" and [u["label"] for u in mine["uploads"]] == ["counting"]
+        assert "owner" not in client.get("/api/bots/counting").json() and "owner" not in owner("counting", bob).json()
+        words = wait_for(lambda: owner("snooper", bob).json()["owner"]["stderr"]["snooper"], "stderr is kept", 120)
+        assert "the snooper's own words" in words
+        assert "own words" not in owner("snooper", alice).text + client.get("/api/bots/snooper").text
+        assert "own words" not in client.get("/bots/snooper").text, "the page is public only"
+
         retired = client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {alice}"})
         assert retired.json() == {"retired": ["counting"]}
-        third = upload(tmp_path / "counting.py", "--token", alice, "--name", "third")
-        assert third.returncode == 0, "a retired bot frees its place"
+        assert post(client, alice, "counting.py", COUNTING.encode(), name="third").status_code == 202, \
+            "a retired bot frees its place"
     log = process.stderr.read()
-    assert alice not in log and bob not in log
+    assert all(secret not in log for secret in (alice, bob, carol))
 
 
 @needs_sandbox
