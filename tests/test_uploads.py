@@ -15,10 +15,14 @@ import zipfile
 from pathlib import Path
 
 import httpx
+import pytest
 from browser import find_chromium, visit
 from test_bundles import PACKAGE, entry, hostile, write_tree, zip_folder
 from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
+
+from arena.league.catalog import LeagueError
+from arena.league.settings import UploadLimits
 
 LEAGUE_TOML = """
 name = "uploads"
@@ -403,11 +407,15 @@ def test_an_upload_left_checking_by_a_killed_server_is_checked_by_the_next(tmp_p
 
 
 def test_a_league_that_plays_outside_the_sandbox_takes_no_uploads(tmp_path):
+    from arena.league.uploads import store_upload
+    from arena.server.uploads import refusal
+
     (tmp_path / "league.toml").write_text(LEAGUE_TOML.replace('isolation = "sandbox"', 'isolation = "process"'))
     league = tmp_path / "league"
     arena("league", "new", league, tmp_path / "league.toml")
-    alice = token(league, "alice")
-    with served(league, "--no-play") as (_, client):
-        before = fingerprint(league)
-        said = one_line_error(post(client, alice, "counting.py", COUNTING.encode()), 403)
-        assert "takes no uploads" in said and fingerprint(league) == before
+    token(league, "alice")
+    before = fingerprint(league)
+    with pytest.raises(LeagueError) as raised:  # what the server's POST /api/bots calls, in its thread
+        store_upload(league, "alice", "counting.py", COUNTING.encode(), None, None, UploadLimits())
+    assert refusal(raised.value).status_code == 403 and "takes no uploads" in str(raised.value)
+    assert fingerprint(league) == before
