@@ -22,7 +22,6 @@ from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
 
 from arena.league.catalog import LeagueError
-from arena.league.settings import UploadLimits
 
 LEAGUE_TOML = """
 name = "uploads"
@@ -410,6 +409,7 @@ def test_an_upload_left_checking_by_a_killed_server_is_checked_by_the_next(tmp_p
 
 
 def test_a_league_that_plays_outside_the_sandbox_takes_no_uploads(tmp_path):
+    from arena.league.settings import UploadLimits
     from arena.league.uploads import store_upload
     from arena.server.uploads import refusal
 
