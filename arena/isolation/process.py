@@ -23,7 +23,7 @@ from arena import sandbox
 from arena.bots import Bot
 from arena.clock import MoveTimeout
 from arena.games import get_game
-from arena.isolation.limits import child_setup, cpu_used, resource_module
+from arena.isolation.limits import child_setup, cpu_used, resource_module, stderr_tail_file
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -63,7 +63,7 @@ class BotProcess:
                 line, keep = sandbox.prepare(self.command, env and {"PYTHONPATH": env["PYTHONPATH"]}, folder)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
-        self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
+        self.stderr = StderrPipe(stderr_tail_file(self.command))  # read whenever we wait on the bot (see stderr.py)
         try:
             self.popen = subprocess.Popen(
                 line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,

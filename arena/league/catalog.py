@@ -52,6 +52,34 @@ CREATE TABLE rounds (
 );
 """
 
+ENTRANT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entrants (
+    name TEXT PRIMARY KEY,
+    token_id TEXT UNIQUE,            -- the public half of the entrant's token (NULL once revoked)
+    salt BLOB,                       -- scrypt's salt and hash of the secret half: never the token itself
+    hash BLOB,
+    created TEXT NOT NULL,
+    revoked TEXT
+);
+CREATE TABLE IF NOT EXISTS owners (
+    bot_name TEXT PRIMARY KEY,       -- a bot name an entrant's token uploaded first: only it adds versions, retires
+    entrant TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    id TEXT PRIMARY KEY,
+    entrant TEXT NOT NULL,
+    file TEXT NOT NULL,              -- uploads/<id>/FILE, relative to the league
+    class TEXT,                      -- the form's `class` and `name`, if given
+    name TEXT,
+    status TEXT NOT NULL,            -- "checking", then "accepted" or "refused"
+    label TEXT,
+    reason TEXT,
+    created REAL NOT NULL,           -- seconds since the epoch (the hourly count compares numbers)
+    finished TEXT
+);
+"""
+"""The tables of entrants and their uploads (a league made before them gets them when its catalog is next opened)."""
+
 
 class LeagueError(ValueError):
     """Bad input about a league (one line for the user)."""
@@ -105,7 +133,7 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=FULL")
         if create:
             with self.transaction():
-                for statement in _without_comments(SCHEMA).split(";"):
+                for statement in _without_comments(SCHEMA + ENTRANT_SCHEMA).split(";"):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('format', ?), ('created', ?)", (FORMAT, now()))
         try:
@@ -116,6 +144,10 @@ class Catalog:
             self.db.close()
             what = found[0] if found else "an unknown format"
             raise LeagueError(f"{path}: a league of {what}, not {FORMAT}; this arena cannot read it")
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'uploads'").fetchone() is None:
+            with self.transaction():
+                for statement in _without_comments(ENTRANT_SCHEMA).split(";"):
+                    self.db.execute(statement)
 
     def close(self) -> None:
         self.db.close()

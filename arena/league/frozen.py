@@ -27,6 +27,7 @@ from arena.bots import BUNDLED_DIR, MANIFEST, BotError, read_manifest
 from arena.league.bundles import ArchiveLimits, copy_folder, tree_hash, unpack
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
+from arena.league.entrants import Owner, owner_of
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,11 @@ def check_name(name: str) -> str:
 
 def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool = True, games_per_rules: int = 6,
             move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
-            limits: ArchiveLimits = ArchiveLimits()) -> Added:
+            limits: ArchiveLimits = ArchiveLimits(), owner: Owner | None = None) -> Added:
     """Checks the bot named by `spec` and adds it to the league (see the module's docstring). `spec`: a bot name,
     `path/file.py:Class`, a bot's folder or zip with a bot.toml, or either of these without one followed by
-    `:module:Class`; a zip or folder holds at most `limits`."""
+    `:module:Class`; a zip or folder holds at most `limits`. Given an `owner` (an entrant's upload), the bot's name
+    must be theirs or free, and becomes theirs in the same transaction."""
     from arena.submit import check_bot
 
     catalog = Catalog(league)
@@ -74,7 +76,10 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
         elif kind == "file":
             code = file.read_bytes()
             digest = hashlib.sha256(code + b"\x1f" + class_name.encode()).hexdigest()
-        same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)]
+        same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)
+                and (owner is None or owner_of(catalog.db, b.name) == owner.entrant)]
+        if owner is not None and name is not None and not same:
+            owner.may_use(catalog.db, name)  # before the checks: a name that is not theirs costs no sandbox
         if same:
             return Added(same[0], False)
         if bundle is not None:
@@ -106,6 +111,8 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
                 rows = db.execute("SELECT version, hash, label FROM bots WHERE name = ?", (bot_name,)).fetchall()
                 if any(h == digest for _, h, _ in rows):  # added meanwhile by another add
                     return Added(catalog.bot(next(label for _, h, label in rows if h == digest)), False)
+                if owner is not None:
+                    owner.claim(db, bot_name)
                 number = 1 + max((v for v, _, _ in rows), default=0)
                 label = label_of(bot_name, number)
                 if catalog.bot(label) is not None:

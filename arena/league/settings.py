@@ -8,12 +8,13 @@
     [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit
     [ratings]                 # as in a tournament
     [league]                  # deals per table, tables per round, placement tables, isolation, confidence, tie_margin
+    [uploads]                 # what entrants may upload to a served league (UploadLimits)
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.config import (
     ConfigError,
@@ -34,9 +35,47 @@ from arena.config.models import (
     checked_table,
 )
 from arena.games import get_game, make_rules
+from arena.league.bundles import ArchiveLimits
 
 RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
 ISOLATIONS = ("sandbox", "process", "none")
+
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What an entrant may upload to a served league: the `[uploads]` table."""
+
+    file_bytes: int = MIB
+    """The largest Python file."""
+    zip_bytes: int = 20 * MIB
+    """The largest zip."""
+    request_bytes: int = 21 * MIB
+    """The largest request body (the file and the form around it): refused from Content-Length before it is read,
+    and counted while it is read. Unset: the largest file plus 1 MiB."""
+    active_bots: int = 3
+    """Bot names with a version playing, per entrant."""
+    uploads_per_hour: int = 20
+    """Uploads an entrant may make in any hour."""
+    zip_entries: int = ArchiveLimits.files
+    """Entries a zip may hold (folders included)."""
+    unpacked_bytes: int = ArchiveLimits.unpacked
+    """Bytes a zip may unpack to, all its files together (a zip bomb is refused from its directory, unread)."""
+    check_games: int = 6
+    """Validation games per game and rules variant when an upload is checked (as `arena league add --games`)."""
+
+    def archive(self) -> ArchiveLimits:
+        """What a zip may hold, as arena/league/bundles.py checks it."""
+        return ArchiveLimits(files=self.zip_entries, unpacked=self.unpacked_bytes)
+
+    def largest(self, filename: str) -> int:
+        """The largest upload of this file's kind."""
+        return self.zip_bytes if filename.endswith(".zip") else self.file_bytes
+
+
+UPLOAD_KEYS = set(UploadLimits.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
@@ -58,6 +97,7 @@ class LeagueSettings:
     confidence: float = RunSettings.confidence
     """`--until settled`: each adjacent pair's rating difference is separated or a tie at this confidence."""
     tie_margin: float = RunSettings.tie_margin
+    uploads: UploadLimits = UploadLimits()
     text: str = ""
 
     def players(self, game: GameEntry) -> int:
@@ -71,7 +111,7 @@ def parse_settings(text: str) -> LeagueSettings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"malformed TOML: {error}") from None
-    check_keys(data, {"name", "seed", "games", "run", "ratings", "league"}, "")
+    check_keys(data, {"name", "seed", "games", "run", "ratings", "league", "uploads"}, "")
     for key in ("name", "seed", "games"):
         if key not in data:
             raise ConfigError(f"{key}: missing")
@@ -101,7 +141,19 @@ def parse_settings(text: str) -> LeagueSettings:
                           checked_integer(raw.get("placement", LeagueSettings.placement), "league.placement", 1),
                           isolation, confidence,
                           checked_number(raw.get("tie_margin", LeagueSettings.tie_margin), "league.tie_margin",
-                                         inclusive=True), text)
+                                         inclusive=True),
+                          _upload_limits(checked_table(data.get("uploads", {}), "uploads")), text)
+
+
+def _upload_limits(raw: dict) -> UploadLimits:
+    check_keys(raw, UPLOAD_KEYS, "uploads.")
+    given = {key: checked_integer(value, f"uploads.{key}", 1) for key, value in raw.items()}
+    limits = UploadLimits(**given)
+    if "request_bytes" not in given:  # room for the largest file and the form around it
+        limits = replace(limits, request_bytes=max(limits.file_bytes, limits.zip_bytes) + MIB)
+    if limits.request_bytes < max(limits.file_bytes, limits.zip_bytes):
+        raise ConfigError("uploads.request_bytes: must be at least file_bytes and zip_bytes (the form holds the file)")
+    return limits
 
 
 def _variant(raw: dict, where: str) -> GameEntry:
