@@ -58,7 +58,7 @@ to show what it stops."""
 
 ARENA_DIR = Path(__file__).resolve().parent
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
-BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py")
+BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py", "race")
 """The bundled bots' files and folders in BUNDLED_BOTS, bound read-only in every sandbox of a Python bot (a bot may
 build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
 code a stranger's bot must not read."""
