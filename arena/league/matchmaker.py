@@ -18,6 +18,9 @@ workers or the order in which batches finished, so the same adds and retires giv
    more pair a round, play a swapped table where one lags: of the companies one of the two met, the one the
    other met least (up to `company_deals` deals), with the other in its place, so that a late-comer meets
    the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
+   The swapped table plays the deals of one of the tables where its neighbour met that company, the neighbour's
+   places taken by it (`paired_deals`): the two are compared on the same cards beside the same tablemates, as
+   two-player duplicate deals compare them.
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
 or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
@@ -52,7 +55,10 @@ class Table:
 
     variant: int
     bots: tuple[str, ...]
+    """In the places of `deals_of`'s table, where it has one; else in any order."""
     why: str
+    deals_of: tuple[int, tuple[str, ...]] | None = None
+    """(round seed, table) of the table whose deals it plays (the config's `deals_of`); None: its own."""
 
 
 @dataclass
@@ -153,12 +159,13 @@ class Matchmaker:
             if len(eligible) < players:
                 continue
             look = self._look(game.label, eligible, rated.get(game.label))
-            tables += [Table(number, bots, why) for bots, why in
+            tables += [Table(number, *chosen) for chosen in
                        self._variant_tables(look, players, played[game.label], companies[game.label])]
         return tables
 
     def _variant_tables(self, look: Look, players: int, played: Counter,
-                        companies: Companies) -> list[tuple[tuple[str, ...], str]]:
+                        companies: Companies) -> list[tuple]:
+        """The variant's tables as (bots, why) or, for a table that plays another's deals, (bots, why, deals_of)."""
         settings, order = self.settings, look.order
         chosen: list[tuple[tuple[str, ...], str]] = []
         newcomers = [b for b in order if played[b] < settings.placement]
@@ -202,7 +209,11 @@ class Matchmaker:
             if not settling:
                 free = False
             table, have, lack = swapped
-            chosen.append((table, f"{why}; {lack} in the company {have} met"))
+            paired = paired_deals(tuple(sorted(have if bot == lack else bot for bot in table)), have, lack, companies)
+            if paired is None:
+                chosen.append((table, f"{why}; {lack} in the company {have} met"))
+            else:
+                chosen.append((paired[0], f"{why}; {lack} in the company {have} met, on its deals", paired[1]))
         return _unique(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
@@ -251,7 +262,10 @@ class Matchmaker:
         for round_ in self.catalog.rounds():
             for table in round_.plan:
                 played.setdefault(table["variant"], Counter()).update(table["bots"])
-                companies.setdefault(table["variant"], Companies()).add(table["bots"])
+                pinned = table.get("deals_of")
+                deals_of = ((pinned["seed"], tuple(pinned["table"])) if pinned
+                            else (round_.seed, tuple(sorted(table["bots"]))))  # a round's own bots are in name order
+                companies.setdefault(table["variant"], Companies()).add(table["bots"], deals_of)
         return played, companies
 
     def _within(self, tables: list[Table], left: int) -> list[Table]:
@@ -275,7 +289,8 @@ class Matchmaker:
         text = round_config(self.settings, number, seed, tables, bots)
         self._config = parse_config(text, base=self.directory)  # a round that cannot be played is never recorded
         games = sum(self.settings.deals * len(t.bots) for t in tables)
-        plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
+        plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why,
+                 **({"deals_of": _deals_of(t.deals_of)} if t.deals_of else {})} for t in tables]
         return self.catalog.record_round(number, first, games, seed, text, plan)
 
     def _step(self, round_: RoundRow) -> Step:
@@ -294,7 +309,8 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     """A round as a tournament config: a `[[games]]` entry a table (its bots exactly), the league's run and
     ratings settings, the bots' frozen code by path relative to the league directory."""
     games = [{"game": settings.games[t.variant].game, "deals": settings.deals, "duplicate": True,
-              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots)} for t in tables]
+              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots),
+              **({"deals_of": _deals_of(t.deals_of)} if t.deals_of else {})} for t in tables]
     entries = []
     for label in sorted({b for t in tables for b in t.bots}):
         isolation = settings.isolation if bots[label].kind == "file" else "none"
@@ -322,18 +338,30 @@ def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
     return tuple(sorted(order[s] for s in seats))
 
 
+def _deals_of(deals_of: tuple[int, tuple[str, ...]]) -> dict:
+    """A table's `deals_of` as its config and its plan in the catalog write it."""
+    return {"seed": deals_of[0], "table": list(deals_of[1])}
+
+
 @dataclass
 class Companies:
-    """How many tables each company (a table's bots, sorted) has been given, and the companies of each bot."""
+    """How many tables each company (a table's bots, sorted) has been given, the companies of each bot, and the
+    deals each company's tables played."""
 
     count: Counter = field(default_factory=Counter)
     of: dict[str, set] = field(default_factory=dict)
+    deals: dict[tuple, list] = field(default_factory=dict)
+    """Company -> its tables in the order played, each as (its bots in the places of the table whose deals it
+    played, (that table's round seed, that table))."""
 
-    def add(self, bots) -> None:
+    def add(self, bots, deals_of: tuple[int, tuple[str, ...]] | None = None) -> None:
+        """Counts a table of `bots`; `deals_of`: the deals it played, `bots` then in that table's places."""
         table = tuple(sorted(bots))
         self.count[table] += 1
         for bot in table:
             self.of.setdefault(bot, set()).add(table)
+        if deals_of is not None:
+            self.deals.setdefault(table, []).append((tuple(bots), deals_of))
 
 
 def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
@@ -358,10 +386,28 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
     return None if best is None else best[1:]
 
 
-def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+def paired_deals(company: tuple[str, ...], have: str, lack: str, companies: Companies
+                 ) -> tuple[tuple[str, ...], tuple[int, tuple[str, ...]]] | None:
+    """The swapped table of `lack` in `have`'s place in `company` on the deals of one of the company's tables: the
+    first whose deals the swapped company has not played, as (the bots in that table's places, its deals_of);
+    None where every one has been (the swapped table then plays deals of its own).
+
+    On the same cards, seat orders and tablemates the two results differ only by `have` and `lack`: the
+    comparison two-player duplicate deals make, made at a table of three or more."""
+    swapped = tuple(sorted(lack if bot == have else bot for bot in company))
+    used = {deals_of for _, deals_of in companies.deals.get(swapped, ())}
+    for places, deals_of in companies.deals.get(company, ()):
+        if deals_of not in used:
+            return tuple(lack if bot == have else bot for bot in places), deals_of
+    return None
+
+
+def _unique(tables: list[tuple]) -> list[tuple]:
+    """The tables, each company once (the first), whatever the order of its bots."""
     seen, kept = set(), []
-    for bots, why in tables:
-        if bots not in seen:
-            seen.add(bots)
-            kept.append((bots, why))
+    for table in tables:
+        company = tuple(sorted(table[0]))
+        if company not in seen:
+            seen.add(company)
+            kept.append(table)
     return kept
