@@ -294,7 +294,8 @@ def compare(args, seed: int) -> list[tuple[float, float]]:
             folder = Path(scratch) / kind.replace(" ", "-")
             folder.mkdir()
             leagues[kind] = make_field(folder, args.variant, args.bots, args.field, seed, args.low)
-        print(f"seed {seed}: {args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; "
+        print(f"seed {seed}: {args.bots} bots added to {len(leagues)} league(s) in "
+              f"{time.perf_counter() - started:.0f}s; "
               f"{args.variant}, checkpoints every {args.games // args.checkpoints:,} games")
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
         played = {kind: 0 for kind in leagues}
