@@ -288,3 +288,15 @@ def test_pairs_the_ratings_do_not_predict_are_named():
     normal = lambda bots, rng: [skill[b] + rng.normal() for b in bots]
     rated = rate_parts([results(played, normal)], replicates=30)["sim:2"]
     assert rated.misfits == []
+
+
+def test_the_swap_nearest_the_pair_in_the_order_comes_first():
+    """Of the companies d met and e lags in, with the rating order the one nearest the pair (c and f beside it)
+    rather than the one that lags most (a and b, far above); without the order, the one that lags most."""
+    order = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    companies = Companies()
+    for _ in range(3):
+        companies.add(["a", "b", "d", "h"])
+    companies.add(["c", "d", "f", "g"])
+    assert swapped_company("d", "e", companies, set(order), 10) == (("a", "b", "e", "h"), "d", "e")
+    assert swapped_company("d", "e", companies, set(order), 10, order) == (("c", "e", "f", "g"), "d", "e")

@@ -201,7 +201,7 @@ class Matchmaker:
         enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, i, why in weights[:slots]:
-            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough)
+            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough, order)
                        if players > 2 and (settling or free) else None)
             if swapped is None:
                 chosen.append((_table_around(order, i, players), why))
@@ -364,8 +364,8 @@ class Companies:
             self.deals.setdefault(table, []).append((tuple(bots), deals_of))
 
 
-def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
-                     ) -> tuple[tuple[str, ...], str, str] | None:
+def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int,
+                    order: list[str] | None = None) -> tuple[tuple[str, ...], str, str] | None:
     """The table that seats one of the pair in the company the other met more often: of the companies played
     with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,
     counting at most `enough` tables of either, as (that table, the bot that met the company, the bot put in
@@ -373,7 +373,13 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
 
     The ratings count each company at most `company_deals` deals' worth at three or more players
     (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often,
-    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company."""
+    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company.
+
+    With the rating `order`, the lagging company nearest the pair in it comes first (the least sum of its
+    tablemates' distances from the pair): beside bots of their own strength the two's places vary from deal to
+    deal, where far stronger or weaker tablemates fix them, so the swapped table tells their order best."""
+    position = {bot: i for i, bot in enumerate(order or ())}
+    centre = (position.get(a, 0) + position.get(b, 0)) / 2
     best = None
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
@@ -381,8 +387,9 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
                 continue
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
             behind = min(companies.count[table], enough) - companies.count[swapped]
-            if behind > 0 and (best is None or (-behind, swapped) < (-best[0], best[1])):
-                best = (behind, swapped, have, lack)
+            far = sum(abs(position[bot] - centre) for bot in table if bot != have) if order else 0
+            if behind > 0 and (best is None or (far, -behind, swapped) < best[0]):
+                best = ((far, -behind, swapped), swapped, have, lack)
     return None if best is None else best[1:]
 
 
