@@ -15,9 +15,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled with the bots nearest it in the order; but a settling newcomer's pairs, and one
-   more pair a round, play a swapped table where one lags: of the companies one of the two met, the one the
-   other met least (up to `company_deals` deals), with the other in its place, so that a late-comer meets
-   the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
+   more pair a round, play a swapped table where one lags: of the companies one of the two met more often
+   than the other (counting up to `company_deals` deals), the one nearest the pair in the order, with the
+   other in its place, so that a late-comer meets the company its neighbour met (the ratings weigh companies
+   alike up to that cap, `arena.ratings.company`).
    The swapped table plays the deals of one of the tables where its neighbour met that company, the neighbour's
    places taken by it (`paired_deals`): the two are compared on the same cards beside the same tablemates, as
    two-player duplicate deals compare them.
