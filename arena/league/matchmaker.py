@@ -168,7 +168,7 @@ class Matchmaker:
                         companies: Companies) -> list[tuple]:
         """The variant's tables as (bots, why) or, for a table that plays another's deals, (bots, why, deals_of)."""
         settings, order = self.settings, look.order
-        chosen: list[tuple[tuple[str, ...], str]] = []
+        chosen: list[tuple] = []
         newcomers = [b for b in order if played[b] < settings.placement]
         for newcomer in sorted(newcomers, key=order.index):
             field_ = [b for b in order if b not in newcomers] or [b for b in order if b != newcomer]
@@ -264,8 +264,9 @@ class Matchmaker:
             for table in round_.plan:
                 played.setdefault(table["variant"], Counter()).update(table["bots"])
                 pinned = table.get("deals_of")
+                # A table's own deals: its round's seed and its bots in name order, as the round's config lists them.
                 deals_of = ((pinned["seed"], tuple(pinned["table"])) if pinned
-                            else (round_.seed, tuple(sorted(table["bots"]))))  # a round's own bots are in name order
+                            else (round_.seed, tuple(sorted(table["bots"]))))
                 companies.setdefault(table["variant"], Companies()).add(table["bots"], deals_of)
         return played, companies
 
