@@ -17,7 +17,8 @@ rotation) a table of three or more goes through all n! orders instead, so seats 
 
 An entry with `deals_of = { seed, table }` plays, at its one table, the deals of that table of a config with
 that seed: the same cards, seat orders and bots' seeds, its bots (in the order listed) in that table's places.
-A league's matchmaker compares two bots so: one of them with some company, then the other in its place.
+Two bots are so compared at a table of three or more as duplicate deals compare two players: one of them with
+some company, then the other in its place, on the same cards beside the same tablemates.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from test_league import add, arena, make_league
 
 import arena.ratings.tables as tables
-from arena.league.matchmaker import Companies, paired_deals, swapped_company
+from arena.league.matchmaker import Companies, swapped_company
 from arena.ratings.company import company_weights
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
@@ -136,38 +136,6 @@ def test_the_matchmaker_fills_tables_and_swaps_at_three_and_four_players():
         (("a", "c", "e", "f"), "settling the neighbours of d; c in the company d met")]
 
 
-def test_a_swapped_table_plays_the_deals_of_a_table_of_the_company_it_mirrors():
-    """twin in random's place on the deals of one of random's tables with greedy and heuristic: the first whose
-    deals no twin table has played (never deals twin's company had already, as a table that mirrored twin's), twin
-    in the place random had there; none once every one has been played."""
-    mine, theirs = ("greedy", "heuristic", "random"), ("greedy", "heuristic", "twin")
-    companies = Companies()
-    companies.add(mine, (11, mine))  # a round's own table: its bots in name order
-    companies.add(theirs, (12, theirs))
-    companies.add(["x", "heuristic", "random"], (13, ("x", "heuristic", "twin")))  # another company
-    companies.add(["greedy", "heuristic", "random"], (12, theirs))  # random on twin's deals
-    companies.add(["greedy", "heuristic", "twin"], (11, mine))  # twin on random's
-    assert paired_deals(mine, "random", "twin", companies) is None
-    companies.add(["heuristic", "random", "greedy"], (14, ("heuristic", "y", "greedy")))  # random on y's deals
-    assert paired_deals(mine, "random", "twin", companies) == (("heuristic", "twin", "greedy"),
-                                                               (14, ("heuristic", "y", "greedy")))
-    assert paired_deals(theirs, "twin", "random", Companies()) is None
-
-
-def test_the_matchmaker_pins_a_swapped_table_to_the_deals_of_the_company_it_mirrors():
-    """At four players, where the company g lacks was played with its deals known, g's swapped table plays them
-    (f's places taken by g) and says so; a pair's own table plays deals of its own."""
-    order = ["a", "b", "c", "d", "e", "f", "g", "h"]
-    companies = Companies()
-    for round_seed in (21, 22, 23):
-        for table in (["e", "f", "g", "h"], ["a", "d", "e", "f"]):
-            companies.add(table, (round_seed, tuple(table)))
-    assert choices(4, order, set(), companies) == [
-        (("e", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)"),
-        (("a", "d", "e", "g"), "order uncertain (LOS 0.50, se 6.00); g in the company f met, on its deals",
-         (21, ("a", "d", "e", "f")))]
-
-
 LATE = """
 name = "late"
 seed = 4242
@@ -219,47 +187,6 @@ def test_a_copy_added_late_ends_in_its_originals_tier(tmp_path, game, rules, fir
 
 
 @pytest.mark.slow
-def test_a_late_copy_plays_its_originals_deals_in_its_place(tmp_path):
-    """In a three-player league a copy of random joins late; its swapped tables play, card for card, the deals of
-    a table random played with the same company, the copy in random's seat and every other seat as it was."""
-    from arena.config import parse_config
-    from arena.league.catalog import Catalog
-    from arena.replay import replay_scheduled
-
-    league = make_league(tmp_path, toml=LATE.format(game="go_for_it", rules="{ players = 3 }"))
-    for bot in ("random", "greedy", "heuristic"):
-        add(league, bot)
-    arena("league", "play", league, "--games", 300, "--no-progress")
-    add(league, "random", "--name", "twin")
-    arena("league", "play", league, "--games", 200, "--no-progress")
-    catalog = Catalog(league)
-    try:
-        rounds = catalog.rounds()
-    finally:
-        catalog.close()
-
-    def games_of(round_, table: dict) -> list[dict]:
-        """The transcripts of a table of a round, replayed from the round's config."""
-        config = parse_config(round_.config, base=league)
-        first = sum(4 * len(t["bots"]) for t in round_.plan[:round_.plan.index(table)])
-        return [replay_scheduled(config, first + i) for i in range(4 * len(table["bots"]))]
-
-    pinned = [(r, t) for r in rounds for t in r.plan if "deals_of" in t and "twin" in t["bots"]]
-    assert pinned
-    round_, table = pinned[0]
-    seed, mirrored_bots = table["deals_of"]["seed"], table["deals_of"]["table"]
-    (mirrored_round,) = [r for r in rounds if r.seed == seed]
-    (mirrored,) = [t for t in mirrored_round.plan if sorted(t["bots"]) == sorted(mirrored_bots)]
-    (replaced,) = set(mirrored_bots) - set(table["bots"])
-    assert replaced == "random"
-    copy, original = games_of(round_, table), games_of(mirrored_round, mirrored)
-    for game, before in zip(copy, original, strict=True):
-        assert [deal["layout"] for deal in game["deals"]] == [deal["layout"] for deal in before["deals"]]
-        assert game["players"] == ["twin" if bot == "random" else bot for bot in before["players"]]
-    assert len({json.dumps(game["deals"][0]["layout"]) for game in copy}) == 4  # four deals, each in 3 rotations
-
-
-@pytest.mark.slow
 def test_a_tournament_of_unbalanced_tables_rates_copies_alike(tmp_path):
     """A config that names its tables, each played a different number of deals: `twin` (a copy of `random`) met
     `greedy` and `heuristic` in 40 deals, `random` in 150; the two share a tier."""
@@ -288,15 +215,3 @@ def test_pairs_the_ratings_do_not_predict_are_named():
     normal = lambda bots, rng: [skill[b] + rng.normal() for b in bots]
     rated = rate_parts([results(played, normal)], replicates=30)["sim:2"]
     assert rated.misfits == []
-
-
-def test_the_swap_nearest_the_pair_in_the_order_comes_first():
-    """Of the companies d met and e lags in, with the rating order the one nearest the pair (c and f beside it)
-    rather than the one that lags most (a and b, far above); without the order, the one that lags most."""
-    order = ["a", "b", "c", "d", "e", "f", "g", "h"]
-    companies = Companies()
-    for _ in range(3):
-        companies.add(["a", "b", "d", "h"])
-    companies.add(["c", "d", "f", "g"])
-    assert swapped_company("d", "e", companies, set(order), 10) == (("a", "b", "e", "h"), "d", "e")
-    assert swapped_company("d", "e", companies, set(order), 10, order) == (("c", "e", "f", "g"), "d", "e")

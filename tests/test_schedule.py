@@ -197,6 +197,18 @@ def test_a_table_pinned_to_another_plays_its_deals_seats_and_bot_seeds_with_its_
     assert free.game(pinned.start).deal_seed != schedule.game(pinned.start).deal_seed
 
 
+def test_a_pinned_table_deals_the_same_cards_in_its_transcripts():
+    """The transcripts of the pinned table's games hold, deal for deal, the cards of the other table's."""
+    from arena.replay import replay_scheduled
+
+    config = parse_config(PINNED)
+    own, pinned = Schedule(config).blocks
+    for offset in range(own.count):
+        mirrored, game = replay_scheduled(config, own.start + offset), replay_scheduled(config, pinned.start + offset)
+        assert [deal["layout"] for deal in game["deals"]] == [deal["layout"] for deal in mirrored["deals"]]
+        assert game["players"] == ["r3" if name == "r2" else name for name in mirrored["players"]]
+
+
 PIN = 'deals_of = { seed = 3, table = ["greedy", "r2", "random"] }'
 
 

@@ -15,13 +15,9 @@ workers or the order in which batches finished, so the same adds and retires giv
    A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled with the bots nearest it in the order; but a settling newcomer's pairs, and one
-   more pair a round, play a swapped table where one lags: of the companies one of the two met more often
-   than the other (counting up to `company_deals` deals), the one nearest the pair in the order, with the
-   other in its place, so that a late-comer meets the company its neighbour met (the ratings weigh companies
-   alike up to that cap, `arena.ratings.company`).
-   The swapped table plays the deals of one of the tables where its neighbour met that company, the neighbour's
-   places taken by it (`paired_deals`): the two are compared on the same cards beside the same tablemates, as
-   two-player duplicate deals compare them.
+   more pair a round, play a swapped table where one lags: of the companies one of the two met, the one the
+   other met least (up to `company_deals` deals), with the other in its place, so that a late-comer meets
+   the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
 or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
@@ -56,10 +52,7 @@ class Table:
 
     variant: int
     bots: tuple[str, ...]
-    """In the places of `deals_of`'s table, where it has one; else in any order."""
     why: str
-    deals_of: tuple[int, tuple[str, ...]] | None = None
-    """(round seed, table) of the table whose deals it plays (the config's `deals_of`); None: its own."""
 
 
 @dataclass
@@ -160,15 +153,14 @@ class Matchmaker:
             if len(eligible) < players:
                 continue
             look = self._look(game.label, eligible, rated.get(game.label))
-            tables += [Table(number, *chosen) for chosen in
+            tables += [Table(number, bots, why) for bots, why in
                        self._variant_tables(look, players, played[game.label], companies[game.label])]
         return tables
 
     def _variant_tables(self, look: Look, players: int, played: Counter,
-                        companies: Companies) -> list[tuple]:
-        """The variant's tables as (bots, why) or, for a table that plays another's deals, (bots, why, deals_of)."""
+                        companies: Companies) -> list[tuple[tuple[str, ...], str]]:
         settings, order = self.settings, look.order
-        chosen: list[tuple] = []
+        chosen: list[tuple[tuple[str, ...], str]] = []
         newcomers = [b for b in order if played[b] < settings.placement]
         for newcomer in sorted(newcomers, key=order.index):
             field_ = [b for b in order if b not in newcomers] or [b for b in order if b != newcomer]
@@ -202,7 +194,7 @@ class Matchmaker:
         enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, i, why in weights[:slots]:
-            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough, order)
+            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough)
                        if players > 2 and (settling or free) else None)
             if swapped is None:
                 chosen.append((_table_around(order, i, players), why))
@@ -210,11 +202,7 @@ class Matchmaker:
             if not settling:
                 free = False
             table, have, lack = swapped
-            paired = paired_deals(tuple(sorted(have if bot == lack else bot for bot in table)), have, lack, companies)
-            if paired is None:
-                chosen.append((table, f"{why}; {lack} in the company {have} met"))
-            else:
-                chosen.append((paired[0], f"{why}; {lack} in the company {have} met, on its deals", paired[1]))
+            chosen.append((table, f"{why}; {lack} in the company {have} met"))
         return _unique(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
@@ -263,11 +251,7 @@ class Matchmaker:
         for round_ in self.catalog.rounds():
             for table in round_.plan:
                 played.setdefault(table["variant"], Counter()).update(table["bots"])
-                pinned = table.get("deals_of")
-                # A table's own deals: its round's seed and its bots in name order, as the round's config lists them.
-                deals_of = ((pinned["seed"], tuple(pinned["table"])) if pinned
-                            else (round_.seed, tuple(sorted(table["bots"]))))
-                companies.setdefault(table["variant"], Companies()).add(table["bots"], deals_of)
+                companies.setdefault(table["variant"], Companies()).add(table["bots"])
         return played, companies
 
     def _within(self, tables: list[Table], left: int) -> list[Table]:
@@ -291,8 +275,7 @@ class Matchmaker:
         text = round_config(self.settings, number, seed, tables, bots)
         self._config = parse_config(text, base=self.directory)  # a round that cannot be played is never recorded
         games = sum(self.settings.deals * len(t.bots) for t in tables)
-        plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why,
-                 **({"deals_of": _deals_of(t.deals_of)} if t.deals_of else {})} for t in tables]
+        plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
         return self.catalog.record_round(number, first, games, seed, text, plan)
 
     def _step(self, round_: RoundRow) -> Step:
@@ -311,8 +294,7 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     """A round as a tournament config: a `[[games]]` entry a table (its bots exactly), the league's run and
     ratings settings, the bots' frozen code by path relative to the league directory."""
     games = [{"game": settings.games[t.variant].game, "deals": settings.deals, "duplicate": True,
-              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots),
-              **({"deals_of": _deals_of(t.deals_of)} if t.deals_of else {})} for t in tables]
+              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots)} for t in tables]
     entries = []
     for label in sorted({b for t in tables for b in t.bots}):
         isolation = settings.isolation if bots[label].kind == "file" else "none"
@@ -340,34 +322,22 @@ def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
     return tuple(sorted(order[s] for s in seats))
 
 
-def _deals_of(deals_of: tuple[int, tuple[str, ...]]) -> dict:
-    """A table's `deals_of` as its config and its plan in the catalog write it."""
-    return {"seed": deals_of[0], "table": list(deals_of[1])}
-
-
 @dataclass
 class Companies:
-    """How many tables each company (a table's bots, sorted) has been given, the companies of each bot, and the
-    deals each company's tables played."""
+    """How many tables each company (a table's bots, sorted) has been given, and the companies of each bot."""
 
     count: Counter = field(default_factory=Counter)
     of: dict[str, set] = field(default_factory=dict)
-    deals: dict[tuple, list] = field(default_factory=dict)
-    """Company -> its tables in the order played, each as (its bots in the places of the table whose deals it
-    played, (that table's round seed, that table))."""
 
-    def add(self, bots, deals_of: tuple[int, tuple[str, ...]] | None = None) -> None:
-        """Counts a table of `bots`; `deals_of`: the deals it played, `bots` then in that table's places."""
+    def add(self, bots) -> None:
         table = tuple(sorted(bots))
         self.count[table] += 1
         for bot in table:
             self.of.setdefault(bot, set()).add(table)
-        if deals_of is not None:
-            self.deals.setdefault(table, []).append((tuple(bots), deals_of))
 
 
-def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int,
-                    order: list[str] | None = None) -> tuple[tuple[str, ...], str, str] | None:
+def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
+                     ) -> tuple[tuple[str, ...], str, str] | None:
     """The table that seats one of the pair in the company the other met more often: of the companies played
     with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,
     counting at most `enough` tables of either, as (that table, the bot that met the company, the bot put in
@@ -375,13 +345,7 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
 
     The ratings count each company at most `company_deals` deals' worth at three or more players
     (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often,
-    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company.
-
-    With the rating `order`, the lagging company nearest the pair in it comes first (the least sum of its
-    tablemates' distances from the pair): beside bots of their own strength the two's places vary from deal to
-    deal, where far stronger or weaker tablemates fix them, so the swapped table tells their order best."""
-    position = {bot: i for i, bot in enumerate(order or ())}
-    centre = (position.get(a, 0) + position.get(b, 0)) / 2
+    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company."""
     best = None
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
@@ -389,34 +353,15 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
                 continue
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
             behind = min(companies.count[table], enough) - companies.count[swapped]
-            far = sum(abs(position[bot] - centre) for bot in table if bot != have) if order else 0
-            if behind > 0 and (best is None or (far, -behind, swapped) < best[0]):
-                best = ((far, -behind, swapped), swapped, have, lack)
+            if behind > 0 and (best is None or (-behind, swapped) < (-best[0], best[1])):
+                best = (behind, swapped, have, lack)
     return None if best is None else best[1:]
 
 
-def paired_deals(company: tuple[str, ...], have: str, lack: str, companies: Companies
-                 ) -> tuple[tuple[str, ...], tuple[int, tuple[str, ...]]] | None:
-    """The swapped table of `lack` in `have`'s place in `company` on the deals of one of the company's tables: the
-    first whose deals the swapped company has not played, as (the bots in that table's places, its deals_of);
-    None where every one has been (the swapped table then plays deals of its own).
-
-    On the same cards, seat orders and tablemates the two results differ only by `have` and `lack`: the
-    comparison two-player duplicate deals make, made at a table of three or more."""
-    swapped = tuple(sorted(lack if bot == have else bot for bot in company))
-    used = {deals_of for _, deals_of in companies.deals.get(swapped, ())}
-    for places, deals_of in companies.deals.get(company, ()):
-        if deals_of not in used:
-            return tuple(lack if bot == have else bot for bot in places), deals_of
-    return None
-
-
-def _unique(tables: list[tuple]) -> list[tuple]:
-    """The tables, each company once (the first), whatever the order of its bots."""
+def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
     seen, kept = set(), []
-    for table in tables:
-        company = tuple(sorted(table[0]))
-        if company not in seen:
-            seen.add(company)
-            kept.append(table)
+    for bots, why in tables:
+        if bots not in seen:
+            seen.add(bots)
+            kept.append((bots, why))
     return kept
