@@ -112,7 +112,7 @@ def _check_tables_once(games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...])
 
 
 def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: int | None) -> GameEntry:
-    check_keys(raw, {"game", "deals", "duplicate", "rules", "bots", "gauntlet"}, where)
+    check_keys(raw, {"game", "deals", "duplicate", "rules", "bots", "gauntlet", "deals_of"}, where)
     if "game" not in raw:
         raise ConfigError(f"{where}game: missing")
     if "deals" not in raw and max_deals is None:
@@ -144,8 +144,25 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: in
     gauntlet = checked_string(raw["gauntlet"], where + "gauntlet") if "gauntlet" in raw else None
     if gauntlet is not None and gauntlet not in (chosen if chosen is not None else by_name):
         raise ConfigError(f"{where}gauntlet: {gauntlet!r} is not a bot that plays this game")
+    deals_of = _deals_of(raw["deals_of"], where + "deals_of", chosen, players) if "deals_of" in raw else None
     return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None,
-                     gauntlet)
+                     gauntlet, deals_of)
+
+
+def _deals_of(raw, where: str, chosen: list[str] | None, players: int) -> tuple[int, tuple[str, ...]]:
+    """`deals_of = { seed = S, table = [names] }`: the table whose deals the entry's one table plays."""
+    table = checked_table(raw, where)
+    check_keys(table, {"seed", "table"}, where)
+    for key in ("seed", "table"):
+        if key not in table:
+            raise ConfigError(f"{where}.{key}: missing")
+    seed = checked_integer(table["seed"], where + ".seed", 0)
+    names = table["table"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(names) != players:
+        raise ConfigError(f"{where}.table: must be an array of {players} bot names (the table whose deals it plays)")
+    if chosen is None or len(chosen) != players:
+        raise ConfigError(f"{where}: needs bots, exactly {players} of them (the one table that plays those deals)")
+    return seed, tuple(names)
 
 
 def checked_game(raw: dict, where: str) -> Any:

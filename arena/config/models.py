@@ -28,6 +28,10 @@ class GameEntry:
     """Names of the bots that play this game; all bots of the config when None."""
     gauntlet: str | None = None
     """A bot's name: only the tables that include it are played."""
+    deals_of: tuple[int, tuple[str, ...]] | None = None
+    """(seed, table): the one table of `bots` plays the deals of the table of these bots' names (in its order) of
+    a config with this seed and variant, the same cards, seat orders and bots' seeds, `bots` in the places of the
+    table's bots position for position; None: its own deals."""
 
     @property
     def label(self) -> str:
