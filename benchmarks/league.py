@@ -48,7 +48,7 @@ from scipy.stats import kendalltau
 
 from arena.league import load_settings, new_league
 from arena.league.frozen import add_bot
-from arena.league.matchmaker import Matchmaker, _unique
+from arena.league.matchmaker import Matchmaker, unique_tables
 from arena.league.play import play_league
 from arena.league.standings import league_ratings
 from arena.seeds import derive_seed
@@ -96,7 +96,7 @@ class RandomTables(Matchmaker):
     def _variant_tables(self, look, players, played, companies):
         slots = self.settings.tables or max(1, len(look.order) // players)
         rng = random.Random(derive_seed(self.settings.seed, "random tables", len(self.catalog.rounds())))
-        return _unique([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
+        return unique_tables([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
 
 
 CLUSTER = 5

@@ -174,7 +174,7 @@ class Matchmaker:
                 chosen.append((tuple(sorted([newcomer, *(field_[i] for i in near)])),
                                f"placement {k + 1}/{settings.placement} of {newcomer}"))
         if chosen:
-            return _unique(chosen)
+            return unique_tables(chosen)
         slots = settings.tables or max(1, len(order) // players)
         weights = []
         for i in range(len(order) - 1):
@@ -205,7 +205,7 @@ class Matchmaker:
                 free = False
             table, have, lack = swapped
             chosen.append((table, f"{why}; {lack} in the company {have} met"))
-        return _unique(chosen)
+        return unique_tables(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
         """The variant's active bots in rating order (unrated ones after, in the order they came) and the state
@@ -360,7 +360,8 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
     return None if best is None else best[1:]
 
 
-def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+def unique_tables(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+    """The tables in their order, each set of bots once (the first reason kept)."""
     seen, kept = set(), []
     for bots, why in tables:
         if bots not in seen:
