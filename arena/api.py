@@ -90,12 +90,15 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     """Plays one game and returns its transcript (the JSON object of `arena play --json`).
 
     `bots` holds one bot per seat: a name, a spec such as `path/to/file.py:Class`, or a bot instance. A game
-    with a `players` option is played with as many seats as bots unless `rules` says otherwise. The bots named
-    are built by the referee, within `setup_time_limit` like their `reset`; a bot over a limit forfeits.
+    with a `players` option is played with as many seats as bots unless `rules` says otherwise. A bundled bot
+    named is built by the referee, within `setup_time_limit` like its `reset`; any other bot named plays from a
+    host process of its own, never in this one (arena/hosted.py), and must be built there within
+    `setup_time_limit` (else BotError). A bot over a limit forfeits.
     """
     from arena import referee
-    from arena.bots import BotError, can_play, load_bot_class
+    from arena.bots import BotError, can_play
     from arena.games import get_game, make_rules
+    from arena.hosted import seat_class
 
     module = get_game(game)
     overrides = dict(rules or {})
@@ -104,7 +107,8 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     made = make_rules(module.Rules, overrides)
     if len(bots) != module.players(made):
         raise BotError(f"{game} with these rules needs {module.players(made)} bots, got {len(bots)}")
-    classes = [load_bot_class(bot) if isinstance(bot, str) else type(bot) for bot in bots]
+    classes = [seat_class(bot, move_time_limit, setup_time_limit) if isinstance(bot, str) else type(bot)
+               for bot in bots]
     for bot_class in classes:
         if not can_play(bot_class, game):
             raise BotError(f"bot {bot_class.name!r} cannot play {game}")

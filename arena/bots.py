@@ -1,5 +1,6 @@
 """The Bot protocol and how bots are found: bundled in `bots/`, installed under the `arena.bots`
-entry-point group, registered with `arena submit`, or named by a spec `path/to/file.py:ClassName`."""
+entry-point group, registered with `arena submit`, named by a spec `path/to/file.py:ClassName`, or a folder
+whose `bot.toml` says what the bot is (a package's `entry = "module:Class"`, or a `command`)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ import hashlib
 import importlib.util
 import inspect
 import random
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
 """The bundled bots; a `bots/` folder in the working directory is searched as well."""
 ENTRY_POINT_GROUP = "arena.bots"
+MANIFEST = "bot.toml"
+"""The file at the root of a bot's folder that says what the bot is."""
 
 
 class Bot:
@@ -176,7 +181,8 @@ SPEC_LOADERS: dict[str, Any] = {}
 
 
 def load_bot_class(spec: str) -> type:
-    """The bot class for a name, a `file.py:ClassName`, a `package.module:ClassName`, a `command: CMD` spec
+    """The bot class for a name, a `file.py:ClassName`, a `package.module:ClassName`, a bot's folder (a package's:
+    `load_folder`), a `command: CMD` spec
     (any executable speaking the JSON-lines protocol of docs/protocol.md) or an `openspiel:ALGO` spec (a search
     of OpenSpiel's); raises BotError."""
     for prefix, loader in SPEC_LOADERS.items():
@@ -184,6 +190,8 @@ def load_bot_class(spec: str) -> type:
             return loader(spec)
     if ".py:" in spec:
         return load_spec(spec)
+    if is_bot_folder(spec):
+        return load_folder(Path(spec))
     if ":" in spec:
         module_name, _, class_name = spec.partition(":")
         try:
@@ -197,6 +205,82 @@ def load_bot_class(spec: str) -> type:
     return bots[spec]
 
 
+@dataclass(frozen=True)
+class Manifest:
+    """What a bot's `bot.toml` says: a Python package's entry, or a command (exactly one of the two)."""
+
+    entry: str | None = None
+    """`module:Class`, imported with the bot's folder first on the import path."""
+    command: tuple[str, ...] | None = None
+    """The program and its arguments, run in the bot's folder: a program on PATH or a path inside the folder."""
+
+
+ENTRY = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
+def is_bot_folder(spec: str) -> bool:
+    """True when `spec` names a folder holding a `bot.toml`."""
+    try:
+        return ":" not in spec and (Path(spec) / MANIFEST).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The `bot.toml` of a bot's folder, checked: one line of BotError for anything amiss. A command's files must lie
+    inside the folder (no absolute paths, no `..`): the sandbox shows the bot every file its command names."""
+    import shlex
+    import tomllib
+
+    where = f"{Path(folder).name}/{MANIFEST}"
+    try:
+        data = tomllib.loads((Path(folder) / MANIFEST).read_text())
+    except (OSError, UnicodeDecodeError) as error:
+        raise BotError(f"{where}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise BotError(f"{where}: malformed TOML: {error}") from None
+    unknown = sorted(set(data) - {"entry", "command"})
+    if unknown:
+        raise BotError(f"{where}: unknown key {unknown[0]!r} (keys: entry, command)")
+    if ("entry" in data) == ("command" in data):
+        raise BotError(f'{where}: give either entry = "module:Class" (a Python package) or command = "..." '
+                       "(a program speaking docs/protocol.md)")
+    if "entry" in data:
+        entry = data["entry"]
+        if not isinstance(entry, str) or not ENTRY.fullmatch(entry):
+            raise BotError(f'{where}: entry must be "module:Class" (a module of the folder and its class), '
+                           f"not {entry!r}")
+        return Manifest(entry=entry)
+    command = data["command"]
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else command
+    except ValueError as error:
+        raise BotError(f"{where}: command: cannot split {command!r}: {error}") from None
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
+        raise BotError(f"{where}: command must be a string or an array of strings, not {command!r}")
+    for arg in argv:
+        if arg.startswith("/") or ".." in arg.split("/"):
+            raise BotError(f"{where}: command: {arg!r} is outside the bot's folder (no absolute paths, no ..)")
+    return Manifest(command=tuple(argv))
+
+
+def load_folder(folder: Path) -> type:
+    """The bot class of a package's folder: its `bot.toml`'s entry, imported with the folder first on the import
+    path (so a bot's own modules are found before any installed one of the same name)."""
+    manifest = read_manifest(folder)
+    if manifest.entry is None:
+        raise BotError(f"{folder}: a command bot (its bot.toml has a command): it runs as a process, not a class")
+    folder = str(Path(folder).resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name, _, class_name = manifest.entry.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise BotError(f"cannot import {module_name}: {type(error).__name__}: {error}") from None
+    return check_interface(getattr(module, class_name, None), manifest.entry)
+
+
 def resolved_spec(bot_class: type) -> str:
     """A spec that loads `bot_class` in any process: `/abs/path/file.py:Class` or `module:Class`."""
     module = sys.modules.get(bot_class.__module__)
@@ -207,8 +291,8 @@ def resolved_spec(bot_class: type) -> str:
 
 
 def code_files(spec: str) -> list[Path] | None:
-    """The files that hold a resolved spec's code: a `file.py:Class`'s file, a `module:Class`'s top-level
-    package folder (or module file), a command's program given as a path and the files its arguments name;
+    """The files that hold a resolved spec's code: a `file.py:Class`'s file, a bot's folder, a `module:Class`'s
+    top-level package folder (or module file), a command's program given as a path and the files its arguments name;
     None for a bundled bot or arena's own code (arena's version pins it)."""
     import shlex
 
@@ -217,6 +301,8 @@ def code_files(spec: str) -> list[Path] | None:
         return [Path(arg) for arg in argv if Path(arg).is_absolute() and Path(arg).exists()]
     if any(spec.startswith(prefix) for prefix in SPEC_LOADERS):
         return None
+    if is_bot_folder(spec):
+        return [Path(spec).resolve()]
     file, _, _ = spec.rpartition(":")
     if ".py" in file:
         path = Path(file).resolve()
@@ -271,6 +357,8 @@ def _recorded_where(spec: str) -> dict[str, str]:
         import shlex
 
         return {"spec": "command: " + shlex.join(relative(arg) for arg in shlex.split(spec.removeprefix("command:")))}
+    if is_bot_folder(spec):
+        return {"spec": relative(spec)}
     file, _, class_name = spec.rpartition(":")
     if ".py" in file and Path(file).resolve().parent == BUNDLED_DIR:
         return {"spec": load_spec(spec).name, "version": version("arena")}

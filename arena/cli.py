@@ -81,10 +81,13 @@ def games() -> None:
 def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play this game.")] = None,
          forget: Annotated[str | None, typer.Option(help="Unregister this name (`arena submit` registered it).",
                                                     metavar="NAME")] = None) -> None:
-    """List the bots that can be entered: bundled, dropped in bots/, registered, installed."""
-    from arena.bots import available_bots, can_play
+    """List the bots that can be entered: bundled, dropped in bots/, registered, installed.
+
+    Their files are read, not run: a class whose source does not say its name and games is asked in a process of
+    its own, within a few seconds."""
     from arena.display import console, table
     from arena.games import get_game
+    from arena.listing import listed_bots
     from arena.registry import load_registry, unregister
 
     if forget is not None:
@@ -97,11 +100,9 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
         if game is not None:
             get_game(game)
         rows = []
-        for name, bot_class in sorted(available_bots().items()):
-            if game is None or can_play(bot_class, game):
-                games_ = "any" if bot_class.games is None else ", ".join(sorted(bot_class.games))
-                about = (bot_class.__doc__ or "").strip().splitlines()[0] if bot_class.__doc__ else ""
-                rows.append((name, games_, about))
+        for name, bot in sorted(listed_bots().items()):
+            if game is None or bot.games is None or game in bot.games:
+                rows.append((name, "any" if bot.games is None else ", ".join(bot.games), bot.about))
         out = console()
         out.print(table("bot", "games", "about", ids=("bot",), rows=rows, width=out.width))
 
@@ -300,8 +301,9 @@ def ratings(
     Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
     Example: arena ratings reports/quickstart --game caterpillar --pairs --format markdown
     """
-    from arena.display import SECTIONS, format_tables, select
+    from arena.display import SECTIONS, format_tables
     from arena.ratings.tables import rate_run
+    from arena.ratings.variants import select
 
     shown = SECTIONS if all_tables else [s for s, on in zip(SECTIONS, (pairs, seats, neighbours), strict=True) if on]
     with user_errors():

@@ -43,14 +43,28 @@ def league_new(
 @league_app.command("add")
 def league_add(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
-    spec: Annotated[str, typer.Argument(help="A bot name or path/to/file.py:Class.")],
+    spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, a bot's folder or zip with a "
+                                             "bot.toml, or a folder or zip of a package then :module:Class.")],
     name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
     sandbox: Annotated[bool, typer.Option(help="Check the bot inside the sandbox; --no-sandbox: in a plain "
                                                "process.")] = True,
 ) -> None:
     """Check a bot as `arena submit` does and freeze its code into the league; changed code under a known name
-    is a new version (NAME@2), the same code again changes nothing."""
+    is a new version (NAME@2), the same code again changes nothing.
+
+    A folder or zip holds a bot.toml at its root: entry = "mybot.core:MyBot" (a Python package),
+    or command = "./mybot" (a program speaking docs/protocol.md, run in its folder). Examples:
+
+    arena league add club heuristic
+
+    arena league add club docs/example_bot.py:CountingBot
+
+    arena league add club mybot/
+
+    arena league add club mybot.zip
+
+    arena league add club mybot.zip:mybot.core:MyBot   (a package without a bot.toml)"""
     from arena.league.frozen import add_bot
 
     with league_errors():
@@ -76,6 +90,52 @@ def league_retire(
     with league_errors():
         row, changed = retire_bot(directory, bot)
     typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
+
+
+@league_app.command("entrant")
+def league_entrant(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    name: Annotated[str, typer.Argument(help="The entrant's name.")],
+    revoke: Annotated[bool, typer.Option(help="Withdraw the entrant's token instead.")] = False,
+) -> None:
+    """Give an entrant a new token to upload bots with (printed once, alone on the last line; an earlier token of
+    theirs stops working), or withdraw it with --revoke. The league keeps only a slow hash of it."""
+    from arena.league.entrants import new_token, revoke_token
+
+    with league_errors():
+        if revoke:
+            withdrawn = revoke_token(directory, name)
+            typer.echo(f"revoked the token of {name!r}" if withdrawn else f"unchanged: {name!r} had no token")
+            return
+        token = new_token(directory, name)
+    typer.echo(f"the token of {name!r}, shown this once (send it with `arena league upload --token`):")
+    typer.echo(token)
+
+
+@league_app.command("upload")
+def league_upload(
+    url: Annotated[str, typer.Argument(help="The league's address, e.g. http://club.example:8000/.")],
+    spec: Annotated[str, typer.Argument(help="The bot: path/file.py[:Class], or path/bot.zip[:module:Class] (a zip "
+                                              "with a bot.toml needs no entry).")],
+    token: Annotated[str, typer.Option(envvar="ARENA_LEAGUE_TOKEN", show_envvar=True,
+                                       help="Your entrant token (from the league's organiser).")],
+    name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
+    class_name: Annotated[str | None, typer.Option("--class", help="The bot's class, if the file has several.")]
+    = None,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the verdict.", min=1)] = 600,
+) -> None:
+    """Upload a bot to a served league and wait until it is checked: prints its label (exit 0), or why it was
+    refused (exit 2).
+
+    Example: arena league upload http://127.0.0.1:8000 mybot.py:MyBot --token $TOKEN
+    """
+    from arena.server.client import upload_bot
+
+    with league_errors():
+        verdict = upload_bot(url, spec, token, name=name, class_name=class_name, wait=wait)
+    if verdict.status != "accepted":
+        fail(f"refused: {verdict.reason}")
+    typer.echo(f"accepted as {verdict.label!r}")
 
 
 class Until(StrEnum):

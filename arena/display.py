@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from arena.results import ResultsError
-
 if TYPE_CHECKING:  # the ratings (numba's kernels among them) are imported where tables are shown, not by every command
     from arena.ratings import VariantRatings
 
@@ -60,20 +58,16 @@ def table(*columns: str, ids: tuple[str, ...] = (), rows=(), title: str | None =
     return shown
 
 
-def select(ratings: dict[str, VariantRatings], game: str | None) -> dict[str, VariantRatings]:
-    """Only the variants of `game` (a game id or variant label), if given."""
-    if game is None:
-        return ratings
-    chosen = {v: r for v, r in ratings.items() if v == game or v.startswith(game + ":")}
-    if not chosen:
-        raise ResultsError(f"no game {game!r} in this run (variants: {', '.join(ratings) or 'none'})")
-    return chosen
+def interval(value: float, lo: float | None, hi: float | None, digits: int) -> str:
+    """`value [lo, hi]`, with a dash for a bound that is undefined (a single deal has no interval): the one format
+    of an interval in the terminal, the run report and the league's pages."""
+    return f"{value:.{digits}f} {bounds(lo, hi, digits)}"
 
 
-def _interval(value: float, lo: float, hi: float, digits: int) -> str:
-    """`value [lo, hi]`, with a dash for a bound that is undefined."""
-    bound = lambda x: "–" if pd.isna(x) else f"{x:.{digits}f}"
-    return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
+def bounds(lo: float | None, hi: float | None, digits: int) -> str:
+    """`[lo, hi]`, with a dash for a bound that is undefined."""
+    bound = lambda x: "–" if x is None or pd.isna(x) else f"{x:.{digits}f}"
+    return f"[{bound(lo)}, {bound(hi)}]"
 
 
 SECTIONS = ("pairs", "seats", "neighbours")
@@ -96,12 +90,12 @@ def ranking_frame(table: pd.DataFrame, full: bool) -> pd.DataFrame:
     Forfeits get a column only where a bot forfeited, or in the full table."""
     columns = {
         "rank": table["rank"], "bot": table["bot"],
-        "mu [95% CI]": [_interval(*r, 2) for r in zip(table.mu, table.mu_lo, table.mu_hi, strict=True)],
+        "mu [95% CI]": [interval(*r, 2) for r in zip(table.mu, table.mu_lo, table.mu_hi, strict=True)],
         "sigma": table["sigma"].map("{:.2f}".format), "games": table["games"].map("{:,}".format),
         "deals": table["deals"].map("{:,}".format),
-        "win rate [95% CI]": [_interval(*r, 3) for r in zip(table.win_rate, table.win_rate_lo, table.win_rate_hi,
+        "win rate [95% CI]": [interval(*r, 3) for r in zip(table.win_rate, table.win_rate_lo, table.win_rate_hi,
                                                              strict=True)],
-        "mean score [95% CI]": [_interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
+        "mean score [95% CI]": [interval(*r, 1) for r in zip(table.mean_score, table.mean_score_lo,
                                                                table.mean_score_hi, strict=True)],
         "forfeits": table["forfeits"].map("{:,}".format), "PL order": places(table["pl_rank"])}
     if not full:
@@ -121,9 +115,9 @@ def _pairs(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "bot": pairs["bot"], "opponent": pairs["opponent"], "games": pairs["games"].map("{:,}".format),
         "deals": pairs["deals"].map("{:,}".format),
-        "ranked above [95% CI]": [_interval(*r, 3) for r in zip(pairs.win_rate, pairs.win_rate_lo, pairs.win_rate_hi,
+        "ranked above [95% CI]": [interval(*r, 3) for r in zip(pairs.win_rate, pairs.win_rate_lo, pairs.win_rate_hi,
                                                                 strict=True)],
-        "mu diff [95% CI]": [_interval(*r, 2) for r in zip(pairs.mu_diff, pairs.mu_diff_lo, pairs.mu_diff_hi,
+        "mu diff [95% CI]": [interval(*r, 2) for r in zip(pairs.mu_diff, pairs.mu_diff_lo, pairs.mu_diff_hi,
                                                            strict=True)],
         "LOS": pairs["los"].map("{:.3f}".format)})
 
@@ -133,17 +127,17 @@ def _duplicate(dup: pd.DataFrame) -> pd.DataFrame:
         "bot": dup["bot"], "opponent": dup["opponent"], "deal pairs": dup["deals"].map("{:,}".format),
         "0 / ½ / 1 / 1½ / 2": [" / ".join(f"{int(v):,}" for v in row)
                                for row in dup[["p0", "p05", "p1", "p15", "p2"]].itertuples(index=False)],
-        "score [95% CI]": [_interval(*r, 3) for r in zip(dup.score, dup.score_lo, dup.score_hi, strict=True)],
-        "score diff [95% CI]": [_interval(*r, 1) for r in zip(dup.score_diff, dup.score_diff_lo, dup.score_diff_hi,
+        "score [95% CI]": [interval(*r, 3) for r in zip(dup.score, dup.score_lo, dup.score_hi, strict=True)],
+        "score diff [95% CI]": [interval(*r, 1) for r in zip(dup.score_diff, dup.score_diff_lo, dup.score_diff_hi,
                                                               strict=True)]})
 
 
 def _seats(seats: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "seat": seats["seat"].astype(str), "games": seats["games"].map("{:,}".format),
-        "win rate [95% CI]": [_interval(*r, 3) for r in zip(seats.win_rate, seats.win_rate_lo, seats.win_rate_hi,
+        "win rate [95% CI]": [interval(*r, 3) for r in zip(seats.win_rate, seats.win_rate_lo, seats.win_rate_hi,
                                                              strict=True)],
-        "mean score [95% CI]": [_interval(*r, 1) for r in zip(seats.mean_score, seats.mean_score_lo,
+        "mean score [95% CI]": [interval(*r, 1) for r in zip(seats.mean_score, seats.mean_score_lo,
                                                                seats.mean_score_hi, strict=True)]})
 
 

@@ -81,7 +81,7 @@ def _quarantine_host() -> None:
     import pickle
     import sys
 
-    _die_with(os.getppid())
+    die_with(os.getppid())
     out = os.dup(1)
     os.dup2(2, 1)  # the rows own the pipe; whatever a bot prints goes to stderr
     path, config, start, end = pickle.load(sys.stdin.buffer)
@@ -98,7 +98,7 @@ def _quarantine_host() -> None:
         host = os.getpid()
         child = os.fork()
         if child == 0:
-            _die_with(host)
+            die_with(host)
             use_board(moves)
             _quarantine_child(config, index, end, out, board)
         status, overran = _watch(child, moves)
@@ -148,7 +148,7 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
             except BaseException as error:  # a bot's SystemExit or the like, which the referee lets through
                 if board[_SEAT] == _NO_SEAT:
                     raise
-                row = _died_row(schedule, index, board, referee._describe(error))
+                row = _died_row(schedule, index, board, referee.describe_error(error))
             _send(out, ("row", row))
         board[_GAME] = end
     except BaseException:
@@ -158,7 +158,7 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
         os._exit(code)
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """Has Linux kill this process when `parent` ends (elsewhere nothing), so no quarantine outlives its run."""
     import ctypes
     import signal
@@ -239,7 +239,7 @@ def _died_row(schedule: Schedule, index: int, board, fault: str, termination: st
     state = game.new_state(scheduled.block.rules, scheduled.deal_seed)
     for i in range(count):
         game.apply(state, game.legal_moves(state)[board[_MOVES + i]])
-    played = referee._forfeit(game, state, seat, termination, fault, count)  # the referee's own rule
+    played = referee.forfeit(game, state, seat, termination, fault, count)  # the referee's own rule
     return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 
@@ -255,7 +255,8 @@ def _death(exitcode: int) -> str:
     return f"process died: exit code {exitcode}"
 
 
-def _warn_quarantine(start: int, end: int, error: BaseException) -> None:
+def warn_quarantine(start: int, end: int, error: BaseException) -> None:
+    """Says on stderr that a batch failed and is being replayed game by game."""
     import sys
 
     print(f"warning: games {start}..{end - 1} failed ({type(error).__name__}); replaying them in quarantine",

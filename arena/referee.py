@@ -68,9 +68,9 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
             except MoveTimeout:
                 if setup_time_limit is None:  # raised by the bot itself: no clock ran
                     raise
-                return _forfeit(game, state, seat, "timeout", setup_fault(setup_time_limit), 0)
+                return forfeit(game, state, seat, "timeout", setup_fault(setup_time_limit), 0)
             except Exception as error:
-                return _forfeit(game, state, seat, "crash", _describe(error), 0)
+                return forfeit(game, state, seat, "crash", describe_error(error), 0)
             players.append(bot)
     finally:
         if clock is not None:
@@ -98,16 +98,16 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
                     if fired[0] == number:  # a bot that swallowed MoveTimeout, or no signals here
                         raise MoveTimeout
             except MoveTimeout:
-                return _forfeit(game, state, seat, "timeout", move_fault(clock.limit), number - first - 1)
+                return forfeit(game, state, seat, "timeout", move_fault(clock.limit), number - first - 1)
             except Exception as error:
-                return _forfeit(game, state, seat, "crash", _describe(error), number - first - 1)
+                return forfeit(game, state, seat, "crash", describe_error(error), number - first - 1)
             legal = observation.legal_moves
             try:  # apply the game's own move object, so a bot's look-alike never reaches the state
                 own = legal[legal.index(move)]
                 if own is not move and type(own) is not type(move):
                     raise ValueError
             except Exception:
-                return _forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", number - first - 1)
+                return forfeit(game, state, seat, "illegal_move", f"illegal move {_short(move)}", number - first - 1)
             apply(state, own)
     finally:
         if clock is not None:
@@ -141,7 +141,7 @@ def _own_copy(rules: Any) -> Any:
     return own
 
 
-def _forfeit(game: Game, state: Any, fault_seat: int, termination: str, fault: str, decisions: int) -> Played:
+def forfeit(game: Game, state: Any, fault_seat: int, termination: str, fault: str, decisions: int) -> Played:
     """Scores as they stand; the seat at fault ranks last, the others among themselves by score."""
     scores = game.scores(state)
     n = len(scores)
@@ -162,7 +162,8 @@ def _short(value: Any) -> str:
         return f"<unprintable {type(value).__name__}>"
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
+    """An exception as `Type: message`, clipped (its type alone if its message cannot be made)."""
     try:
         return _clip(f"{type(error).__name__}: {error}")
     except Exception:
@@ -192,7 +193,7 @@ def replay(data: dict) -> Outcome:
     for *_, state in replay_steps(data):  # noqa: B007 - the state after the last move is wanted
         pass
     if data["fault_seat"] is not None:
-        return _forfeit(game, state, data["fault_seat"], data["termination"], data["fault"], 0).outcome
+        return forfeit(game, state, data["fault_seat"], data["termination"], data["fault"], 0).outcome
     return game.result(state)
 
 

@@ -70,6 +70,11 @@ class RunDir:
     def report(self) -> Path:
         return self.path / "report.html"
 
+    @property
+    def damaged(self) -> Path:
+        """Where a part cut short by a crash is set aside (its games are played again)."""
+        return self.path / "damaged"
+
     def part(self, start: int, end: int) -> Path:
         """The Parquet part holding games start..end-1."""
         return self.results / f"part-{start:012d}-{end:012d}.parquet"

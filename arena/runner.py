@@ -108,7 +108,7 @@ class LocalWorker:
     def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         from collections import deque
 
-        from arena.quarantine import _warn_quarantine, quarantine_batch
+        from arena.quarantine import quarantine_batch, warn_quarantine
 
         waiting, sent = deque(batches), deque()
         while waiting or sent:
@@ -126,7 +126,7 @@ class LocalWorker:
             if kind == "ok":
                 columns = payload
             else:
-                _warn_quarantine(start, end, payload)
+                warn_quarantine(start, end, payload)
                 columns = quarantine_batch(config, start, end)
             yield (start, end), columns
 
@@ -168,9 +168,9 @@ def _local_worker() -> None:
     import pickle
     import sys
 
-    from arena.quarantine import _die_with
+    from arena.quarantine import die_with
 
-    _die_with(os.getppid())
+    die_with(os.getppid())
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # the results own the pipe; whatever a bot prints goes to stderr
     sys.path[:] = pickle.load(sys.stdin.buffer)
@@ -234,7 +234,7 @@ class RayBackend:
     def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         import ray
 
-        from arena.quarantine import _warn_quarantine, quarantine_batch
+        from arena.quarantine import quarantine_batch, warn_quarantine
 
         if not batches:
             return
@@ -259,7 +259,7 @@ class RayBackend:
                     # Ray itself is gone (killed, out of memory): the next call into it would end this process
                     raise RayLost("the local Ray instance died") from None
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
-                    _warn_quarantine(*batch, error)
+                    warn_quarantine(*batch, error)
                     columns = quarantine_batch(config, *batch)
                 yield batch, columns
 
@@ -301,7 +301,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
     good, bad = scan_parts(run)
     for path, reason in bad:  # a part cut short by a crash: set aside and replayed
-        aside = run.path / "damaged" / path.name
+        aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

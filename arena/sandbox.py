@@ -58,7 +58,7 @@ to show what it stops."""
 
 ARENA_DIR = Path(__file__).resolve().parent
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
-BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py")
+BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py", "race")
 """The bundled bots' files and folders in BUNDLED_BOTS, bound read-only in every sandbox of a Python bot (a bot may
 build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
 code a stranger's bot must not read."""
@@ -164,6 +164,8 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
         file = argv[3].rpartition(":")[0]
         if file.endswith(".py") and str(Path(file).resolve()) not in readable:
             readable.append(str(Path(file).resolve()))
+        elif not file and os.path.isdir(argv[3]):  # a package's folder (its bot.toml names the class)
+            readable.append(str(Path(argv[3]).resolve()))
         return argv, readable
     if "/" not in argv[0] and shutil.which(argv[0], path=_sandbox_path()) is None:
         found = shutil.which(argv[0])  # a program of the host's PATH outside the sandbox's: bound by itself
@@ -190,23 +192,29 @@ def _is_host(argv: list[str]) -> bool:
     return len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]
 
 
-def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: int | None = None) -> list[str]:
+def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: int | None = None,
+         folder: str | None = None) -> list[str]:
     """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment and,
-    given `seccomp_fd` (from `filter_fd()`, passed to the new process), the seccomp filter loaded."""
+    given `seccomp_fd` (from `filter_fd()`, passed to the new process), the seccomp filter loaded. Given `folder`
+    (a command bot's own folder), the bot sees it read-only and starts in it."""
     argv, readable = bot_files(command)
+    if folder is not None:  # first: the files of the command inside it are seen through it
+        readable.insert(0, str(Path(folder).resolve()))
     if LANDLOCK and _is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
         env = {**(env or {}), landlock.ENV: "1"}
-    return _bwrap_line(argv, readable, env or {}, seccomp_fd)
+    return _bwrap_line(argv, readable, env or {}, seccomp_fd, readable[0] if folder is not None else "/tmp")
 
 
-def prepare(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[list[str], tuple[int, ...]]:
-    """Checks that a sandbox can be made here (`check`), then the command line that runs `command` in a new one,
-    with the seccomp filter, and the open files to pass to its process (the caller closes them once it started)."""
+def prepare(command: Sequence[str], env: dict[str, str] | None = None,
+            folder: str | None = None) -> tuple[list[str], tuple[int, ...]]:
+    """Checks that a sandbox can be made here (`check`), then the command line that runs `command` in a new one
+    (in `folder`, as `wrap` says), with the seccomp filter, and the open files to pass to its process (the caller
+    closes them once it started)."""
     check()
     seccomp_fd = filter_fd()
     keep = () if seccomp_fd is None else (seccomp_fd,)
     try:
-        return wrap(command, env, seccomp_fd), keep
+        return wrap(command, env, seccomp_fd, folder), keep
     except BaseException:
         for fd in keep:
             os.close(fd)
@@ -224,11 +232,12 @@ def filter_fd() -> int | None:
         raise SandboxUnavailable(str(error)) from None
 
 
-def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str], seccomp_fd: int | None) -> list[str]:
+def _bwrap_line(argv: list[str], readable: list[str], env: dict[str, str], seccomp_fd: int | None,
+                workdir: str = "/tmp") -> list[str]:
     # /tmp first: a bot file under /tmp is bound onto it
     line = [bwrap_program(), *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp", *_binds(readable),
-            "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/", "--chdir", "/tmp",
+            "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/", "--chdir", workdir,
             "--die-with-parent", "--new-session",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             *_environment(env)]

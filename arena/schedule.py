@@ -14,6 +14,11 @@ bot has sat right after each other bot equally often ((n - 2)! times a run), and
 orders are drawn without replacement, so the imbalance never exceeds one run's. Two players have
 one cyclic order, and their rotations are already both seatings. Without duplicate deals (one
 rotation) a table of three or more goes through all n! orders instead, so seats are balanced too.
+
+An entry with `deals_of = { seed, table }` plays, at its one table, the deals of that table of a config with
+that seed: the same cards, seat orders and bots' seeds, its bots (in the order listed) in that table's places.
+Two bots are so compared at a table of three or more as duplicate deals compare two players: one of them with
+some company, then the other in its place, on the same cards beside the same tablemates.
 """
 
 from __future__ import annotations
@@ -93,7 +98,9 @@ class Schedule:
             rules = make_rules(game.Rules, item.rules)
             players = game.players(rules)
             entrants = [names.index(n) for n in item.bots] if item.bots is not None else range(len(names))
-            tables = tuple(combinations(sorted(entrants), players))
+            # A table that plays another's deals seats its bots in that table's places, in the order listed.
+            tables = ((tuple(entrants),) if item.deals_of is not None
+                      else tuple(combinations(sorted(entrants), players)))
             if item.gauntlet is not None:
                 tables = tuple(t for t in tables if names.index(item.gauntlet) in t)
             rotations = players if item.duplicate else 1
@@ -104,6 +111,11 @@ class Schedule:
         self.total = start
         self._table_names = {(b.entry, t): ",".join(names[i] for i in bots)
                              for b in self.blocks for t, bots in enumerate(b.tables)}
+        self._deal_sources = {b.entry: (self.config.seed, None) if item.deals_of is None
+                              else (item.deals_of[0], ",".join(item.deals_of[1]))
+                              for b, item in zip(self.blocks, config.games, strict=True)}
+        """Entry -> the config seed its deals derive from, and the table name they derive from (None: the table's
+        own), the same for a table that plays another's deals as for that table."""
         self._last_block = self.blocks[0] if self.blocks else None
         self._orders: dict[tuple[int, bool], list[tuple[int, ...]]] = {}
         """(players, every order rather than the cyclic ones) -> the orders, as positions in a table."""
@@ -137,8 +149,9 @@ class Schedule:
             while index < stop:
                 table, deal = divmod(deal_run, block.deals)
                 if table_seed is None or table_seed[0] != (block.entry, table):  # once per table
+                    seed, dealt_as = self._deal_sources[block.entry]
                     table_seed = ((block.entry, table),
-                                  seed_start(self.config.seed, block.label, self._table_names[block.entry, table]))
+                                  seed_start(seed, block.label, dealt_as or self._table_names[block.entry, table]))
                 if dealt is None or dealt[0] != (block.entry, table, deal):  # once per deal, for all its rotations
                     deal_seed = seed_after(table_seed[1], deal)  # derive_seed(config seed, label, table names, deal)
                     order = self._cyclic_order(block, table, deal, table_seed[1])

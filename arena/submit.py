@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import referee
-from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
+from arena.bots import BUNDLED_DIR, MANIFEST, BotError, can_play, is_bot_folder, load_spec, read_manifest
 from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
 from arena.registry import load_registry, register
@@ -68,15 +68,18 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
     sandbox can be made for it."""
     from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
 
+    folder = None
     if spec.startswith("command:"):  # its files made absolute, as a config's: the sandbox starts in its own /tmp
         command = absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),))
+    elif is_bot_folder(spec):  # a package (the host imports it from the folder) or a command run in the folder
+        command, folder = _folder_command(Path(spec).resolve())
     else:  # a file made absolute: the process may start elsewhere (the sandbox's own folder)
         file, _, class_name = spec.rpartition(":")
         command = python_command(f"{Path(file).resolve()}:{class_name}" if file.endswith(".py") else spec)
     started = time.perf_counter()
     try:
         bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit,
-                                      sandboxed=sandboxed)
+                                      sandboxed=sandboxed, folder=folder)
     except SetupTimeout:
         close_all()
         return SubmitReport(spec, spec, [], [f"not built within setup_time_limit = {setup_time_limit:g}s"])
@@ -88,6 +91,21 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
                             setup_time_limit)
     finally:
         close_all()
+
+
+def _folder_command(folder: Path) -> tuple[list[str], str | None]:
+    """The process that plays a bot's folder, and the folder it runs in (None: the built-in host's own)."""
+    from arena.config import ConfigError
+    from arena.config.bot_entries import folder_command
+    from arena.isolation import python_command
+
+    manifest = read_manifest(folder)
+    if manifest.command is None:
+        return python_command(str(folder)), None
+    try:
+        return list(folder_command(manifest.command, folder, f"{folder.name}/{MANIFEST}: command")), str(folder)
+    except ConfigError as error:
+        raise BotError(str(error)) from None
 
 
 def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int, move_time_limit: float,

@@ -1,17 +1,18 @@
 """The cost of isolation: per decision, the random bot on Caterpillar with both seats in process, in their own
 processes (the built-in host, and the example script that does not import arena), in the sandbox without its
-seccomp filter and in the sandbox as it is; and the start-up of a bot process (until it answers hello) in each
-of those three. All in one run.
+seccomp filter and Landlock, and in the sandbox as it is (with both); and the start-up of a bot process (until it
+answers hello) in each of those three. All in one run.
 
     .venv/bin/python benchmarks/isolation.py [--seconds 3] [--starts 20] [--rounds 20]
 
 A per-decision figure is the wall time of whole games (deal, referee, observations, resets) divided by the
 decisions made; the overhead is the difference per decision, the ratio against in process, and each sandbox's
 ratio against the same command in a process and, for the sandbox as it is, against the sandbox without the
-filter (what seccomp costs), round by round with its 95% interval, in wall time and in the CPU time of the bot
-processes, which a busy machine disturbs less. Start-ups alternate the modes, so a busy machine weighs on all
-alike; a mode's extra start-up is the mean of the paired differences, with its 95% interval. Last, the filter's
-own cost per system call: a read(2) timed in one sandboxed process before and after it loads the filter.
+filter and Landlock (what the two cost together), round by round with its 95% interval, in wall time and in the
+CPU time of the bot processes, which a busy machine disturbs less. Start-ups alternate the modes, so a busy
+machine weighs on all alike; a mode's extra start-up is the mean of the paired differences, with its 95%
+interval. Last, the filter's own cost per system call: a read(2) timed in one sandboxed process before and after
+it loads the filter.
 """
 
 from __future__ import annotations
@@ -27,29 +28,31 @@ from pathlib import Path
 from arena import sandbox, seccomp
 from arena.bots import load_bot_class, resolved_spec
 from arena.games import get_game, make_rules
-from arena.isolation import BotProcess, _host_env, _is_host, close_all, process_bot_class, python_command
+from arena.isolation import BotProcess, close_all, host_env, is_host, process_bot_class, python_command
 from arena.isolation.process import DEFAULT_MEMORY_MB, ProcessBot, pool_key, pools
 from arena.referee import play
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
-MODES = {"process": (False, True), "sandbox, no seccomp": (True, False), "sandbox": (True, True)}
-"""Each mode's (sandboxed, seccomp filter loaded)."""
+BARE = "sandbox, no seccomp/Landlock"
+"""The sandbox without its seccomp filter and without Landlock: what both walls cost is the sandbox's time over it."""
+MODES = {"process": (False, True), BARE: (True, False), "sandbox": (True, True)}
+"""Each mode's (sandboxed, seccomp filter loaded and Landlock applied)."""
 
 
 def in_mode(mode: str, start):
-    """`start()` with new sandboxes made as `mode` says (with or without the seccomp filter)."""
-    sandbox.SECCOMP = MODES[mode][1]
+    """`start()` with new sandboxes made as `mode` says (with or without the seccomp filter and Landlock)."""
+    sandbox.SECCOMP = sandbox.LANDLOCK = MODES[mode][1]
     try:
         return start()
     finally:
-        sandbox.SECCOMP = True
+        sandbox.SECCOMP = sandbox.LANDLOCK = True
 
 
 def mode_class(command: list[str], mode: str, limit: float | None) -> type:
     """The process bot class of `command` in `mode`, its first process started now. The sandbox without the filter
     asks for 1 MiB less memory: arena keeps a pool of processes per command and limits, and this keeps its
     processes apart from the filtered sandbox's (a random bot uses a small part of either limit)."""
-    memory_mb = DEFAULT_MEMORY_MB - (mode == "sandbox, no seccomp")
+    memory_mb = DEFAULT_MEMORY_MB - (mode == BARE)
     return in_mode(mode, lambda: process_bot_class(command, memory_mb=memory_mb, move_time_limit=limit,
                                                    sandboxed=MODES[mode][0]))
 
@@ -135,7 +138,7 @@ the process loads the filter given on its input: one process, so the difference 
 
 def system_call(count: int = 50_000) -> tuple[float, float]:
     """Nanoseconds per read(2) in a sandbox without the filter, before and after it loads the filter itself."""
-    line = in_mode("sandbox, no seccomp", lambda: sandbox.wrap([sys.executable, "-c", SYSCALLS, str(count)]))
+    line = in_mode(BARE, lambda: sandbox.wrap([sys.executable, "-c", SYSCALLS, str(count)]))
     done = subprocess.run(line, input=seccomp.bpf(), capture_output=True, check=True)
     before, after = map(float, done.stdout.split())
     return before, after
@@ -144,7 +147,7 @@ def system_call(count: int = 50_000) -> tuple[float, float]:
 def start_up(command: list[str], mode: str) -> float:
     """Milliseconds from starting a bot process in `mode` to its answer to hello."""
     started = time.perf_counter()
-    process = in_mode(mode, lambda: BotProcess(command, None, None, _host_env() if _is_host(command) else None,
+    process = in_mode(mode, lambda: BotProcess(command, None, None, host_env() if is_host(command) else None,
                                                MODES[mode][0]))
     process.handshake({})
     elapsed = time.perf_counter() - started
@@ -179,22 +182,23 @@ def main() -> None:
     classes = [random_bot] + [mode_class(command, mode, limit) for command in commands.values() for mode in modes]
     measured = per_decision(classes, args.seconds * len(classes), limit, args.rounds)
     (local, *remotes), by_round, cpu_by_round, calls = measured
-    print(f"{'random bot on caterpillar':<42}{'µs/decision':>12}{'overhead µs':>13}{'ratio':>8}"
-          f"{'/process':>10}{'/no seccomp':>13}")
-    print(f"{'in process':<42}{local:>12.1f}{'':>13}{1:>8.2f}")
+    print(f"{'random bot on caterpillar':<50}{'µs/decision':>12}{'overhead µs':>13}{'ratio':>8}"
+          f"{'/process':>10}{'/without':>10}")
+    print(f"{'in process':<50}{local:>12.1f}{'':>13}{1:>8.2f}")
     for i, label in enumerate(commands):
         measured = dict(zip(modes, remotes[i * len(modes):(i + 1) * len(modes)], strict=True))
         for mode, remote in measured.items():
             versus = f"{remote / measured['process']:>10.3f}" if mode != "process" else ""
-            if mode == "sandbox" and "sandbox, no seccomp" in measured:
-                versus += f"{remote / measured['sandbox, no seccomp']:>13.3f}"
-            print(f"{mode + ': ' + label:<42}{remote:>12.1f}{remote - local:>13.1f}{remote / local:>8.2f}{versus}")
+            if mode == "sandbox" and BARE in measured:
+                versus += f"{remote / measured[BARE]:>10.3f}"
+            print(f"{mode + ': ' + label:<50}{remote:>12.1f}{remote - local:>13.1f}{remote / local:>8.2f}{versus}")
     if "sandbox" in modes:
-        print("sandbox / sandbox without seccomp, per decision, round by round: geometric mean [95% interval] of "
-              f"{len(by_round[0])} rounds; the bots' CPU µs per decision, without / with seccomp, and their ratio")
+        print("sandbox / sandbox without seccomp and Landlock, per decision, round by round: geometric mean [95% "
+              f"interval] of {len(by_round[0])} rounds; the bots' CPU µs per decision, without / with both, and their "
+              "ratio")
         for i, label in enumerate(commands):
             first = 1 + i * len(modes)  # index 0 is the bot in process
-            filtered, unfiltered = first + modes.index("sandbox"), first + modes.index("sandbox, no seccomp")
+            filtered, unfiltered = first + modes.index("sandbox"), first + modes.index(BARE)
             cpu = [statistics.fmean(cpu_by_round[j]) for j in (unfiltered, filtered)]
             print(f"  {label:<24}wall {ratio_interval(by_round[filtered], by_round[unfiltered])}   bot CPU "
                   f"{cpu[0]:.1f} / {cpu[1]:.1f} µs: {ratio_interval(cpu_by_round[filtered], cpu_by_round[unfiltered])}"
@@ -208,8 +212,8 @@ def main() -> None:
                 times[mode].append(start_up(command, mode))
         print(label)
         for mode in modes:
-            line = f"  {mode:<22}{mean_interval(times[mode])}"
-            for base in ("process", "sandbox, no seccomp")[:modes.index(mode)]:
+            line = f"  {mode:<30}{mean_interval(times[mode])}"
+            for base in ("process", BARE)[:modes.index(mode)]:
                 extra = [t - b for b, t in zip(times[base], times[mode], strict=True)]
                 line += f"   - {base}: {mean_interval(extra)}"
             print(line)

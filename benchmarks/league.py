@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/league.py [--variant caterpillar|go_for_it4] [--bots 30] [--games 6000]
                                           [--checkpoints 6] [--workers 1] [--field even|clusters] [--low 0]
-                                          [--seed 5] [--seeds 1]
+                                          [--seed 5] [--seeds 1] [--against TAU]
 
 The field: `--bots` synthetic bots, bot i playing the bundled heuristic's move with probability p_i and a
 uniformly random legal move otherwise, p on an even ladder from 0 to 1 (or, `--field clusters`, in clusters of
@@ -15,7 +15,9 @@ sits at its table. In Caterpillar `--low -1` puts half the field below random, w
 Two leagues of the same bots and seed play the same budget of games, one with the matchmaker, one with
 uniformly random tables (the same number of tables a round, the same deals a table). At each checkpoint the
 benchmark prints the Kendall tau between each league's TrueSkill order and the truth, and the games it took;
-with `--seeds N`, it does so for N seeds and then prints the mean tau of each at each checkpoint.
+with `--seeds N`, it does so for N seeds and then prints the mean tau of each at each checkpoint. Random tables'
+leagues do not depend on the matchmaker: `--against TAU` plays only the matchmaker's and takes TAU as random
+tables' final mean tau (measured before with the same options).
 
     .venv/bin/python benchmarks/league.py --newcomer [--variant ...] [--bots 20] [--games 40000]
                                           [--round-deals 10] [--max-deals 40] [--workers 1]
@@ -46,7 +48,7 @@ from scipy.stats import kendalltau
 
 from arena.league import load_settings, new_league
 from arena.league.frozen import add_bot
-from arena.league.matchmaker import Matchmaker, _unique
+from arena.league.matchmaker import Matchmaker, unique_tables
 from arena.league.play import play_league
 from arena.league.standings import league_ratings
 from arena.seeds import derive_seed
@@ -94,7 +96,7 @@ class RandomTables(Matchmaker):
     def _variant_tables(self, look, players, played, companies):
         slots = self.settings.tables or max(1, len(look.order) // players)
         rng = random.Random(derive_seed(self.settings.seed, "random tables", len(self.catalog.rounds())))
-        return _unique([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
+        return unique_tables([(tuple(sorted(rng.sample(look.order, players))), "random table") for _ in range(slots)])
 
 
 CLUSTER = 5
@@ -257,6 +259,8 @@ def main() -> None:
                         "loser's moves with probability -p; -0.5 widens the field at four players from about 90 "
                         "Elo to about 280, -1 Caterpillar's from about 460 to about 570")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--against", type=float, help="play only the matchmaker's leagues and compare them with "
+                        "this final tau of random tables' (measured before with the same options)")
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")
     parser.add_argument("--round-deals", type=int, default=10, help="--newcomer: the round robin's deals a look")
@@ -273,6 +277,8 @@ def main() -> None:
         print(f"{'games':>8}  {'matchmaker tau':>15}  {'random tables tau':>18}")
         mean = [[sum(curve[k][kind] for curve in curves) / len(curves) for kind in (0, 1)]
                 for k in range(args.checkpoints)]
+        if args.against is not None:
+            mean[-1][1] = args.against
         for checkpoint, (matchmaker, random_tables) in enumerate(mean, 1):
             print(f"{args.games * checkpoint // args.checkpoints:>8,}  {matchmaker:>15.3f}  {random_tables:>18.3f}")
         verdict(mean, args)
@@ -284,11 +290,12 @@ def compare(args, seed: int) -> list[tuple[float, float]]:
     with tempfile.TemporaryDirectory(prefix="arena-league-bench-") as scratch:
         started = time.perf_counter()
         leagues = {}
-        for kind in ("matchmaker", "random tables"):
+        for kind in ("matchmaker",) if args.against is not None else ("matchmaker", "random tables"):
             folder = Path(scratch) / kind.replace(" ", "-")
             folder.mkdir()
             leagues[kind] = make_field(folder, args.variant, args.bots, args.field, seed, args.low)
-        print(f"seed {seed}: {args.bots} bots added to two leagues in {time.perf_counter() - started:.0f}s; "
+        print(f"seed {seed}: {args.bots} bots added to {len(leagues)} league(s) in "
+              f"{time.perf_counter() - started:.0f}s; "
               f"{args.variant}, checkpoints every {args.games // args.checkpoints:,} games")
         print(f"{'games':>8}  {'matchmaker tau':>15} {'(games)':>8}  {'random tables tau':>18} {'(games)':>8}")
         played = {kind: 0 for kind in leagues}
@@ -304,6 +311,9 @@ def compare(args, seed: int) -> list[tuple[float, float]]:
                 seconds[kind] += time.perf_counter() - started
                 played[kind] += report.played_now
                 cells.append((tau(league, ladder(args.bots, args.field, args.low)), played[kind]))
+            if len(cells) == 1:  # --against: random tables' tau is given, for the final checkpoint only
+                last = checkpoint == args.checkpoints
+                cells.append((args.against if last else math.nan, 0))
             print(f"{args.games * checkpoint // args.checkpoints:>8,}  {cells[0][0]:>15.3f} {cells[0][1]:>8,}  "
                   f"{cells[1][0]:>18.3f} {cells[1][1]:>8,}")
             curve.append((cells[0][0], cells[1][0]))

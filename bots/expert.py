@@ -22,8 +22,15 @@ heuristic's own plan, with a floor of MISREAD. With two cards each, expert plays
 opponent may hold (its next card either one, then its last card known); otherwise the heuristic's plan
 draws the opponent's next cards from the cards it may hold. About 2 ms a decision.
 
-Caterpillar and Go For It: the heuristic's strategy as it is; nothing tried within the budget of a
-move beat it (docs/expert.md gives the figures).
+Go For It with two or four players: the race planner (bots/race/planner.py) chooses between claiming a row
+and playing on, by this seat's chance to win the race (two players) or its expected share of the other seats
+beaten (four), from values of pile sizes that benchmarks/race_tables.py builds from heuristic self-play with a
+fixed seed (bots/race/go_for_it_N.json); elsewhere the heuristic's move. With two players it leaves a pair that
+starts a row to the heuristic (the planner claims almost every one, which measured no better), and used at
+every decision it did not hold on fresh deals (docs/expert.md). Three, five or six players: the heuristic.
+
+Caterpillar: the heuristic's strategy as it is; nothing tried within the budget of a move beat it on fresh
+deals (docs/expert.md gives the figures).
 
 The budget counts sampled hands and enumerated ones, never time, and every choice reads only the
 observation and the bot's rng: a game replays bit for bit.
@@ -31,6 +38,7 @@ observation and the bot's rng: a game replays bit for bit.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -39,14 +47,21 @@ import numpy as np
 
 from arena.bots import Bot, load_spec
 from arena.cards import KING, RANK, SUIT
-from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, _ops, effective_value, step
+from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, card_operations, effective_value, step
 
 _heuristic = sys.modules[load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot").__module__]
+_race = importlib.import_module(f"{_heuristic.import_package(Path(__file__).with_name('race')).__name__}.planner")
 
 STRATEGIES = _heuristic.STRATEGIES
 _common = sys.modules[STRATEGIES["give_or_take"].__name__.rpartition(".")[0] + ".common"]
 TIE, best_move = _common.TIE, _common.best_move
-GAMES = _heuristic.GAMES
+GAMES = ("caterpillar", "give_or_take", "go_for_it", "duke_of_york")
+"""The heuristic's games, written out so that `arena bots` reads them from this source (arena/listing.py)."""
+
+RACE_PLAYERS = {2: 3, 4: 2}
+"""Go For It: by number of players, the shortest row at whose claim expert follows the race planner (bots/race
+has tables for 2 and 4). With two players the planner claims almost every pair that starts a row, which
+measured no better than playing on as the heuristic does."""
 
 SEARCH_CARDS = {"duke_of_york": 9}
 """Duke of York: search once the two hands hold this many cards or fewer (the heuristic: 7)."""
@@ -77,7 +92,7 @@ def _play_odds(hands: np.ndarray, bonus: np.ndarray, table: np.ndarray) -> np.nd
     return np.where(tied[:, 0], 1.0 / tied.sum(axis=1), 0.0)
 
 
-class _Unseen(_give_or_take._Unseen):
+class _Unseen(_give_or_take.Unseen):
     """The heuristic's model of the unseen cards, its opponent_last worked out in two parts that repeat far
     more often than the whole: the bonus by the card before, the last card's score by count and value."""
 
@@ -96,7 +111,7 @@ class _Unseen(_give_or_take._Unseen):
                                                        for card, w, share in self.groups)
             score = self._scores.get((count, prev))
             if score is None:
-                counts_after, last_score = _give_or_take._counts_after, _give_or_take._last_score
+                counts_after, last_score = _give_or_take.counts_after, _give_or_take.last_score
                 multiply = self.multiply
                 score = self._scores[count, prev] = sum(
                     w * max(last_score(card, c) for c in counts_after(count, effective_value(card, prev), multiply))
@@ -146,7 +161,8 @@ class _TwoCardPlay:
         hand = (self.card, other)
         multiply = self.parts[1].multiply
         # the moves it had, its cards' operations by the engine's own rule
-        legal = tuple((c, op) for c in hand for op in _ops(effective_value(c, self.prev), self.count, multiply))
+        legal = tuple((c, op) for c in hand
+                      for op in card_operations(effective_value(c, self.prev), self.count, multiply))
         ties = _Ties()
         chosen = _give_or_take.move(self._observation(hand, legal), _give_or_take.DEFAULTS, ties,
                                     model=lambda _: self.unseen)
@@ -178,7 +194,7 @@ def opponent_hands(obs) -> list[tuple[tuple[int, ...], float]] | None:
     size, me, played = obs.opponent_hand_size, obs.seat, obs.played
     if not 0 < size <= 2:
         return None
-    table = np.array(_give_or_take._LAST_CARD_VALUE[obs.rules.multiply])
+    table = np.array(_give_or_take.LAST_CARD_VALUE[obs.rules.multiply])
     checks, later, two_card = [], [], None
     for i in range(len(played) - 1, -1, -1):
         seat, card, _ = played[i]
@@ -238,7 +254,7 @@ def _against_pairs(pairs, count: int, prev: int, prev_card: int, last: int, mult
     of `prev_card` with `last` left, the opponent holding each of `pairs` with its chance: it plays one
     card (each half the time, the operation worst for this seat), this seat `last` with its best
     operation, then the opponent its other card with its own best."""
-    counts_after, last_score, bonus = _give_or_take._counts_after, _give_or_take._last_score, _give_or_take._bonus
+    counts_after, last_score, bonus = _give_or_take.counts_after, _give_or_take.last_score, _give_or_take.bonus
     leads = {}  # the opponent's next card: the bonuses of it and of `last` after it, and this seat's counts
     for pair, _ in pairs:
         for card in pair:
@@ -286,7 +302,7 @@ def give_or_take_move(obs, params: dict, rng):
             for card, op in legal:
                 v = effective_value(card, prev)
                 last = hand[1] if card == hand[0] else hand[0]
-                values.append(_give_or_take._bonus(card, prev_card)
+                values.append(_give_or_take.bonus(card, prev_card)
                               + _against_pairs(pairs, step(obs.count, v, op), v, card, last, obs.rules.multiply))
             return best_move(legal, values, rng)
 
@@ -296,8 +312,9 @@ def give_or_take_move(obs, params: dict, rng):
 
 
 class ExpertBot(Bot):
-    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards, and
-    Give or Take's last cards planned against the opponent's hand as read from its plays."""
+    """The heuristic's strategy per game, with Duke of York's search over more hands and from more cards, Give or
+    Take's last cards planned against the opponent's hand as read from its plays, and Go For It's claims (2 and 4
+    players) chosen by the race's values of pile sizes."""
 
     name = "expert"
     games = set(GAMES)
@@ -314,7 +331,17 @@ class ExpertBot(Bot):
 
         elif game_id == "give_or_take":
             self.strategy = give_or_take_move
+        elif game_id == "go_for_it" and rules.players in RACE_PLAYERS:
+            self.strategy = self.go_for_it_move
 
+    def go_for_it_move(self, obs, params: dict, rng):
+        """The race planner's choice between claiming a row and playing on, for rows of RACE_PLAYERS cards or
+        more; elsewhere the heuristic's move."""
+        legal = obs.legal_moves
+        if "claim" not in legal or len(obs.row) < RACE_PLAYERS[obs.rules.players]:
+            return _heuristic.STRATEGIES["go_for_it"].move(obs, params, rng)
+        got = _race.values(obs, {})
+        return best_move(legal, [got[move] for move in legal], rng)
 
     def act(self, observation):
         return self.strategy(observation, self.strategy_params, self.rng)

@@ -54,6 +54,9 @@ class Visit:
     """The value the probe script returned."""
     screenshot: bytes = b""
     """A PNG of the whole page."""
+    dialogs: list[str] = field(default_factory=list)
+    """The message of every JavaScript dialog (alert, confirm, prompt) the page opened; each is dismissed at once,
+    so the page goes on."""
 
 
 class DevTools:
@@ -84,17 +87,18 @@ class DevTools:
     def call(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
         """Sends one command and returns its result, keeping the events that arrive meanwhile."""
         self._next_id += 1
-        message = {"id": self._next_id, "method": method, "params": params or {}}
+        expected = self._next_id  # a dialog dismissed meanwhile takes the next id
+        message = {"id": expected, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
         os.write(self._commands, json.dumps(message).encode() + b"\0")
         while True:
             reply = self._receive()
-            if reply.get("id") == self._next_id:
+            if reply.get("id") == expected:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
-            self.events.append(reply)
+            self._keep(reply)
 
     def wait_for(self, method: str, session: str | None = None) -> dict:
         """Waits for an event (or finds it among those already received)."""
@@ -103,9 +107,18 @@ class DevTools:
                 return event
         while True:
             event = self._receive()
-            self.events.append(event)
+            self._keep(event)
             if event.get("method") == method and event.get("sessionId") == session:
                 return event
+
+    def _keep(self, event: dict) -> None:
+        """Keeps an event; a dialog is dismissed at once (an open one would stop the page, and its load event)."""
+        self.events.append(event)
+        if event.get("method") == "Page.javascriptDialogOpening":
+            self._next_id += 1  # its reply is kept as an event: nobody waits for it
+            message = {"id": self._next_id, "method": "Page.handleJavaScriptDialog", "params": {"accept": False},
+                       "sessionId": event.get("sessionId")}
+            os.write(self._commands, json.dumps(message).encode() + b"\0")
 
     def _receive(self) -> dict:
         """The next message from the browser; TimeoutError past the deadline."""
@@ -196,6 +209,8 @@ def _visit(tools: DevTools, url: str, ready: str, probe: str, settle: str | None
                                                   for a in params.get("args", [])))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             result.console_errors.append(f"{params['entry'].get('url', '')}: {params['entry'].get('text', '')}")
+        elif method == "Page.javascriptDialogOpening":
+            result.dialogs.append(params.get("message", ""))
         elif method == "Network.requestWillBeSent":
             result.requests.append(params["request"]["url"][:200])
     return result

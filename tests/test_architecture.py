@@ -30,17 +30,12 @@ def modules() -> dict[str, Path]:
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of `known` that `name` imports anywhere in its file, at the top or inside a function.
     `from package import module` counts as importing the module, not the package."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     named: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = import_source(node, name, path)
             submodules = {f"{source}.{alias.name}" for alias in node.names} & known.keys()
             named.update(submodules)
             if len(submodules) < len(node.names):
@@ -52,6 +47,15 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if module and module != name:
             found.add(module)
     return found
+
+
+def import_source(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The dotted module a `from ... import` in module `name` (at `path`) imports from, relative ones resolved."""
+    if not node.level:
+        return node.module or ""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -150,3 +154,64 @@ def test_imports_go_down_the_layers_of_the_architecture_page():
     climbing = [f"{name} -> {target}" for name, targets in import_graph().items() if name in top
                 for target in targets if target in top and depth[top[target]] < depth[top[name]]]
     assert not climbing, "imports up the layers:\n" + "\n".join(sorted(climbing))
+
+
+def private_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
+    """Each `from M import _x` and `M._x` in `name`'s file where M is another module of `known`: a name with a
+    leading underscore belongs to its own module, and one that another module needs should be public."""
+    tree = ast.parse(path.read_text(), str(path))
+    aliases: dict[str, str] = {}  # a local name bound to a module of `known`
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in known:
+                    aliases[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            source = import_source(node, name, path)
+            for alias in node.names:
+                if f"{source}.{alias.name}" in known:
+                    aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
+                elif source in known and source != name and is_private(alias.name):
+                    found.append(f"{name}:{node.lineno} from {source} import {alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            dotted = dotted_name(node.value)
+            module = aliases.get(dotted) if dotted else None
+            if module is None and dotted in known:  # `import arena.referee` then `arena.referee._describe`
+                module = dotted
+            if module and module != name:
+                found.append(f"{name}:{node.lineno} {dotted}.{node.attr} of {module}")
+    return sorted(found, key=lambda line: int(line.split(" ")[0].rpartition(":")[2]))
+
+
+def is_private(identifier: str) -> bool:
+    """A name kept to its own module: one leading underscore, not a dunder such as `__version__`."""
+    return identifier.startswith("_") and not identifier.startswith("__")
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` for an expression that is only names and attributes, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
+
+
+def test_the_private_analysis_finds_each_form(tmp_path):
+    known = {"pkg": Path("pkg/__init__.py"), "pkg.a": Path("pkg/a.py"), "pkg.b": Path("pkg/b.py")}
+    source = ("from pkg.a import public, _hidden\nfrom . import a as other\nimport pkg.b\n"
+              "from .a import (\n    _wrapped,\n)\nother._inner()\npkg.b._deep\nself._mine\n__all__ = []\n")
+    path = tmp_path / "c.py"
+    path.write_text(source)
+    found = private_imports("pkg.c", path, known | {"pkg.c": path})
+    assert found == ["pkg.c:1 from pkg.a import _hidden", "pkg.c:4 from pkg.a import _wrapped",
+                     "pkg.c:7 other._inner of pkg.a", "pkg.c:8 pkg.b._deep of pkg.b"]
+
+
+def test_no_module_takes_another_modules_private_name():
+    known = modules()
+    found = [line for name, path in known.items() for line in private_imports(name, path, known)]
+    assert not found, "private names taken from other modules (make them public):\n" + "\n".join(found)

@@ -104,6 +104,14 @@ def test_the_working_directory_is_the_sandboxs_tmp_or_in_a_plain_process_the_are
     assert process_bot_class([str(script)], sandboxed=False).name == f"{tmp_path}|{tmp_path}"
 
 
+def test_the_same_command_is_one_class_made_once(tmp_path):
+    """The class (and its hello) is made once per arguments, not once per game."""
+    script = tmp_path / "where.sh"
+    script.write_text(WHERE_AM_I)
+    script.chmod(0o755)
+    assert process_bot_class([str(script)]) is process_bot_class([str(script)])
+
+
 DIES = """#!/bin/sh
 echo "starting up" >&2
 echo "Traceback (most recent call last):" >&2

@@ -3,6 +3,7 @@
 import pytest
 
 from arena.config import ConfigError, parse_config
+from arena.league.settings import parse_settings
 
 GOOD = """
 name = "t"
@@ -94,3 +95,12 @@ def test_a_bot_that_cannot_play_a_listed_game(tmp_path):
     config = parse_config(text.replace('game = "go_for_it"', 'game = "go_for_it"\nbots = ["random", "greedy"]')
                           .replace("players = 3, jokers = true", "players = 2"))
     assert config.games[1].bots == ("random", "greedy")
+
+
+def test_a_leagues_defaults_are_a_tournaments():
+    league = parse_settings('name = "club"\nseed = 7\n[[games]]\ngame = "caterpillar"\n')
+    tournament = parse_config('name = "t"\nseed = 7\n[[games]]\ngame = "caterpillar"\ndeals = 1\n'
+                              '[[bots]]\nname = "random"\n[[bots]]\nname = "greedy"\n')
+    assert league.run == tournament.run and league.ratings == tournament.ratings
+    assert (league.confidence, league.tie_margin) == (tournament.run.confidence, tournament.run.tie_margin)
+

@@ -222,6 +222,60 @@ def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
     assert slowest < DEFAULT_CLOCK / 4, slowest
 
 
+def race_modules():
+    """bots/race's self-play and planner modules, as expert imports them."""
+    expert = sys.modules[available_bots()["expert"].__module__]
+    selfplay = sys.modules[expert._race.__name__.rpartition(".")[0] + ".selfplay"]
+    return selfplay, expert._race
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_race_tables_rebuild_bit_for_bit(players):
+    """The committed tables of the race planner (bots/race/go_for_it_N.json) are what
+    benchmarks/race_tables.py builds from its seed: the first block of self-play games, played again, counts
+    what the file's digest of it says, and the values rebuilt from the file's counts are the file's, bit for bit.
+    (The whole build, `benchmarks/race_tables.py --players N --games 10000`, rewrites the same file.)"""
+    selfplay, planner = race_modules()
+    data = json.loads(planner.TABLES[players].read_text())
+    assert data["players"] == players and len(data["blocks"]) == data["games"] // selfplay.BLOCK
+    block = selfplay.record(players, selfplay.deal_seeds(data["seed"], 0))
+    assert selfplay.digest(selfplay.counts_json(block)) == data["blocks"][0]
+    counts = {key: data[key] for key in ("rows", "ends", "pairs")}
+    assert selfplay.values(players, counts) == data["values"]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_claims_by_the_race_in_go_for_it(players):
+    """Go For It: expert chooses between claiming a row and playing on by the race planner's values (with two
+    players from rows of three cards), so it claims some rows the heuristic plays on, and its choice is then
+    the planner's best; elsewhere it plays the heuristic's move. The heuristic's own games of 20 deals give
+    the positions."""
+    selfplay, planner = race_modules()
+    expert_module = sys.modules[available_bots()["expert"].__module__]
+    game = get_game("go_for_it")
+    rules = make_rules(game.Rules, {"players": players})
+    heuristic = selfplay.STRATEGY
+    claims = differ = 0
+    for seed in range(20):
+        state = game.new_state(rules, seed)
+        rng = random.Random(seed)
+        while (seat := game.to_move(state)) is not None:
+            observation = game.observe(state, seat)
+            move = heuristic.move(observation, heuristic.DEFAULTS, rng)
+            expert = available_bots()["expert"]()
+            expert.reset(game.id, seat, rules, random.Random(seed))
+            chosen = expert.act(observation)
+            if "claim" in observation.legal_moves and len(observation.row) >= expert_module.RACE_PLAYERS[players]:
+                values = planner.values(observation, {})
+                assert values[chosen] == max(values.values())
+                claims += 1
+                differ += chosen == "claim" and move == "play"
+            else:
+                assert chosen == move
+            game.apply(state, move)
+    assert claims >= 20 and differ >= 2, (claims, differ)
+
+
 def test_expert_takes_its_parameters_from_the_config():
     """`params = { iterations = ... }` reaches the bot; an unknown parameter is refused by name."""
     text = """

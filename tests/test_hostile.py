@@ -266,14 +266,14 @@ def test_in_process_a_bot_can_find_the_hidden_cards(spec, tmp_path, baseline):
 
 
 def test_in_process_a_bot_can_change_its_score_and_a_replay_finds_it(tmp_path, baseline):
+    """The replay plays the bot in a process of its own, where no referee's state is within its reach: its games
+    come out otherwise than the run saved them, and the replay says so."""
     run, rows, _ = run_tournament(tmp_path, config_text("caterpillar", "cheats.py:CheatsBot"))
     assert by_game(honest(rows)) == by_game(baseline("caterpillar"))
     for row in hostile(rows):
-        seat = row["players"].index("hostile")
-        data = replay_game(run, row["game_index"])
-        moves = sum(m["seat"] == seat for deal in data["deals"] for m in deal["moves"])
-        fair = list(referee.replay(data).scores)  # the transcript's moves through the engine, no bots
-        assert row["scores"][seat] == fair[seat] + 5 * moves and row["scores"][1 - seat] == fair[1 - seat]
+        with pytest.raises(ResultsError, match=f"game {row['game_index']} replays to .* but the run saved "
+                                               f"{re.escape(str(row['scores']))}"):
+            replay_game(run, row["game_index"])
 
 
 def test_a_bot_that_rewrites_its_rules_spoils_only_its_own_games(tmp_path, baseline):

@@ -353,7 +353,7 @@ def test_a_tournament_with_process_bots_gives_the_in_process_results(tmp_path):
         digests.append(digest(table))
     assert digests[0] == digests[1]
     # One process per process bot (and limits), kept across all those games.
-    assert len([p for p in isolation._running if not p.broken]) <= 3
+    assert len([p for p in isolation.running_processes if not p.broken]) <= 3
 
 
 def test_process_bot_config_keys(tmp_path):

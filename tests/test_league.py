@@ -23,8 +23,11 @@ from browser import find_chromium, visit
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.league import load_settings
 from arena.league.catalog import Catalog
-from arena.league.play import play_lock
+from arena.league.directory import LeagueDir
+from arena.league.matchmaker import Matchmaker
+from arena.league.play import RoundRecorder, play_lock
 from arena.ratings import looks
 from arena.results import PART_NAME, RunDir, run_digest
 
@@ -382,6 +385,40 @@ def test_the_table_shows_version_and_added(tmp_path):
     assert re.search(r"^\| 2 \| \d+\.\d\d \| \d+\.\d\d \|$", history, flags=re.M)
 
 
+def test_league_dir_names_every_file_a_league_holds(tmp_path):
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    arena("league", "play", league, "--rounds", "1", "--no-progress")
+    assert arena("league", "report", league).stdout.strip() == f"wrote {LeagueDir(league).report}"
+    named = LeagueDir(league)
+    paths = {named.settings, named.catalog, named.bots, named.results, named.lock, named.leaderboard}
+    # SQLite's write-ahead log and shared memory sit beside the catalog, named by it
+    assert {p for p in league.iterdir() if not p.name.startswith(named.catalog.name + "-")} == paths
+    assert named.run.results == named.results and list(named.results.glob("part-*.parquet"))
+    assert named.report.is_file() and named.bots.is_dir()
+
+
+def test_the_matchmaker_plans_a_round_and_play_records_it(tmp_path):
+    """The planner only reads the catalog: the round it returns is recorded by play.py's RoundRecorder, before
+    the runner plays it."""
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    catalog = Catalog(league)
+    try:
+        matchmaker = Matchmaker(league, load_settings(league), catalog, rounds=1)
+        planned = matchmaker.plan(None)
+        assert planned.status == "planned" and catalog.rounds() == []
+        assert matchmaker.step(planned).ranges == [(0, planned.games)]
+        recorder = RoundRecorder(Matchmaker(league, load_settings(league), catalog, rounds=1), catalog)
+        assert recorder.next(None).ranges == [(0, planned.games)]
+        assert [(r.number, r.status, r.config) for r in catalog.rounds()] == [(1, "playing", planned.config)]
+        assert recorder.next(None) is None and catalog.rounds()[0].status == "done"
+    finally:
+        catalog.close()
+
+
 def test_the_history_is_a_table_of_rounds_by_bot():
     """`league table --history`: a row per round (per k-th round past a dozen, the last always shown), a column
     per bot in the last round's order, its mu; blank before the bot joined."""
@@ -429,6 +466,44 @@ def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
     # one replay opened is enough here: tests/test_replay_page.py steps through the page in every game
     shown = visit(replays[0], "document.readyState === 'complete'", "document.title")
     assert shown.exceptions == [] and shown.console_errors == []
+
+
+SLOW_LATER = """
+import os
+import time
+
+from arena.bots import Bot
+
+
+class SlowLater(Bot):
+    name = "slow-later"
+    games = {{"caterpillar"}}
+
+    def act(self, observation):
+        if os.path.exists({marker!r}):  # a tenth of a second a move, well inside the move time limit
+            time.sleep(0.1)
+        return observation.legal_moves[0]
+"""
+
+
+def test_a_replay_over_its_time_limit_costs_its_link_not_the_report(tmp_path, monkeypatch):
+    """The first-game replays run in a child under a time limit for the whole replay, as the run report's
+    examples do: a bot that plays its games at once and then takes its time in their replay ends the replay at
+    that limit, and the pages are written without its links."""
+    league = make_league(tmp_path)
+    marker = tmp_path / "slow"
+    bot = tmp_path / "slow_later.py"
+    bot.write_text(SLOW_LATER.format(marker=str(marker)))
+    add(league, "random")
+    add(league, f"{bot}:SlowLater")
+    arena("league", "play", league, "--rounds", "1", "--no-progress")
+    marker.touch()
+    monkeypatch.setattr("arena.replay.REPLAY_SECONDS", 0.5)  # a replay of this game takes seconds
+    started = time.perf_counter()
+    arena("league", "report", league)
+    assert time.perf_counter() - started < 20
+    pages = list(LeagueDir(league).leaderboard.glob("bot-*.html"))
+    assert len(pages) == 2 and not any("class=replay" in page.read_text() for page in pages)
 
 
 def test_play_keeps_its_budget_at_round_boundaries_and_stops_when_settled(tmp_path):

@@ -25,7 +25,7 @@ from arena.cli import app
 from arena.config import parse_config
 from arena.games import get_game, make_rules
 from arena.replay_page import frames, replay_page_html, write_replay_page
-from arena.report import _slugs, example_games
+from arena.report import example_games, variant_slugs
 from arena.results import RunDir, load_results
 from arena.runner import finish_run, play_missing
 
@@ -281,7 +281,7 @@ def test_arena_replay_writes_a_page(tiny_run, tmp_path):
 def test_the_report_links_example_replays(tiny_run):
     page = tiny_run.report.read_text()
     table = load_results(tiny_run)
-    slugs = _slugs(sorted(set(table.column("variant").to_pylist())))
+    slugs = variant_slugs(sorted(set(table.column("variant").to_pylist())))
     for variant, slug in slugs.items():
         body = re.search(f"<section class='game' id='{re.escape(slug)}'>(.*?)</section>", page, re.S)[1]
         links = re.findall(r"<a href='(replays/[^']+)'>game (\d+)</a> \(([^)]*)", body)

@@ -19,7 +19,7 @@ from browser import find_chromium, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
 from arena.config import load_config
-from arena.report import BUNDLE, ScoreCounts, _slugs, write_report
+from arena.report import BUNDLE, ScoreCounts, variant_slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
 from arena.runner import finish_run, play_missing
 
@@ -76,7 +76,7 @@ def test_report_is_one_small_page_with_plotly_beside_it(small_run):
 
 def test_every_variant_has_its_section_and_plots(small_run):
     page = small_run.report.read_text()
-    slugs = _slugs(variants(small_run))
+    slugs = variant_slugs(variants(small_run))
     assert slugs["caterpillar"] == "game-caterpillar"
     assert slugs["go_for_it:jokers=true,players=3"] == "game-go_for_it-jokers-true-players-3"
     for slug in slugs.values():
@@ -94,7 +94,7 @@ def test_every_chart_is_a_valid_plotly_figure(small_run):
         data, end = decoder.raw_decode(page, call.end())
         layout, _ = decoder.raw_decode(page, re.compile(r",\s*").match(page, end).end())
         figures.append((call[1], data, layout))
-    slugs = _slugs(variants(small_run)).values()
+    slugs = variant_slugs(variants(small_run)).values()
     assert [name for name, _, _ in figures] == [f"{slug}-{kind}" for slug in slugs for kind in plots(slug)]
     for name, data, layout in figures:
         assert data, name
@@ -104,7 +104,7 @@ def test_every_chart_is_a_valid_plotly_figure(small_run):
 def test_rating_tables_match_ratings_csv(small_run):
     page = small_run.report.read_text()
     ratings = pd.read_csv(small_run.ratings)
-    slugs = _slugs(variants(small_run))
+    slugs = variant_slugs(variants(small_run))
     for variant, table in ratings.groupby("variant"):
         body = section(page, slugs[variant])
         for row in table.itertuples():
@@ -204,7 +204,7 @@ def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
     page = small_run.report.resolve().as_uri()
     beside = (small_run.path / "plotly-cartesian.min.js").resolve().as_uri()
     assert [url for url in seen.requests if url not in (page, beside) and not url.startswith("data:")] == []
-    assert sorted(s["id"] for s in seen.probe) == sorted(_slugs(variants(small_run)).values())
+    assert sorted(s["id"] for s in seen.probe) == sorted(variant_slugs(variants(small_run)).values())
     for found in seen.probe:
         assert [p["kind"] for p in found["plots"]] == plots(found["id"])
         assert all(p["drawn"] and p["traces"] > 0 for p in found["plots"]), found

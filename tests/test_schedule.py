@@ -153,3 +153,76 @@ def test_missing_batches_fill_the_gaps():
     # the rounds of a stopping rule: several ranges, parts of earlier rounds on disk
     assert missing_batches([(2, 6), (10, 14)], [(0, 4), (12, 13)], 3) == [(4, 6), (10, 12), (13, 14)]
     assert missing_batches([(5, 9)], [(0, 2), (20, 30)], 2) == [(5, 7), (7, 9)]
+
+
+PINNED = """
+name = "pinned"
+seed = 3
+[[games]]
+game = "go_for_it"
+deals = 6
+rules = { players = 3 }
+bots = ["greedy", "r2", "random"]
+[[games]]
+game = "go_for_it"
+deals = 6
+rules = { players = 3 }
+bots = ["greedy", "r3", "random"]
+deals_of = { seed = 3, table = ["greedy", "r2", "random"] }
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "r2"
+path = "random"
+[[bots]]
+name = "r3"
+path = "random"
+[[bots]]
+name = "random"
+"""
+
+
+def test_a_table_pinned_to_another_plays_its_deals_seats_and_bot_seeds_with_its_bots_in_their_places():
+    """r3 in r2's place: every game of the pinned table has the deal seed, the seat order and the bots' seeds of
+    the other table's game at the same place, r3 where r2 sat; without the pin its deals are its own."""
+    schedule = Schedule(parse_config(PINNED))
+    own, pinned = schedule.blocks
+    assert own.count == pinned.count == 6 * 3
+    for offset in range(own.count):
+        mirrored, game = schedule.game(own.start + offset), schedule.game(pinned.start + offset)
+        assert game.deal_seed == mirrored.deal_seed and game.bot_seeds == mirrored.bot_seeds
+        assert game.seat_names == tuple("r3" if name == "r2" else name for name in mirrored.seat_names)
+    assert len({schedule.game(i).seat_names for i in range(pinned.start, pinned.end)}) == 6  # seat orders vary
+    free = Schedule(parse_config(PINNED.replace('deals_of = { seed = 3, table = ["greedy", "r2", "random"] }\n', "")))
+    assert free.game(pinned.start).deal_seed != schedule.game(pinned.start).deal_seed
+
+
+def test_a_pinned_table_deals_the_same_cards_in_its_transcripts():
+    """The transcripts of the pinned table's games hold, deal for deal, the cards of the other table's."""
+    from arena.replay import replay_scheduled
+
+    config = parse_config(PINNED)
+    own, pinned = Schedule(config).blocks
+    for offset in range(own.count):
+        mirrored, game = replay_scheduled(config, own.start + offset), replay_scheduled(config, pinned.start + offset)
+        assert [deal["layout"] for deal in game["deals"]] == [deal["layout"] for deal in mirrored["deals"]]
+        assert game["players"] == ["r3" if name == "r2" else name for name in mirrored["players"]]
+
+
+PIN = 'deals_of = { seed = 3, table = ["greedy", "r2", "random"] }'
+
+
+@pytest.mark.parametrize("pin, message", [
+    ('deals_of = { seed = 3, table = ["greedy", "r2"] }', "games[1].deals_of.table: must be an array of 3 bot names"),
+    ('deals_of = { table = ["greedy", "r2", "random"] }', "games[1].deals_of.seed: missing"),
+    ('deals_of = { seed = -1, table = ["greedy", "r2", "random"] }', "games[1].deals_of.seed: "),
+])
+def test_a_pin_without_its_seed_or_table_is_refused_in_one_line(pin, message):
+    from arena.config import ConfigError
+
+    for text, expected in ((PINNED.replace(PIN, pin), message),
+                           (PINNED.replace('bots = ["greedy", "r3", "random"]\n', ""),
+                            "games[1].deals_of: needs bots, exactly 3")):
+        with pytest.raises(ConfigError) as refused:
+            parse_config(text)
+        assert str(refused.value).startswith(expected) and "\n" not in str(refused.value)

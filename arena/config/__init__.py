@@ -6,8 +6,9 @@ import math
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from arena.config.bot_entries import _bot_entry, _checked_bots
+from arena.config.bot_entries import bot_entry, checked_bots
 from arena.config.models import (
     RATING_METHODS,
     SPRT_MODELS,
@@ -19,17 +20,19 @@ from arena.config.models import (
     RatingSettings,
     RunSettings,
     SprtSettings,
-    _check_keys,
-    _integer,
-    _number,
-    _second,
-    _string,
-    _table,
+    check_keys,
+    checked_confidence,
+    checked_integer,
+    checked_number,
+    checked_string,
+    checked_table,
+    first_repeat,
 )
 from arena.games import RulesError, UnknownGameError, get_game, make_rules
 
 __all__ = ["RATING_METHODS", "STOP_RULES", "BotEntry", "Config", "ConfigError", "GameEntry", "RatingSettings",
-           "RunSettings", "SprtSettings", "load_config", "parse_config", "rating_settings"]
+           "RunSettings", "SprtSettings", "checked_game", "checked_rules", "load_config", "parse_config",
+           "rating_settings", "run_settings"]
 
 
 def load_config(path: str | Path) -> Config:
@@ -57,31 +60,32 @@ def parse_config(text: str, base: Path = Path("."), folders: Sequence[str | Path
         raise ConfigError(f"malformed TOML: {error}") from None
     except RecursionError:  # tomllib recurses once per level of nested arrays and inline tables
         raise ConfigError("malformed TOML: arrays or tables nested too deeply") from None
-    _check_keys(data, {"name", "seed", "games", "bots", "run", "ratings"}, "")
+    check_keys(data, {"name", "seed", "games", "bots", "run", "ratings"}, "")
     for key in ("name", "seed", "games", "bots"):
         if key not in data:
             raise ConfigError(f"{key}: missing")
-    name = _string(data["name"], "name")
+    name = checked_string(data["name"], "name")
     if any(ch in name for ch in "/\\") or name in (".", ".."):
         raise ConfigError(f"name: must not contain a path separator, not {name!r}")
-    seed = _integer(data["seed"], "seed", 0)
+    seed = checked_integer(data["seed"], "seed", 0)
     if not isinstance(data["bots"], list) or not data["bots"]:
         raise ConfigError("bots: must be a non-empty array of tables ([[bots]])")
-    bots = tuple(_bot_entry(_table(raw, f"bots[{i}]"), f"bots[{i}].", folders) for i, raw in enumerate(data["bots"]))
-    if (twice := _second(b.name for b in bots)) is not None:
+    bots = tuple(bot_entry(checked_table(raw, f"bots[{i}]"), f"bots[{i}].", folders)
+                 for i, raw in enumerate(data["bots"]))
+    if (twice := first_repeat(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
-    run = _run_settings(_table(data.get("run", {}), "run"), bots)
-    bots = _checked_bots(bots, run.setup_time_limit)
+    run = run_settings(checked_table(data.get("run", {}), "run"), bots)
+    bots = checked_bots(bots, run.setup_time_limit)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
-    games = tuple(_game_entry(_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
+    games = tuple(_game_entry(checked_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
                   for i, raw in enumerate(data["games"]))
-    if (twice := _second((g.label, g.bots) for g in games)) is not None:  # a variant again must name other bots
+    if (twice := first_repeat((g.label, g.bots) for g in games)) is not None:  # a variant again must name other bots
         raise ConfigError(f"games[{twice}]: {games[twice].label} is listed twice")
     _check_tables_once(games, bots)
     if run.sprt is not None:
         _check_sprt_games(run.sprt, games, bots)
-    ratings = rating_settings(_table(data.get("ratings", {}), "ratings"))
+    ratings = rating_settings(checked_table(data.get("ratings", {}), "ratings"))
     return Config(name, seed, games, bots, run, ratings, text, tuple(map(str, folders)))
 
 
@@ -108,24 +112,17 @@ def _check_tables_once(games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...])
 
 
 def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: int | None) -> GameEntry:
-    _check_keys(raw, {"game", "deals", "duplicate", "rules", "bots", "gauntlet"}, where)
+    check_keys(raw, {"game", "deals", "duplicate", "rules", "bots", "gauntlet", "deals_of"}, where)
     if "game" not in raw:
         raise ConfigError(f"{where}game: missing")
     if "deals" not in raw and max_deals is None:
         raise ConfigError(f"{where}deals: missing (or give run.max_deals)")
-    try:
-        game = get_game(_string(raw["game"], where + "game"))
-    except UnknownGameError as error:
-        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
-    deals = _integer(raw["deals"], where + "deals", 1) if "deals" in raw else max_deals
+    game = checked_game(raw, where)
+    deals = checked_integer(raw["deals"], where + "deals", 1) if "deals" in raw else max_deals
     duplicate = raw.get("duplicate", True)
     if not isinstance(duplicate, bool):
         raise ConfigError(f"{where}duplicate: must be true or false, not {duplicate!r}")
-    rules_raw = _table(raw.get("rules", {}), where + "rules")
-    try:
-        rules = make_rules(game.Rules, rules_raw)
-    except RulesError as error:
-        raise ConfigError(f"{where}rules: {error}") from None
+    rules_raw, rules = checked_rules(game, raw, where)
     by_name = {b.name: b for b in bots}
     chosen = raw.get("bots")
     if chosen is not None:
@@ -144,11 +141,45 @@ def _game_entry(raw: dict, where: str, bots: tuple[BotEntry, ...], max_deals: in
     if entrants < players:
         raise ConfigError(f"{where}rules: {game.id} needs {players} players per table, "
                           f"but only {entrants} bots can play it")
-    gauntlet = _string(raw["gauntlet"], where + "gauntlet") if "gauntlet" in raw else None
+    gauntlet = checked_string(raw["gauntlet"], where + "gauntlet") if "gauntlet" in raw else None
     if gauntlet is not None and gauntlet not in (chosen if chosen is not None else by_name):
         raise ConfigError(f"{where}gauntlet: {gauntlet!r} is not a bot that plays this game")
+    deals_of = _deals_of(raw["deals_of"], where + "deals_of", chosen, players) if "deals_of" in raw else None
     return GameEntry(game.id, deals, duplicate, dict(rules_raw), tuple(chosen) if chosen is not None else None,
-                     gauntlet)
+                     gauntlet, deals_of)
+
+
+def _deals_of(raw, where: str, chosen: list[str] | None, players: int) -> tuple[int, tuple[str, ...]]:
+    """`deals_of = { seed = S, table = [names] }`: the table whose deals the entry's one table plays."""
+    table = checked_table(raw, where)
+    check_keys(table, {"seed", "table"}, where)
+    for key in ("seed", "table"):
+        if key not in table:
+            raise ConfigError(f"{where}.{key}: missing")
+    seed = checked_integer(table["seed"], where + ".seed", 0)
+    names = table["table"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(names) != players:
+        raise ConfigError(f"{where}.table: must be an array of {players} bot names (the table whose deals it plays)")
+    if chosen is None or len(chosen) != players:
+        raise ConfigError(f"{where}: needs bots, exactly {players} of them (the one table that plays those deals)")
+    return seed, tuple(names)
+
+
+def checked_game(raw: dict, where: str) -> Any:
+    """The game module that the `game` key of a `[[games]]` table names, else a ConfigError."""
+    try:
+        return get_game(checked_string(raw["game"], where + "game"))
+    except UnknownGameError as error:
+        raise ConfigError(f"{where}game: {error}".replace("'", "")) from None
+
+
+def checked_rules(game: Any, raw: dict, where: str) -> tuple[dict, Any]:
+    """The `rules` table of a `[[games]]` table, as given and as the game's Rules, else a ConfigError."""
+    rules_raw = checked_table(raw.get("rules", {}), where + "rules")
+    try:
+        return rules_raw, make_rules(game.Rules, rules_raw)
+    except RulesError as error:
+        raise ConfigError(f"{where}rules: {error}") from None
 
 
 def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tuple[BotEntry, ...]) -> None:
@@ -161,20 +192,21 @@ def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tu
             raise ConfigError(f"run.sprt.bots: {name!r} does not play {games[0].label}")
 
 
-def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
-    _check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "until", "max_deals",
+def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
+    """The `[run]` table checked and made RunSettings, with the defaults for the keys it leaves out."""
+    check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "until", "max_deals",
                       "round_deals", "confidence", "tie_margin", "sprt"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
     if isinstance(workers, str):  # a Ray address in `workers` runs on that cluster
         workers, address = 0, workers
-    workers = _integer(workers, "run.workers", 0)
+    workers = checked_integer(workers, "run.workers", 0)
     if address is not None:
-        address = _string(address, "run.address")
-    batch_size = _integer(raw.get("batch_size", 2000), "run.batch_size", 1)
-    limit = raw.get("move_time_limit", 1.0)
-    limit = None if limit == 0 else _number(limit, "run.move_time_limit")
-    setup_limit = _number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
+        address = checked_string(address, "run.address")
+    batch_size = checked_integer(raw.get("batch_size", RunSettings.batch_size), "run.batch_size", 1)
+    limit = raw.get("move_time_limit", RunSettings.move_time_limit)
+    limit = None if limit == 0 else checked_number(limit, "run.move_time_limit")
+    setup_limit = checked_number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
     until = raw.get("until", "all")
     if until not in STOP_RULES:
         raise ConfigError(f"run.until: must be one of {', '.join(map(repr, STOP_RULES))}, not {until!r}")
@@ -183,19 +215,17 @@ def _run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
             raise ConfigError(f'run.{key}: applies only with until = "{rule}"')
     if until == "sprt" and "sprt" not in raw:
         raise ConfigError('run.sprt: missing; until = "sprt" needs sprt = { bots = ["a", "b"], elo0 = 0, elo1 = 5 }')
-    max_deals = _integer(raw["max_deals"], "run.max_deals", 1) if "max_deals" in raw else None
-    round_deals = _integer(raw.get("round_deals", 10), "run.round_deals", 1)
-    confidence = raw.get("confidence", 0.95)
-    if not isinstance(confidence, float) or not 0.5 <= confidence < 1:
-        raise ConfigError(f"run.confidence: must be a number in [0.5, 1), not {confidence!r}")
-    tie_margin = _number(raw.get("tie_margin", 0.5), "run.tie_margin", inclusive=True)
-    sprt = _sprt_settings(_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
+    max_deals = checked_integer(raw["max_deals"], "run.max_deals", 1) if "max_deals" in raw else None
+    round_deals = checked_integer(raw.get("round_deals", RunSettings.round_deals), "run.round_deals", 1)
+    confidence = checked_confidence(raw.get("confidence", RunSettings.confidence), "run.confidence")
+    tie_margin = checked_number(raw.get("tie_margin", RunSettings.tie_margin), "run.tie_margin", inclusive=True)
+    sprt = _sprt_settings(checked_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
     return RunSettings(workers, address, batch_size, limit, setup_limit, until, max_deals, round_deals, confidence,
                        tie_margin, sprt)
 
 
 def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
-    _check_keys(raw, {"bots", "elo0", "elo1", "alpha", "beta", "model"}, "run.sprt.")
+    check_keys(raw, {"bots", "elo0", "elo1", "alpha", "beta", "model"}, "run.sprt.")
     names = raw.get("bots")
     if (not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names)
             or names[0] == names[1]):
@@ -225,7 +255,7 @@ def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:
 
 def rating_settings(raw: dict) -> RatingSettings:
     """The `[ratings]` table, checked."""
-    _check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability", "method", "company_deals"}, "ratings.")
+    check_keys(raw, {"mu", "sigma", "beta", "tau", "draw_probability", "method", "company_deals"}, "ratings.")
     method = raw.get("method", "batch")
     if method not in RATING_METHODS:
         raise ConfigError(f"ratings.method: must be one of {', '.join(RATING_METHODS)}, not {method!r}")
@@ -233,9 +263,9 @@ def rating_settings(raw: dict) -> RatingSettings:
     mu = raw.get("mu", defaults.mu)
     if not isinstance(mu, (int, float)) or isinstance(mu, bool) or not math.isfinite(mu):
         raise ConfigError(f"ratings.mu: must be a finite number, not {mu!r}")
-    sigma = _number(raw.get("sigma", mu / 3), "ratings.sigma")
-    beta = _number(raw.get("beta", sigma / 2), "ratings.beta")
-    tau = _number(raw.get("tau", sigma / 100), "ratings.tau", inclusive=True)
+    sigma = checked_number(raw.get("sigma", mu / 3), "ratings.sigma")
+    beta = checked_number(raw.get("beta", sigma / 2), "ratings.beta")
+    tau = checked_number(raw.get("tau", sigma / 100), "ratings.tau", inclusive=True)
     draw = raw.get("draw_probability", defaults.draw_probability)
     if not isinstance(draw, (int, float)) or isinstance(draw, bool) or not 0 <= draw < 1:
         raise ConfigError(f"ratings.draw_probability: must be a number in [0, 1), not {draw!r}")

@@ -10,38 +10,61 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.bots import MANIFEST, BotError, read_manifest
 from arena.config.models import (
     BotEntry,
     ConfigError,
-    _check_keys,
-    _integer,
-    _number,
-    _string,
-    _table,
+    check_keys,
+    checked_integer,
+    checked_number,
+    checked_string,
+    checked_table,
 )
 
 
-def _bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
-    _check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
+def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
+    """One `[[bots]]` entry checked and made a BotEntry; `where` prefixes its errors."""
+    check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
     if "name" not in raw:
         raise ConfigError(f"{where}name: missing")
-    name = _string(raw["name"], where + "name")
+    name = checked_string(raw["name"], where + "name")
     path = raw.get("path")
-    params = _table(raw.get("params", {}), where + "params")
-    isolation = raw.get("isolation", "sandbox" if "command" in raw else "none")
+    params = checked_table(raw.get("params", {}), where + "params")
+    folder = _bot_folder(path, where, folders)
+    isolation = raw.get("isolation", "sandbox" if "command" in raw or folder else "none")
     if isolation not in ("none", "process", "sandbox"):
         raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
     if isolation != "none":
-        return _process_bot_entry(raw, where, folders, name, path, params, isolation)
-    if "command" in raw:
-        raise ConfigError(f'{where}isolation: a bot with a command always runs in its own process '
+        return _process_bot_entry(raw, where, folders, name, path, params, isolation, folder)
+    if "command" in raw or folder:
+        what = "a bot with a command" if "command" in raw else "a bot's folder"
+        raise ConfigError(f'{where}isolation: {what} always runs in its own process '
                           '(isolation = "sandbox", the default, or "process")')
     for key in ("memory_mb", "cpu_seconds"):
         if key in raw:
             raise ConfigError(f'{where}{key}: applies only to a bot in its own process '
                               '(isolation = "process" or "sandbox")')
-    spec = _string(path, where + "path") if path is not None else name
+    spec = checked_string(path, where + "path") if path is not None else name
     return BotEntry(name, path, params, _file_spec(spec, where, folders) if ".py:" in spec else spec)
+
+
+def _bot_folder(path: Any, where: str, folders: tuple[Path, ...]) -> Path | None:
+    """The folder a `path` names, when it names one (found as a file's path is): it must hold a bot.toml."""
+    if not isinstance(path, str) or ":" in path:
+        return None
+    found = _found(path, folders, _is_dir)
+    if found is None:
+        return None
+    if not (found / MANIFEST).is_file():
+        raise ConfigError(f"{where}path: {path} is a folder without a {MANIFEST} (docs/writing-a-bot.md)")
+    return found
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _file_spec(spec: str, where: str, folders: tuple[Path, ...]) -> str:
@@ -90,7 +113,7 @@ _checked: dict[tuple, dict] = {}
 in this process does not start its bots' processes again."""
 
 
-def _checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
+def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 
     This process never runs a bot's code: a Python bot is imported and built with its params in a host
@@ -143,9 +166,10 @@ def _stamp(spec: str) -> tuple:
 
 
 def _process_bot_entry(raw: dict, where: str, folders: tuple[Path, ...], name: str, path: Any, params: dict,
-                       isolation: str) -> BotEntry:
-    """A bot that plays in its own process (sandboxed or not): a command, or a Python class run by the built-in
-    host (checked like any Python bot, in a host process)."""
+                       isolation: str, folder: Path | None = None) -> BotEntry:
+    """A bot that plays in its own process (sandboxed or not): a command, a Python class run by the built-in
+    host (checked like any Python bot, in a host process), or a bot's folder (its bot.toml says which of the two;
+    its spec is the folder)."""
     from arena.isolation import DEFAULT_MEMORY_MB
     from arena.sandbox import SandboxUnavailable, check
 
@@ -156,22 +180,40 @@ def _process_bot_entry(raw: dict, where: str, folders: tuple[Path, ...], name: s
             raise ConfigError(f"{where}{error}") from None
 
     command = raw.get("command")
-    memory_mb = _integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
-    cpu_seconds = _number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
+    memory_mb = checked_integer(raw.get("memory_mb", DEFAULT_MEMORY_MB), where + "memory_mb", 0) or None
+    cpu_seconds = checked_number(raw["cpu_seconds"], where + "cpu_seconds") if "cpu_seconds" in raw else None
     if command is not None:
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
         command = _command(command, where + "command", folders)
         spec = "command: " + shlex.join(command)
+    elif folder is not None:
+        try:
+            manifest = read_manifest(folder)
+        except BotError as error:
+            raise ConfigError(f"{where}path: {error}") from None
+        if manifest.command is not None:
+            command = folder_command(manifest.command, folder, f"{where}path: {folder.name}/{MANIFEST}: command")
+        spec = str(folder)
     else:
-        spec = _string(path, where + "path") if path is not None else name
+        spec = checked_string(path, where + "path") if path is not None else name
         if ".py:" in spec:
             spec = _file_spec(spec, where, folders)
         elif ":" not in spec and isolation == "sandbox":  # a name: a sandbox sees no registry, so its spec
             from arena.bots import registered_bots
 
             spec = registered_bots().get(spec, spec)
-    return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds)
+    return BotEntry(name, path, params, spec, isolation, command, memory_mb, cpu_seconds,
+                    folder=None if command is None or folder is None else str(folder))
+
+
+def folder_command(argv: tuple[str, ...], folder: Path, where: str) -> tuple[str, ...]:
+    """A bot folder's command made absolute as a config's is, found in the folder alone (it runs there); a program
+    written as a path must be one of the folder's files."""
+    command = _command(list(argv), where, (folder,))
+    if "/" in argv[0] and not Path(command[0]).is_relative_to(folder):
+        raise ConfigError(f"{where}: no program {argv[0]} in {folder.name}/")
+    return command
 
 
 def _command(value: Any, where: str, folders: tuple[Path, ...]) -> tuple[str, ...]:

@@ -28,6 +28,10 @@ class GameEntry:
     """Names of the bots that play this game; all bots of the config when None."""
     gauntlet: str | None = None
     """A bot's name: only the tables that include it are played."""
+    deals_of: tuple[int, tuple[str, ...]] | None = None
+    """(seed, table): the one table of `bots` plays the deals of the table of these bots' names (in its order) of
+    a config with this seed and variant, the same cards, seat orders and bots' seeds, `bots` in the places of the
+    table's bots position for position; None: its own deals."""
 
     @property
     def label(self) -> str:
@@ -47,7 +51,7 @@ class BotEntry:
     params: dict[str, Any] = field(default_factory=dict)
     spec: str = ""
     """Where the bot's class is, resolved so any worker can load it (`/abs/file.py:Class` or `module:Class`);
-    `command: ...` for a bot given by a command."""
+    `command: ...` for a bot given by a command; the absolute folder for a bot's folder (bot.toml)."""
     isolation: str = "none"
     """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation/);
     `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
@@ -59,6 +63,9 @@ class BotEntry:
     """CPU seconds a process bot may use per game (None: no limit)."""
     plays: tuple[str, ...] | None = None
     """The games the bot says it plays when its config is checked (None: any game)."""
+    folder: str | None = None
+    """A command bot's own folder (a `path` naming a folder with a bot.toml): its working directory, and in the
+    sandbox the one folder of its own it sees (None: none)."""
 
 
 STOP_RULES = ("all", "settled", "sprt")
@@ -167,39 +174,51 @@ class Config:
     them, so that its config reads the same from any folder."""
 
 
-def _check_keys(table: dict, allowed: set[str], where: str) -> None:
+def check_keys(table: dict, allowed: set[str], where: str) -> None:
+    """Raises ConfigError naming the first key of `table` that is not in `allowed`."""
     for key in table:
         if key not in allowed:
             raise ConfigError(f"{where}{key}: unknown field (fields: {', '.join(sorted(allowed))})")
 
 
-def _integer(value: Any, where: str, low: int | None = None) -> int:
+def checked_integer(value: Any, where: str, low: int | None = None) -> int:
+    """`value` if it is an integer of at least `low`, else a ConfigError naming `where`."""
     if not isinstance(value, int) or isinstance(value, bool) or (low is not None and value < low):
         wanted = "a positive integer" if low == 1 else "a non-negative integer" if low == 0 else "an integer"
         raise ConfigError(f"{where}: must be {wanted}, not {value!r}")
     return value
 
 
-def _number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
+def checked_number(value: Any, where: str, low: float = 0.0, inclusive: bool = False) -> float:
+    """`value` as a float if it is a finite number above `low` (or equal, if `inclusive`), else a ConfigError."""
     if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < low
             or (value == low and not inclusive)):
         raise ConfigError(f"{where}: must be a number {'>=' if inclusive else '>'} {low:g}, not {value!r}")
     return float(value)
 
 
-def _string(value: Any, where: str) -> str:
+def checked_string(value: Any, where: str) -> str:
+    """`value` if it is a non-empty string, else a ConfigError naming `where`."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: must be a non-empty string, not {value!r}")
     return value
 
 
-def _table(value: Any, where: str) -> dict:
+def checked_table(value: Any, where: str) -> dict:
+    """`value` if it is a TOML table, else a ConfigError naming `where`."""
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: must be a table, not {value!r}")
     return value
 
 
-def _second(values) -> int | None:
+def checked_confidence(value: Any, where: str) -> float:
+    """`value` if it is a confidence in [0.5, 1), else a ConfigError naming `where`."""
+    if not isinstance(value, float) or not 0.5 <= value < 1:
+        raise ConfigError(f"{where}: must be a number in [0.5, 1), not {value!r}")
+    return value
+
+
+def first_repeat(values) -> int | None:
     """The position of the first value that appeared before, or None."""
     seen = set()
     for position, value in enumerate(values):

@@ -194,7 +194,7 @@ def effective_value(card: Card, prev: int) -> int:
     return BASE[card]
 
 
-def _ops(value: int, count: int, multiply: bool) -> str:
+def card_operations(value: int, count: int, multiply: bool) -> str:
     """The operations open to a card of effective `value` on `count`, in OPS order (docs/rules.md, A play)."""
     if value < 0:
         return "k"
@@ -236,7 +236,7 @@ def _row(rows: tuple[dict[int, Row], ...], prev: int, count: int) -> Row:
     multiply = rows is _ROWS[True]
     cells = []
     for card, value in zip(DECK, _VALUE_AFTER[prev], strict=True):
-        ops = _ops(value, count, multiply)
+        ops = card_operations(value, count, multiply)
         moves = _CARD_MOVES.get((card, ops))
         if moves is None:
             moves = _CARD_MOVES[card, ops] = tuple(_MOVES[card][op] for op in ops)

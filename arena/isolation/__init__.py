@@ -27,19 +27,19 @@ registers the `command:` spec loader) and `host` (the bot side).
 
 from arena.isolation.host import Host, main
 from arena.isolation.limits import STDERR_ENV
-from arena.isolation.loaders import check_bots, entry_bot_class
+from arena.isolation.loaders import check_bots, check_commands, entry_bot_class
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     HELLO_TIMEOUT,
     RESET_TIMEOUT,
     BotProcess,
     ProcessBot,
-    _host_env,
-    _is_host,
-    _running,
     close_all,
+    host_env,
+    is_host,
     process_bot_class,
     python_command,
+    running_processes,
 )
 from arena.isolation.protocol import (
     MAX_LINE,
@@ -56,6 +56,6 @@ from arena.isolation.protocol import (
 
 __all__ = ["BadAnswer", "BotProcess", "BotProcessError", "DEFAULT_MEMORY_MB", "HELLO_TIMEOUT", "Host",
            "MAX_LINE", "NoAnswer", "PROTOCOL", "ProcessBot", "ProtocolError", "RESET_TIMEOUT", "STDERR_ENV",
-           "SetupTimeout", "check_bots", "close_all", "decode_answer", "entry_bot_class", "main",
-           "move_from_answer", "observation_from_json", "process_bot_class", "python_command", "_host_env",
-           "_is_host", "_running"]
+           "SetupTimeout", "check_bots", "check_commands", "close_all", "decode_answer", "entry_bot_class", "main",
+           "move_from_answer", "observation_from_json", "process_bot_class", "python_command", "host_env",
+           "is_host", "running_processes"]

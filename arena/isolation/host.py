@@ -13,9 +13,9 @@ from typing import Any
 from arena import bots, landlock
 from arena.games import get_game, make_rules
 from arena.isolation.protocol import (
-    _line,
-    _unpack_rng_state,
+    message_line,
     observation_from_json,
+    unpack_rng_state,
 )
 
 
@@ -42,13 +42,13 @@ class Host:
                 return {"error": f"params: {type(error).__name__}: {error}"}
             games = self.bot_class.games
             return {"name": self.bot_class.name, "games": None if games is None else sorted(games),
-                    "spec": bots.resolved_spec(self.bot_class)}
+                    "spec": self.spec if bots.is_bot_folder(self.spec) else bots.resolved_spec(self.bot_class)}
         if kind == "reset":
             self.game = get_game(message["game"])
             self.rules = make_rules(self.game.Rules, message["rules"])
             rng = random.Random(message["seed"])
             if "rng_state" in message:
-                rng.setstate(_unpack_rng_state(message["rng_state"]))
+                rng.setstate(unpack_rng_state(message["rng_state"]))
             self.bot = self.bot_class(**self.params)
             self.bot.reset(self.game.id, message["seat"], self.rules, rng)
             return {"ok": True}
@@ -68,7 +68,7 @@ class Host:
                 answer = self.answer(json.loads(line))
             except Exception as error:
                 answer = {"error": f"{type(error).__name__}: {error}"[:200]}
-            stdout.write(_line(answer))
+            stdout.write(message_line(answer))
             stdout.flush()
 
 
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
-    stdout.write(_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup
+    stdout.write(message_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup
     stdout.flush()
     Host(argv[0]).serve(stdin, stdout)
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from pathlib import Path
 
 STDERR_ENV = "ARENA_BOT_STDERR"
 """A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
+TAILS_ENV = "ARENA_BOT_STDERR_TAILS"
+"""A folder where each bot process frozen in a folder named by its code's hash (a league's `bots/<hash>/`) leaves
+the last lines of its stderr when it ends, as `<that folder's name>.txt` (a served league shows them to the bot's
+owner); nothing is kept when unset."""
 _CPU_LIFETIME = 100
 """A process's hard CPU limit is this many per-game budgets; it is replaced before reaching it."""
 
@@ -72,3 +77,18 @@ def stderr_sink():
         return open(path, "ab")  # noqa: SIM115 - handed to the child, closed once it is started
     except OSError:
         return subprocess.DEVNULL
+
+
+def stderr_tail_file(command) -> Path | None:
+    """Where the bot process of `command` leaves its stderr's last lines (TAILS_ENV), or None: only the built-in host
+    of a bot frozen in a folder named by its code's hash (a league's `bots/<hash>/file.py`, or the package folder
+    `bots/<hash>`) has a name to file them under."""
+    folder = os.environ.get(TAILS_ENV)
+    argv = list(command)
+    if not folder or len(argv) != 4 or argv[1:3] != ["-m", "arena.isolation"]:
+        return None
+    file = argv[3].rpartition(":")[0]
+    frozen = Path(file).parent if file.endswith(".py") else Path(argv[3]) if not file else None
+    if frozen is None or not re.fullmatch(r"[0-9a-f]{64}", frozen.name):
+        return None
+    return Path(folder) / f"{frozen.name}.txt"

@@ -11,7 +11,7 @@ from arena.bots import BotError
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,
-    _host_env,
+    host_env,
     process_bot_class,
     python_command,
 )
@@ -25,15 +25,23 @@ def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float |
     if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
     SetupTimeout when it took longer than `setup_time_limit`). The hosts start together; each is closed once it
     has answered."""
+    return check_commands([(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots],
+                          setup_time_limit)
+
+
+def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_time_limit: float | None) -> list:
+    """`check_bots` for bot processes given by their commands `(command, params, sandboxed)`: the built-in host's
+    (`python_command`), timed by `setup_time_limit` once it is ready, or any other, whose start-up and hello
+    together have HELLO_TIMEOUT."""
     started: list = []
-    for spec, _, sandboxed in bots:
+    for command, _, sandboxed in commands:
         try:
-            started.append(BotProcess(python_command(spec), DEFAULT_MEMORY_MB, None, _host_env(), sandboxed))
+            started.append(BotProcess(command, DEFAULT_MEMORY_MB, None, host_env(), sandboxed))
         except BotProcessError as error:
             started.append(error)
     answers = []
     try:
-        for process, (_, params, _) in zip(started, bots, strict=True):
+        for process, (_, params, _) in zip(started, commands, strict=True):
             if isinstance(process, BotProcessError):
                 answers.append(process)
                 continue
@@ -56,7 +64,7 @@ def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
                              cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
                              setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
-                             strict=strict)
+                             strict=strict, folder=entry.folder)
 
 
 def _load_command_spec(spec: str) -> type:

@@ -23,7 +23,7 @@ from arena import sandbox
 from arena.bots import Bot
 from arena.clock import MoveTimeout
 from arena.games import get_game
-from arena.isolation.limits import child_setup, cpu_used, resource_module
+from arena.isolation.limits import child_setup, cpu_used, resource_module, stderr_tail_file
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -32,13 +32,13 @@ from arena.isolation.protocol import (
     NoAnswer,
     ProtocolError,
     SetupTimeout,
-    _encode,
-    _error_text,
-    _line,
-    _pack_rng_state,
-    _snippet,
     decode_answer,
+    encode_json,
+    error_text,
+    message_line,
     move_from_answer,
+    pack_rng_state,
+    snippet,
 )
 from arena.isolation.stderr import StderrPipe
 
@@ -55,26 +55,24 @@ class BotProcess:
     """A running bot: its pipes, a line buffer, and whether it still serves games."""
 
     def __init__(self, command: Sequence[str], memory_mb: int | None, cpu_seconds: float | None,
-                 env: dict[str, str] | None = None, sandboxed: bool = False) -> None:
-        self.command = tuple(command)
-        self.cpu_seconds = cpu_seconds
-        self.sandboxed = sandboxed
+                 env: dict[str, str] | None = None, sandboxed: bool = False, folder: str | None = None) -> None:
+        self.command, self.cpu_seconds, self.sandboxed = tuple(command), cpu_seconds, sandboxed
         line, keep = self.command, ()
         if sandboxed:  # bwrap runs the command; inside, the environment is the sandbox's own plus the host's path
             try:
-                line, keep = sandbox.prepare(self.command, {"PYTHONPATH": env["PYTHONPATH"]} if env else None)
+                line, keep = sandbox.prepare(self.command, env and {"PYTHONPATH": env["PYTHONPATH"]}, folder)
             except sandbox.SandboxUnavailable as error:
                 raise BotProcessError(str(error)) from None
-        self.stderr = StderrPipe()  # read whenever we wait on the bot: its last lines say why it died in hello
+        self.stderr = StderrPipe(stderr_tail_file(self.command))  # read whenever we wait on the bot (see stderr.py)
         try:
             self.popen = subprocess.Popen(
                 line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr.child_end, bufsize=0,
                 close_fds=True, start_new_session=True, env=env,  # own session: its signals never reach us
-                pass_fds=keep,
+                pass_fds=keep, cwd=None if sandboxed else folder,  # in the sandbox bwrap changes into it
                 preexec_fn=child_setup(memory_mb, cpu_seconds, os.getpid()))
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.stderr.close()
-            raise BotProcessError(f"cannot start {_snippet(' '.join(self.command), 60)}: {error}") from None
+            raise BotProcessError(f"cannot start {snippet(' '.join(self.command), 60)}: {error}") from None
         finally:
             self.stderr.started()
             for fd in keep:  # the seccomp filter's file: bwrap holds it now
@@ -97,14 +95,14 @@ class BotProcess:
         self.owner: weakref.ref | None = None
         """The bot instance playing through this process; free when dead or None."""
         self.hello: dict | None = None
-        _running.append(self)
+        running_processes.append(self)
         _register_cleanup()
 
     def exchange(self, data: bytes, deadline: float | None) -> dict:
         """Sends one message line and returns the answer object; raises BotProcessError, ProtocolError or
         NoAnswer (by `deadline`, a perf_counter time; None waits as long as it takes)."""
         if self.buffer:
-            raise ProtocolError(f"output before the question: {_snippet(bytes(self.buffer))}")
+            raise ProtocolError(f"output before the question: {snippet(bytes(self.buffer))}")
         self._write(data, deadline)
         return decode_answer(self._read_line(deadline))
 
@@ -195,15 +193,15 @@ class BotProcess:
             except OSError:
                 pass
         self.stderr.close()
-        if self in _running:
-            _running.remove(self)
+        if self in running_processes:
+            running_processes.remove(self)
 
     def request(self, message: dict, timeout: float) -> dict:
         """Sends a hello or reset and returns the answer; anything amiss kills the process and raises
         BotProcessError (an answer `{"error": ...}` included)."""
         what = message["type"]
         try:
-            answer = self.exchange(_line(message), time.perf_counter() + timeout)
+            answer = self.exchange(message_line(message), time.perf_counter() + timeout)
         except NoAnswer:
             self.kill(f"no answer to {what}")
             raise SetupTimeout(f"no answer to {what} within {timeout:g}s") from None
@@ -215,7 +213,7 @@ class BotProcess:
             raise
         if "error" in answer:
             self.kill(f"refused {what}")
-            raise BotProcessError(_error_text(answer["error"]))
+            raise BotProcessError(error_text(answer["error"]))
         return answer
 
     def handshake(self, params: dict, setup_time_limit: float | None = None) -> dict:
@@ -232,7 +230,7 @@ class BotProcess:
             raise
 
     def _handshake(self, params: dict, setup_time_limit: float | None) -> dict:
-        if _is_host(self.command):
+        if is_host(self.command):
             try:
                 ready = decode_answer(self._read_line(time.perf_counter() + HELLO_TIMEOUT))
             except (NoAnswer, ProtocolError):
@@ -246,11 +244,11 @@ class BotProcess:
         answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, timeout)
         games = answer.get("games")
         if answer.get("protocol", PROTOCOL) != PROTOCOL:
-            problem = f"speaks protocol {_snippet(answer.get('protocol'))}, not {PROTOCOL}"
+            problem = f"speaks protocol {snippet(answer.get('protocol'))}, not {PROTOCOL}"
         elif not isinstance(answer.get("name", ""), str):
-            problem = f"name must be a string, not {_snippet(answer.get('name'))}"
+            problem = f"name must be a string, not {snippet(answer.get('name'))}"
         elif games is not None and not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
-            problem = f"games must be an array of game ids or null, not {_snippet(games)}"
+            problem = f"games must be an array of game ids or null, not {snippet(games)}"
         else:
             self.hello = answer
             return answer
@@ -292,7 +290,7 @@ class BotProcess:
 
 # --- processes shared across games ------------------------------------------------------------------------
 
-_running: list[BotProcess] = []
+running_processes: list[BotProcess] = []
 """Every process started here and not yet closed, for the exit handler."""
 pools: dict[tuple, list[BotProcess]] = {}
 """Live processes by (command, limits, params): kept across games, one per bot in play."""
@@ -309,7 +307,7 @@ def _register_cleanup() -> None:
 def close_all() -> None:
     """Ends every bot process started by this process: closes their input (a polite bot exits on
     end of input), gives them a moment, kills what is left and reaps everything."""
-    mine = [p for p in _running if p.creator == os.getpid()]
+    mine = [p for p in running_processes if p.creator == os.getpid()]
     for process in mine:
         try:
             process.popen.stdin.close()
@@ -326,14 +324,14 @@ def close_all() -> None:
 
 
 def pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, params: dict,
-              sandboxed: bool) -> tuple:
-    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed
+              sandboxed: bool, folder: str | None = None) -> tuple:
+    return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed, folder
 
 
 def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> BotProcess:
     """A healthy process for `key` that no other live bot instance holds; starts one (and says hello)
     when there is none. Broken and exited processes are reaped here."""
-    for process in [p for p in _running if p.broken and p.creator == os.getpid()]:
+    for process in [p for p in running_processes if p.broken and p.creator == os.getpid()]:
         if process.popen.poll() is not None:  # killed earlier: reap it now rather than at exit
             process.close()
     pool = pools.setdefault(key, [])
@@ -347,8 +345,9 @@ def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> B
         if holder is None or holder is owner:
             process.owner = weakref.ref(owner) if owner is not None else None
             return process
-    command, memory_mb, cpu_seconds, params, sandboxed = key
-    process = BotProcess(command, memory_mb, cpu_seconds, _host_env() if _is_host(command) else None, sandboxed)
+    command, memory_mb, cpu_seconds, params, sandboxed, folder = key
+    process = BotProcess(command, memory_mb, cpu_seconds, host_env() if is_host(command) else None, sandboxed,
+                         folder)
     try:
         process.handshake(json.loads(params), setup_time_limit)
     except BaseException:
@@ -384,6 +383,8 @@ class ProcessBot(Bot):
     """Why the hello when the class was made failed (None when it went well)."""
     spec: ClassVar[str | None] = None
     """The spec of the Python bot class as the built-in host resolved it (None for a command)."""
+    folder: ClassVar[str | None] = None
+    """A command bot's own folder: its working directory, bound read-only in the sandbox (None: none)."""
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -398,8 +399,8 @@ class ProcessBot(Bot):
         message = {"type": "reset", "game": game_id, "seat": seat, "players": game.players(rules),
                    "rules": asdict(rules), "seed": rng.getrandbits(31)}
         if state is not None:
-            message["rng_state"] = _pack_rng_state(state)
-        key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed)
+            message["rng_state"] = pack_rng_state(state)
+        key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed, self.folder)
         setup = self.setup_time_limit
         try:
             self.process = process = _acquire(key, self, setup)
@@ -416,14 +417,14 @@ class ProcessBot(Bot):
             raise MoveTimeout from None  # the referee's timeout, as for a bot in its process
         if answer.get("ok") is not True:
             process.kill("refused reset")
-            raise BotProcessError(f"bad answer to reset: {_snippet(answer)}")
+            raise BotProcessError(f"bad answer to reset: {snippet(answer)}")
 
     def act(self, observation: Any) -> Any:
         """The move the process answers, parsed in the game's notation (a BadAnswer when it is none)."""
         process = self.process
         if process is None or process.broken:
             raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
-        data = b'{"type":"act","observation":' + _encode(self.game.observation_json(observation)).encode() + b"}\n"
+        data = b'{"type":"act","observation":' + encode_json(self.game.observation_json(observation)).encode() + b"}\n"
         limit = self.move_time_limit
         try:
             answer = process.exchange(data, None if limit is None else time.perf_counter() + limit)
@@ -452,22 +453,21 @@ _classes: dict[tuple, type] = {}
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
                       move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                      sandboxed: bool = False, strict: bool = True) -> type:
-    """A bot class whose instances play through a process running `command` (made once per arguments).
-
-    It says hello once now, to learn the bot's name and games (that process then plays the first
-    games); a failed hello raises BotProcessError when `strict`, else the class plays on and every
-    game's reset tries a fresh process.
+                      sandboxed: bool = False, strict: bool = True, folder: str | None = None) -> type:
+    """A bot class whose instances play through a process running `command` (made once per arguments), in
+    `folder` when given. It says hello once now, to learn the bot's name and games (that process then plays the
+    first games); a failed hello raises BotProcessError when `strict`, else the class plays on and every game's
+    reset tries a fresh process.
     """
     command = tuple(command)
     params = dict(params or {})
     key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
-           setup_time_limit, sandboxed)
+           setup_time_limit, sandboxed, folder)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
-            key = pool_key(command, memory_mb, cpu_seconds, params, sandboxed)
-            hello = _acquire(key, None, setup_time_limit).hello or {}
+            pool = pool_key(command, memory_mb, cpu_seconds, params, sandboxed, folder)
+            hello = _acquire(pool, None, setup_time_limit).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -476,8 +476,8 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
         attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                  "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
-                 "sandboxed": sandboxed, "sends_rng_state": _is_host(command),
-                 "hello_error": hello_error, "spec": hello.get("spec") if _is_host(command) else None,
+                 "sandboxed": sandboxed, "sends_rng_state": is_host(command),
+                 "hello_error": hello_error, "spec": hello.get("spec") if is_host(command) else None, "folder": folder,
                  "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)
     return _classes[key]
@@ -488,13 +488,13 @@ def python_command(spec: str) -> list[str]:
     return [sys.executable, "-m", "arena.isolation", spec]
 
 
-def _is_host(command: Sequence[str]) -> bool:
+def is_host(command: Sequence[str]) -> bool:
+    """Whether `command` runs arena's own bot host (`python -m arena.isolation`)."""
     return len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.isolation")
 
 
-def _host_env() -> dict[str, str]:
+def host_env() -> dict[str, str]:
     """The environment of the built-in host: this arena package first on its path."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
+    env, root = dict(os.environ), str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env

@@ -45,20 +45,23 @@ class BadAnswer:
         return self.text
 
 
-def _snippet(value: Any, size: int = 40) -> str:
+def snippet(value: Any, size: int = 40) -> str:
+    """The repr of `value`, cut to `size` characters."""
     text = repr(value)
     return text if len(text) <= size else text[:size - 3] + "..."
 
 
-_encode = json.JSONEncoder(separators=(",", ":")).encode
+encode_json = json.JSONEncoder(separators=(",", ":")).encode
 """Compact JSON (json.dumps with options builds an encoder per call)."""
 
 
-def _line(message: dict) -> bytes:
-    return _encode(message).encode() + b"\n"
+def message_line(message: dict) -> bytes:
+    """One protocol message as a line of compact JSON."""
+    return encode_json(message).encode() + b"\n"
 
 
-def _error_text(value: Any) -> str:
+def error_text(value: Any) -> str:
+    """An error as text, cut to 200 characters."""
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
@@ -68,9 +71,9 @@ def decode_answer(line: bytes) -> dict:
     try:
         answer = json.loads(line)
     except (ValueError, RecursionError):
-        raise ProtocolError(f"not JSON: {_snippet(line)}") from None
+        raise ProtocolError(f"not JSON: {snippet(line)}") from None
     if not isinstance(answer, dict):
-        raise ProtocolError(f"not a JSON object: {_snippet(line)}")
+        raise ProtocolError(f"not a JSON object: {snippet(line)}")
     return answer
 
 
@@ -78,23 +81,24 @@ def move_from_answer(game: Any, answer: dict) -> Any:
     """The move in an answer to act, parsed with the game's notation, or a BadAnswer; raises
     BotProcessError when the bot answers with an error."""
     if "error" in answer:
-        raise BotProcessError(_error_text(answer["error"]))
+        raise BotProcessError(error_text(answer["error"]))
     text = answer.get("move")
     if not isinstance(text, str):
-        return BadAnswer(f"(answer without a move string: {_snippet(answer)})")
+        return BadAnswer(f"(answer without a move string: {snippet(answer)})")
     try:
         return game.parse_move(text)
     except Exception:
-        return BadAnswer(f"{_snippet(text)} (not a move of {game.id})")
+        return BadAnswer(f"{snippet(text)} (not a move of {game.id})")
 
 
-def _pack_rng_state(state: tuple) -> list:
+def pack_rng_state(state: tuple) -> list:
     """A random.Random state as JSON: [version, its 625 words as base64 of little-endian uint32, gauss_next]."""
     version, words, gauss = state
     return [version, base64.b64encode(struct.pack(f"<{len(words)}I", *words)).decode(), gauss]
 
 
-def _unpack_rng_state(packed: list) -> tuple:
+def unpack_rng_state(packed: list) -> tuple:
+    """The random.Random state that pack_rng_state packed."""
     version, text, gauss = packed
     raw = base64.b64decode(text)
     return version, struct.unpack(f"<{len(raw) // 4}I", raw), gauss

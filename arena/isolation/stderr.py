@@ -1,12 +1,13 @@
 """A bot process's stderr, which comes to arena through a pipe read whenever arena waits on the bot: its last lines
-are kept, to say why a process exited during hello, and everything is appended to ARENA_BOT_STDERR's file when that
-names one. arena never parses it."""
+are kept, to say why a process exited during hello (and left in ARENA_BOT_STDERR_TAILS's folder when that names
+one), and everything is appended to ARENA_BOT_STDERR's file when that names one. arena never parses it."""
 
 from __future__ import annotations
 
 import os
 import select
 import subprocess
+from pathlib import Path
 
 from arena.isolation.limits import stderr_sink
 
@@ -19,13 +20,15 @@ LAST_LINES = 3
 class StderrPipe:
     """The pipe of one bot process's stderr: `child_end` for the process, `fd` for arena (None once it ended)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tail_file: Path | None = None) -> None:
         self.fd: int | None
         self.fd, self.child_end = os.pipe()
         os.set_blocking(self.fd, False)
         sink = stderr_sink()
         self.log = None if sink in (subprocess.DEVNULL, None) else sink
         self.tail = bytearray()
+        self.tail_file = tail_file
+        """Where the last lines go when the pipe is closed (limits.TAILS_ENV), if anywhere."""
         self.pollers: tuple[select.poll, ...] = ()
 
     def watch(self, *pollers: select.poll) -> None:
@@ -80,3 +83,12 @@ class StderrPipe:
         if self.log is not None:
             self.log.close()
             self.log = None
+        if self.tail_file is not None and self.tail:
+            try:  # a new file renamed into place: a reader never sees half of it
+                self.tail_file.parent.mkdir(parents=True, exist_ok=True)
+                staged = self.tail_file.with_name(f".{self.tail_file.name}.{os.getpid()}")
+                staged.write_bytes(bytes(self.tail))
+                os.replace(staged, self.tail_file)
+            except OSError:
+                pass  # the tail is a courtesy to the bot's author, never a reason to stop the game
+            self.tail_file = None

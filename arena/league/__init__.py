@@ -1,8 +1,9 @@
 """The league: bots collected over time, rated against the field without replaying the field.
 
-A league directory holds `league.toml` (arena/league/settings.py), the catalog (arena/league/catalog.py),
-`bots/` (frozen copies of the bots' code, by hash: arena/league/frozen.py), `results/` (Parquet parts, the
-run columns plus the round) and `leaderboard/` (the HTML pages). `play` (arena/league/play.py) asks the
+A league directory (its paths named by LeagueDir, arena/league/directory.py) holds `league.toml`
+(arena/league/settings.py), the catalog (arena/league/catalog.py), `bots/` (frozen copies of the bots' code, by
+hash: arena/league/frozen.py), `results/` (Parquet parts, the run columns plus the round) and `leaderboard/`
+(the HTML pages). `play` (arena/league/play.py) asks the
 matchmaker (arena/league/matchmaker.py) for rounds and plays each as an ordinary tournament config.
 """
 
@@ -16,11 +17,10 @@ from pathlib import Path
 from arena.atomic import write_atomic
 from arena.config import ConfigError
 from arena.league.catalog import Catalog, LeagueError
+from arena.league.directory import LeagueDir
 from arena.league.settings import LeagueSettings, parse_settings
 
-SETTINGS_FILE = "league.toml"
-
-__all__ = ["Catalog", "LeagueError", "LeagueSettings", "load_settings", "new_league"]
+__all__ = ["Catalog", "LeagueDir", "LeagueError", "LeagueSettings", "load_settings", "new_league"]
 
 
 def new_league(directory: Path, config: Path) -> LeagueSettings:
@@ -43,10 +43,11 @@ def new_league(directory: Path, config: Path) -> LeagueSettings:
         mask = os.umask(0)
         os.umask(mask)
         staged.chmod(0o777 & ~mask)  # mkdtemp makes 0700: give the league the usual permissions
-        write_atomic(staged / SETTINGS_FILE, text.encode())
+        league = LeagueDir(staged)
+        write_atomic(league.settings, text.encode())
         Catalog(staged, create=True).close()
-        for folder in ("bots", "results"):
-            (staged / folder).mkdir()
+        for folder in (league.bots, league.results):
+            folder.mkdir()
         if directory.exists():
             directory.rmdir()
         os.rename(staged, directory)
@@ -59,4 +60,4 @@ def new_league(directory: Path, config: Path) -> LeagueSettings:
 def load_settings(directory: Path) -> LeagueSettings:
     """The settings of a league directory (checking that it is one, of this format)."""
     Catalog(directory).close()
-    return parse_settings((Path(directory) / SETTINGS_FILE).read_text())
+    return parse_settings(LeagueDir(directory).settings.read_text())

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arena.league.directory import LeagueDir
+
 FORMAT = "arena-league 1"
 """The catalog's format marker: a league of another format is refused, never misread."""
 
@@ -28,8 +30,8 @@ CREATE TABLE bots (
     name TEXT NOT NULL,
     version INTEGER NOT NULL,
     hash TEXT NOT NULL,              -- SHA-256 of the frozen code (or of a bundled bot's name and arena's version)
-    kind TEXT NOT NULL,              -- "file" (frozen under bots/<hash>/) or "bundled"
-    spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class, relative to the league, or the bundled name
+    kind TEXT NOT NULL,              -- "file", "package" or "command" (frozen under bots/<hash>/), or "bundled"
+    spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class or bots/<hash> (a folder), or the bundled name
     source TEXT NOT NULL,            -- what was added (the spec as given)
     games TEXT NOT NULL,             -- JSON list of the games the bot plays
     status TEXT NOT NULL,            -- "active" or "retired"
@@ -49,6 +51,34 @@ CREATE TABLE rounds (
     finished TEXT
 );
 """
+
+ENTRANT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entrants (
+    name TEXT PRIMARY KEY,
+    token_id TEXT UNIQUE,            -- the public half of the entrant's token (NULL once revoked)
+    salt BLOB,                       -- scrypt's salt and hash of the secret half: never the token itself
+    hash BLOB,
+    created TEXT NOT NULL,
+    revoked TEXT
+);
+CREATE TABLE IF NOT EXISTS owners (
+    bot_name TEXT PRIMARY KEY,       -- a bot name an entrant's token uploaded first: only it adds versions, retires
+    entrant TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    id TEXT PRIMARY KEY,
+    entrant TEXT NOT NULL,
+    file TEXT NOT NULL,              -- uploads/<id>/FILE, relative to the league
+    class TEXT,                      -- the form's `class` and `name`, if given
+    name TEXT,
+    status TEXT NOT NULL,            -- "checking", then "accepted" or "refused"
+    label TEXT,
+    reason TEXT,
+    created REAL NOT NULL,           -- seconds since the epoch (the hourly count compares numbers)
+    finished TEXT
+);
+"""
+"""The tables of entrants and their uploads (a league made before them gets them when its catalog is next opened)."""
 
 
 class LeagueError(ValueError):
@@ -94,18 +124,16 @@ class RoundRow:
 class Catalog:
     """The catalog file of a league directory, opened for reading and writing."""
 
-    FILE = "catalog.sqlite"
-
     def __init__(self, path: Path, *, create: bool = False) -> None:
-        self.path = Path(path) / self.FILE
+        self.path = LeagueDir(path).catalog
         if not create and not self.path.is_file():
-            raise LeagueError(f"{path}: not a league directory (no {self.FILE}); make one with `arena league new`")
+            raise LeagueError(f"{path}: not a league directory (no {self.path.name}); make one with `arena league new`")
         self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         if create:
             with self.transaction():
-                for statement in _without_comments(SCHEMA).split(";"):
+                for statement in _without_comments(SCHEMA + ENTRANT_SCHEMA).split(";"):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('format', ?), ('created', ?)", (FORMAT, now()))
         try:
@@ -116,6 +144,10 @@ class Catalog:
             self.db.close()
             what = found[0] if found else "an unknown format"
             raise LeagueError(f"{path}: a league of {what}, not {FORMAT}; this arena cannot read it")
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'uploads'").fetchone() is None:
+            with self.transaction():
+                for statement in _without_comments(ENTRANT_SCHEMA).split(";"):
+                    self.db.execute(statement)
 
     def close(self) -> None:
         self.db.close()

@@ -5,20 +5,29 @@ A file bot's code is copied into `bots/<hash>/` before it is checked, the copy i
 what plays, and only then one catalog transaction records it: a process killed at any moment leaves
 either no record (and at most an unused copy, which the next add of the same code reuses) or the whole
 record. A bundled bot is arena's own code: it is recorded by name and arena's version.
+
+A bot's folder or zip (a package with `entry = "module:Class"` in its bot.toml, or a command bot with
+`command = ...`) is copied or unpacked (arena/league/bundles.py) beside `bots/` in the same way, hashed by its
+whole content, checked, and renamed to `bots/<hash>/`, which is then its spec: a round's config names that folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
+import uuid
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
-from arena.bots import BUNDLED_DIR, BotError
+from arena.bots import BUNDLED_DIR, MANIFEST, BotError, read_manifest
+from arena.league.bundles import ArchiveLimits, copy_folder, tree_hash, unpack
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
+from arena.league.directory import LeagueDir
+from arena.league.entrants import Owner, owner_of
 
 
 @dataclass(frozen=True)
@@ -42,25 +51,40 @@ def check_name(name: str) -> str:
 
 
 def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool = True, games_per_rules: int = 6,
-            move_time_limit: float = 1.0, setup_time_limit: float = 10.0) -> Added:
-    """Checks the bot named by `spec` and adds it to the league (see the module's docstring)."""
+            move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
+            limits: ArchiveLimits = ArchiveLimits(), owner: Owner | None = None) -> Added:
+    """Checks the bot named by `spec` and adds it to the league (see the module's docstring). `spec`: a bot name,
+    `path/file.py:Class`, a bot's folder or zip with a bot.toml, or either of these without one followed by
+    `:module:Class`; a zip or folder holds at most `limits`. Given an `owner` (an entrant's upload), the bot's name
+    must be theirs or free, and becomes theirs in the same transaction."""
     from arena.submit import check_bot
 
     catalog = Catalog(league)
+    staged = None
     try:
         if name is not None:
             check_name(name)
-        kind, file, class_name, bundled_name = _source(spec)
+        bundle = _bundle_source(spec)
+        if bundle is not None:
+            staged, kind = _staged_bundle(league, *bundle, limits)
+            file, class_name = staged, ""
+            digest = tree_hash(staged, limits)
+        else:
+            kind, file, class_name, bundled_name = _source(spec)
         if kind == "bundled":
             digest = hashlib.sha256(f"bundled\x1f{bundled_name}\x1f{version('arena')}".encode()).hexdigest()
-        else:
+        elif kind == "file":
             code = file.read_bytes()
             digest = hashlib.sha256(code + b"\x1f" + class_name.encode()).hexdigest()
-        same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)]
+        same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)
+                and (owner is None or owner_of(catalog.db, b.name) == owner.entrant)]
+        if owner is not None and name is not None and not same:
+            owner.may_use(catalog.db, name)  # before the checks: a name that is not theirs costs no sandbox
         if same:
             return Added(same[0], False)
-        staged = None
-        if kind == "file":
+        if bundle is not None:
+            checked_spec = str(staged)
+        elif kind == "file":
             staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=_bots_dir(league)))
             shutil.copyfile(file, staged / file.name)
             checked_spec = f"{staged / file.name}:{class_name}"
@@ -73,20 +97,22 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
                 return Added(_unrecorded(report.name), False, tuple(report.problems))
             bot_name = name or check_name(report.name)
             claimed = tuple(c.game for c in report.checks)
-            if kind == "file":
+            if kind != "bundled":
                 frozen = _bots_dir(league) / digest
                 if frozen.is_dir():  # the same code frozen before (under another name, or by an add cut short)
                     shutil.rmtree(staged)
                 else:
                     staged.rename(frozen)
                 staged = None
-                frozen_spec = f"bots/{digest}/{file.name}:{class_name}"
+                frozen_spec = f"bots/{digest}/{file.name}:{class_name}" if kind == "file" else f"bots/{digest}"
             else:
                 frozen_spec = bundled_name
             with catalog.transaction() as db:
                 rows = db.execute("SELECT version, hash, label FROM bots WHERE name = ?", (bot_name,)).fetchall()
                 if any(h == digest for _, h, _ in rows):  # added meanwhile by another add
                     return Added(catalog.bot(next(label for _, h, label in rows if h == digest)), False)
+                if owner is not None:
+                    owner.claim(db, bot_name)
                 number = 1 + max((v for v, _, _ in rows), default=0)
                 label = label_of(bot_name, number)
                 if catalog.bot(label) is not None:
@@ -97,7 +123,10 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
         finally:
             if staged is not None:
                 shutil.rmtree(staged, ignore_errors=True)
+                staged = None
     finally:
+        if staged is not None:
+            shutil.rmtree(staged, ignore_errors=True)
         catalog.close()
 
 
@@ -119,7 +148,7 @@ def retire_bot(league: Path, label: str) -> tuple[BotRow, bool]:
 
 
 def _bots_dir(league: Path) -> Path:
-    path = Path(league) / "bots"
+    path = LeagueDir(league).bots
     path.mkdir(exist_ok=True)
     return path
 
@@ -128,10 +157,49 @@ def _unrecorded(name: str) -> BotRow:
     return BotRow(name, name, 0, "", "", "", "", (), "refused", "", None)
 
 
+def _bundle_source(spec: str) -> tuple[Path, str | None] | None:
+    """(folder or zip, entry given after it or None) when `spec` names a bot's folder or zip, else None."""
+    where, _, entry = spec.partition(":")
+    path = Path(where)
+    try:  # a word that happens to name a folder here is a bot's name, unless it is written as a path
+        folder = path.is_dir() and ("/" in where or (path / MANIFEST).is_file() or bool(entry))
+        if not (folder or path.suffix.lower() == ".zip"):
+            return None
+    except (OSError, ValueError):
+        return None
+    if not path.exists():
+        raise BotError(f"no bot zip {where}")
+    return path, entry or None
+
+
+def _staged_bundle(league: Path, source: Path, entry: str | None, limits: ArchiveLimits) -> tuple[Path, str]:
+    """The bot's folder copied (or its zip unpacked) beside the frozen bots, with the entry given on the command line
+    written into its bot.toml; and its kind, "package" or "command"."""
+    staged = _bots_dir(league) / f".staged-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    if source.is_dir():
+        copy_folder(source, staged, limits)
+    else:
+        unpack(source, staged, limits)
+    try:
+        manifest = staged / MANIFEST
+        if entry is not None:
+            if manifest.exists():
+                raise LeagueError(f"{source}: has a {MANIFEST} already; leave the class out after it")
+            manifest.write_text(f"entry = {json.dumps(entry)}\n")
+        elif not manifest.is_file():
+            raise LeagueError(f"{source}: no {MANIFEST} at its root; add one (entry = \"module:Class\" or "
+                              "command = \"...\"), or give the class after it: SPEC:module:Class")
+        return staged, "command" if read_manifest(staged).command is not None else "package"
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+
+
 def _source(spec: str) -> tuple[str, Path, str, str]:
     """(kind, file, class name, bundled name) of a spec: a bot name or `path/file.py:Class`."""
     if spec.startswith("command:"):
-        raise LeagueError(f"{spec}: a league freezes Python bots (a bot name or path/file.py:Class), not commands")
+        raise LeagueError(f"{spec}: a league freezes a command bot as a folder or zip whose {MANIFEST} says "
+                          "command = \"...\" (docs/writing-a-bot.md)")
     if ":" not in spec:
         from arena.submit import known_bots
 

@@ -66,10 +66,9 @@ class Look:
 
 
 class Matchmaker:
-    """The league's planner (arena/plan.py's Planner): `next(new)` records the next round in the catalog before
-    returning it, so a `play` killed at any moment finishes that round first when it runs again."""
-
-    reads_results = True
+    """The league's planner: `plan(new)` returns the next round, which it only reads the catalog to choose; the
+    caller (arena/league/play.py) records it in the catalog before playing its `step`, and marks it done once
+    played, so a `play` killed at any moment finishes that round first when it runs again."""
 
     def __init__(self, directory, settings: LeagueSettings, catalog: Catalog, *, budget: int | None = None,
                  until_settled: bool = False, rounds: int | None = None) -> None:
@@ -90,20 +89,22 @@ class Matchmaker:
 
     # --- the planner interface ----------------------------------------------------------------------
 
-    def next(self, new: pa.Table | None) -> Step | None:
+    def plan(self, new: pa.Table | None) -> RoundRow | None:
+        """The next round, given the results of the one before (`new`): a round cut short (status "playing") to
+        finish first, or a new one (status "planned", not yet in the catalog); None when there is none to play."""
         if self.current is not None:  # the round just played: its results come in its own game indices
             if new is not None and new.num_rows:
                 self.played_now += new.num_rows
                 shifted = pc.add(new.column("game_index"), self.current.first_index)
                 self.results.append(new.select(RATED_COLUMNS).set_column(0, "game_index", shifted))
-            self.catalog.finish_round(self.current.number)
             self.rounds_played.append(self.current.number)
             self.current = None
         elif new is not None and new.num_rows:  # at the start: the games already saved, in league game indices
             self.results.append(new.select(RATED_COLUMNS))
         unfinished = [r for r in self.catalog.rounds() if r.status == "playing"]
         if unfinished:  # a round cut short: finish it before choosing another
-            return self._step(unfinished[0])
+            self.current = unfinished[0]
+            return self.current
         if self.rounds_left is not None and self.rounds_left <= 0:
             self.stopped = "the rounds asked for are played"
             return None
@@ -125,7 +126,8 @@ class Matchmaker:
                 return None
         if self.rounds_left is not None:
             self.rounds_left -= 1
-        return self._step(self._record(tables))
+        self.current = self._planned(tables)
+        return self.current
 
     def most_games(self) -> int:
         return self.played_now + (0 if self.budget is None else max(0, self.budget - self.played_now))
@@ -172,7 +174,7 @@ class Matchmaker:
                 chosen.append((tuple(sorted([newcomer, *(field_[i] for i in near)])),
                                f"placement {k + 1}/{settings.placement} of {newcomer}"))
         if chosen:
-            return _unique(chosen)
+            return unique_tables(chosen)
         slots = settings.tables or max(1, len(order) // players)
         weights = []
         for i in range(len(order) - 1):
@@ -203,7 +205,7 @@ class Matchmaker:
                 free = False
             table, have, lack = swapped
             chosen.append((table, f"{why}; {lack} in the company {have} met"))
-        return _unique(chosen)
+        return unique_tables(chosen)
 
     def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
         """The variant's active bots in rating order (unrated ones after, in the order they came) and the state
@@ -266,7 +268,7 @@ class Matchmaker:
 
     # --- rounds -------------------------------------------------------------------------------------
 
-    def _record(self, tables: list[Table]) -> RoundRow:
+    def _planned(self, tables: list[Table]) -> RoundRow:
         rounds = self.catalog.rounds()
         number = 1 + (rounds[-1].number if rounds else 0)
         first = rounds[-1].end_index if rounds else 0
@@ -276,10 +278,10 @@ class Matchmaker:
         self._config = parse_config(text, base=self.directory)  # a round that cannot be played is never recorded
         games = sum(self.settings.deals * len(t.bots) for t in tables)
         plan = [{"variant": self.settings.games[t.variant].label, "bots": list(t.bots), "why": t.why} for t in tables]
-        return self.catalog.record_round(number, first, games, seed, text, plan)
+        return RoundRow(number, first, games, seed, text, plan, "planned", "", None)
 
-    def _step(self, round_: RoundRow) -> Step:
-        self.current = round_
+    def step(self, round_: RoundRow) -> Step:
+        """What the runner plays of `round_`: one game-index range a table."""
         config, self._config = self._config or parse_config(round_.config, base=self.directory), None
         tables, first = [], 0
         for game in config.games:  # one range a table, so each is cut into batches by its own pace
@@ -358,7 +360,8 @@ def swapped_company(a: str, b: str, companies: Companies, active: set[str], enou
     return None if best is None else best[1:]
 
 
-def _unique(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+def unique_tables(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:
+    """The tables in their order, each set of bots once (the first reason kept)."""
     seen, kept = set(), []
     for bots, why in tables:
         if bots not in seen:

@@ -21,19 +21,20 @@ import pyarrow as pa
 from arena.league import load_settings
 from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.compaction import compact
+from arena.league.directory import LeagueDir
 from arena.league.matchmaker import Matchmaker
+from arena.plan import Range, Step
 from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, live_parts, read_rows, scan_parts, write_part
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
-LOCK_FILE = "play.lock"
 
 
 @contextmanager
 def play_lock(directory: Path) -> Iterator[IO]:
     """Holds the league's play lock, or refuses at once when another `play` holds it. Yields the locked file: a
     child process handed it holds the lock too, until both have closed it."""
-    handle = open(Path(directory) / LOCK_FILE, "a+")
+    handle = open(LeagueDir(directory).lock, "a+")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -51,6 +52,46 @@ class PlayReport:
     played_now: int
     stopped: str
     backend: str
+
+
+class RoundRecorder:
+    """The planner of the runner's loop (arena/plan.py's Planner) for a league: it asks the matchmaker for the
+    next round, records it in the catalog before it is played and marks it done once played (the matchmaker only
+    reads the catalog), and keeps the round being played, whose game indices the saved parts take."""
+
+    reads_results = True
+
+    def __init__(self, matchmaker: Matchmaker, catalog: Catalog) -> None:
+        self.matchmaker, self.catalog = matchmaker, catalog
+        self.current: RoundRow | None = None
+        """The round being played, as the catalog records it."""
+
+    def next(self, new: pa.Table | None) -> Step | None:
+        """The step of the next round, recorded; the round before it, just played, marked done first."""
+        if self.current is not None:
+            self.catalog.finish_round(self.current.number)
+        round_ = self.matchmaker.plan(new)
+        if round_ is not None and round_.status == "planned":
+            round_ = self.catalog.record_round(round_.number, round_.first_index, round_.games, round_.seed,
+                                               round_.config, round_.plan)
+        self.current = round_
+        return None if round_ is None else self.matchmaker.step(round_)
+
+    def most_games(self) -> int:
+        """The matchmaker's estimate of the games this `play` will have played."""
+        return self.matchmaker.most_games()
+
+    def note(self) -> str:
+        """The round being played, for the progress bar."""
+        return self.matchmaker.note()
+
+    def played(self) -> list[Range]:
+        """The game-index ranges of the rounds this `play` played."""
+        return self.matchmaker.played()
+
+    def summary(self) -> dict | None:
+        """Why the matchmaker stopped and the games played now."""
+        return self.matchmaker.summary()
 
 
 def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
@@ -72,7 +113,7 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
     given = 0  # the games below this index have been given
     for attempt in range(3):
         try:
-            for start, end, path in live_parts(Path(directory) / "results"):
+            for start, end, path in live_parts(LeagueDir(directory).results):
                 for first, last in ranges:
                     low, high = max(start, first, given), min(end, last)
                     if low < high:
@@ -101,10 +142,11 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
     with play_lock(directory) if lock else nullcontext():
         catalog = Catalog(directory)
         try:
-            run = RunDir(directory)
+            run = LeagueDir(directory).run
             _set_aside_damaged(run)
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
+            recorder = RoundRecorder(matchmaker, catalog)
             history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
             workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
             backend, pool = make_pool(workers, address if address is not None else settings.run.address)
@@ -112,19 +154,19 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
             def done(config) -> list[tuple[int, int]]:
                 """The batches of the round being played already saved, in its own game indices (by the parts'
                 names: the damaged ones were set aside above, and those written since are whole)."""
-                first, end = matchmaker.current.first_index, matchmaker.current.end_index
+                first, end = recorder.current.first_index, recorder.current.end_index
                 compact(directory, LEAGUE_SCHEMA, first)  # the rounds before this one are finished
                 names = (PART_NAME.fullmatch(path.name) for path in run.results.glob("part-*.parquet"))
                 return [(int(m[1]) - first, int(m[2]) - first) for m in names
                         if m and first <= int(m[1]) and int(m[2]) <= end]
 
             def save(step, batch: tuple[int, int], columns: dict) -> None:
-                first, number = matchmaker.current.first_index, matchmaker.current.number
+                first, number = recorder.current.first_index, recorder.current.number
                 columns = {**columns, "game_index": [first + i for i in columns["game_index"]],
                            "round": [number] * (batch[1] - batch[0])}
                 write_part(run, first + batch[0], first + batch[1], columns, schema=LEAGUE_SCHEMA)
 
-            execute(matchmaker, pool, done=done, save=save, batch_size=settings.run.batch_size,
+            execute(recorder, pool, done=done, save=save, batch_size=settings.run.batch_size,
                     first=pa.concat_tables(history) if history else None, on_progress=on_progress)
             compact(directory, LEAGUE_SCHEMA, finished_end(catalog.rounds()))
         finally:
@@ -142,7 +184,7 @@ def finished_end(rounds: list[RoundRow]) -> int:
 def _set_aside_damaged(run: RunDir) -> None:
     """Moves a part cut short by a crash out of the results: its games are played again."""
     for path, reason in scan_parts(run)[1]:
-        aside = run.path / "damaged" / path.name
+        aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
         print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

@@ -14,6 +14,7 @@ import pandas as pd
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.play import league_parts
+from arena.ratings.variants import of_game, select
 from arena.results import RATED_COLUMNS
 
 HISTORY_REPLICATES = 20
@@ -46,8 +47,6 @@ def standing_frames(directory: Path, game: str | None = None,
                     taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
     """The ratings by variant and each variant's table with the bot's version, status and added date beside it,
     from the catalog `snapshot` given (`taken`), or one taken now."""
-    from arena.display import select
-
     bots, rounds = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
     return rated, with_bots(rated, bots)
@@ -66,6 +65,23 @@ def with_bots(rated: dict, bots: list[BotRow]) -> dict[str, pd.DataFrame]:
         table.insert(position + 2, "added", [by_label[b].added if b in by_label else "" for b in table["bot"]])
         frames[variant] = table
     return frames
+
+
+def versions(bots: list[BotRow], label: str) -> list[BotRow]:
+    """Every version of the bot of `label` (the bots of its name), in the catalog's order."""
+    name = next(b.name for b in bots if b.label == label)
+    return [b for b in bots if b.name == name]
+
+
+def head_to_head(rated: dict, label: str) -> dict[str, pd.DataFrame]:
+    """The bot against every opponent, by variant (of `rated`, VariantRatings by variant): the rating tables'
+    pairings seen from the bot, in the variants it was rated in."""
+    found = {}
+    for variant, ratings in rated.items():
+        mine = ratings.pairs[ratings.pairs["bot"] == label]
+        if not mine.empty:
+            found[variant] = mine
+    return found
 
 
 def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
@@ -114,5 +130,5 @@ class RatingHistory:
 
     def frame(self, game: str | None = None) -> pd.DataFrame:
         """The history so far, of every variant or only those of `game` (a game id or variant label)."""
-        rows = [r for r in self.rows if game is None or r[1] == game or r[1].startswith(game + ":")]
+        rows = [r for r in self.rows if of_game(r[1], game)]
         return pd.DataFrame(rows, columns=self.COLUMNS)

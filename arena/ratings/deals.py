@@ -154,7 +154,7 @@ def clustered_mean(values, group, cluster, n_groups: int, proportion: bool = Fal
     return ClusteredMean(n_groups).add(values, group, cluster).result(proportion)
 
 
-def _grown(array: np.ndarray, size: int) -> np.ndarray:
+def grown(array: np.ndarray, size: int) -> np.ndarray:
     """`array` with zero rows appended up to `size` rows (itself when it has as many)."""
     if len(array) >= size:
         return array
@@ -181,7 +181,7 @@ class ClusteredMean:
 
     def _grow(self, size: int) -> None:
         for name in ("n", "units", "mean", "squares", "cross", "size_squares"):
-            setattr(self, name, _grown(getattr(self, name), size))
+            setattr(self, name, grown(getattr(self, name), size))
 
     def add(self, values, group, cluster) -> ClusteredMean:
         """Adds entries (value, group code, deal code); returns self."""
@@ -208,7 +208,7 @@ class ClusteredMean:
         size = int(codes.max(initial=-1)) + 1
         out = ClusteredMean()
         for name in ("n", "units", "mean", "squares", "cross", "size_squares"):
-            setattr(out, name, _grown(getattr(self, name), size)[codes])
+            setattr(out, name, grown(getattr(self, name), size)[codes])
         if flip is not None:
             flip = np.asarray(flip, dtype=bool)
             out.mean = np.where(flip & (out.n > 0), 1 - out.mean, out.mean)
@@ -283,9 +283,9 @@ class Pentanomial:
         cell_pairing, cell_games, cell_points = _cells(pairing, size, np.asarray(cluster, dtype=np.int64), points)
         complete = cell_games == 2
         half_points = np.rint(2 * cell_points[complete]).astype(np.int64)  # 0..4, exact: sums of halves
-        self.counts = _grown(self.counts, size) + np.bincount(
+        self.counts = grown(self.counts, size) + np.bincount(
             cell_pairing[complete] * 5 + half_points, minlength=5 * size).reshape(size, 5)
-        self.incomplete = _grown(self.incomplete, size) + np.bincount(cell_pairing[~complete], minlength=size)
+        self.incomplete = grown(self.incomplete, size) + np.bincount(cell_pairing[~complete], minlength=size)
         return self
 
     def take(self, codes, flip=None) -> Pentanomial:
@@ -294,7 +294,7 @@ class Pentanomial:
         codes = np.asarray(codes, dtype=np.int64)
         size = int(codes.max(initial=-1)) + 1
         out = Pentanomial()
-        out.counts, out.incomplete = _grown(self.counts, size)[codes], _grown(self.incomplete, size)[codes]
+        out.counts, out.incomplete = grown(self.counts, size)[codes], grown(self.incomplete, size)[codes]
         if flip is not None:
             out.counts = np.where(np.asarray(flip, dtype=bool)[:, None], out.counts[:, ::-1], out.counts)
         return out
@@ -360,13 +360,13 @@ class PairedDifference:
             mean = np.where(deals > 0, np.bincount(cell_pairing, weights=per_deal, minlength=size) / deals, 0.0)
         residual = per_deal - mean[cell_pairing]  # centred: differences of large scores keep their precision
         squares = np.bincount(cell_pairing, weights=residual * residual, minlength=size)
-        own_deals, own_mean = _grown(self.deals, size), _grown(self.mean, size)
+        own_deals, own_mean = grown(self.deals, size), grown(self.mean, size)
         total = own_deals + deals
         delta = mean - own_mean
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(total > 0, deals / total, 0.0)
         self.mean = own_mean + delta * share
-        self.squares = _grown(self.squares, size) + squares + delta * delta * own_deals * share
+        self.squares = grown(self.squares, size) + squares + delta * delta * own_deals * share
         self.deals = total
         return self
 
@@ -376,7 +376,7 @@ class PairedDifference:
         codes = np.asarray(codes, dtype=np.int64)
         size = int(codes.max(initial=-1)) + 1
         out = PairedDifference()
-        out.deals, out.mean, out.squares = (_grown(a, size)[codes] for a in (self.deals, self.mean, self.squares))
+        out.deals, out.mean, out.squares = (grown(a, size)[codes] for a in (self.deals, self.mean, self.squares))
         if flip is not None:
             out.mean = np.where(np.asarray(flip, dtype=bool), -out.mean, out.mean)
         return out

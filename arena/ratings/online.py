@@ -32,7 +32,7 @@ MAX_ITERATIONS = 10
 """The package stops passing messages after this many rounds even when not converged."""
 CLOSED_FORM_MIN_DRAW_PROBABILITY = 1e-3
 """Below this draw probability the two-player closed form is not used: towards a zero draw margin the package's
-draws turn into rounding noise (see `_rate_codes`), which only its own operations, bit for bit, reproduce."""
+draws turn into rounding noise (see `rate_codes`), which only its own operations, bit for bit, reproduce."""
 Z95 = 1.96
 """Normal quantile of the 95% confidence intervals."""
 
@@ -257,13 +257,13 @@ def rate_games(players: Sequence[Sequence[str]], ranks: Sequence[Sequence[int]],
     names = [name for seated in players for name in seated]
     codes, bots = pd.factorize(np.asarray(names, dtype=object))
     flat_ranks = np.fromiter((r for seated in ranks for r in seated), np.int64, len(names))
-    mu, sigma, hmu, hsigma = _rate_codes(sizes, codes, flat_ranks, len(bots), settings or RatingSettings(), history)
+    mu, sigma, hmu, hsigma = rate_codes(sizes, codes, flat_ranks, len(bots), settings or RatingSettings(), history)
     return Ratings(list(bots), np.array(mu), np.array(sigma), hmu, hsigma)
 
 
-def _rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray, n_bots: int,
-                settings: RatingSettings, history: bool, ratings: tuple[list[float], list[float]] | None = None,
-                games_before: int = 0):
+def rate_codes(sizes: np.ndarray, seat_bots: np.ndarray, seat_ranks: np.ndarray, n_bots: int,
+               settings: RatingSettings, history: bool, ratings: tuple[list[float], list[float]] | None = None,
+               games_before: int = 0):
     """The rating loop over flattened games: final (mu, sigma) lists per bot code, and the history.
 
     `ratings`: (mu, sigma) lists by bot code to go on from, updated in place (and extended with new bots'

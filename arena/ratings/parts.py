@@ -87,7 +87,8 @@ def split_by_variant(table) -> Iterator[tuple[str, Seated]]:
         fault = fault_seat[game] == np.arange(len(game)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     else:
         fault = np.zeros(len(game), dtype=bool)
-    # All rotations of a deal share its seed (and only they do): the seed is the deal's key.
+    # All rotations of a deal share its seed, and so do the games of a table that played another's deals (config
+    # `deals_of`) with that table's: the seed is the key of the cards, which the bootstrap resamples together.
     key = column_array(table, "seed" if "seed" in columns else "game_index").to_numpy(zero_copy_only=False)
     key = key.astype(np.int64)
     deal = column_array(table, "deal").to_numpy(zero_copy_only=False).astype(np.int64) if "deal" in columns else None

@@ -47,10 +47,10 @@ from arena.ratings.deals import (
     ClusteredMean,
     PairedDifference,
     Pentanomial,
-    _grown,
+    grown,
 )
 from arena.ratings.misfit import misfits
-from arena.ratings.online import _rate_codes
+from arena.ratings.online import rate_codes
 from arena.ratings.parts import (
     READ_COLUMNS,
     Games,
@@ -259,7 +259,7 @@ class _Variant:
         """Adds the variant's games of one part, holding back its last deal (which the next part may continue)."""
         games = self._games(seated)
         if self.online is not None:  # the online pass goes game by game, in game-index order
-            _rate_codes(np.full(len(games), self.seats), games.bots.reshape(-1), games.ranks.reshape(-1),
+            rate_codes(np.full(len(games), self.seats), games.bots.reshape(-1), games.ranks.reshape(-1),
                         len(self.codes), self.settings, False, ratings=self.online, games_before=self.games)
         self.games += len(games)
         if self.held is not None:
@@ -314,8 +314,8 @@ class _Variant:
         won = ranks == 0
         self.win.add(won, bots, seat_deal)
         self.score.add(games.scores.reshape(-1), bots, seat_deal)
-        self.wins = _grown(self.wins, k) + np.bincount(bots, weights=won, minlength=k).astype(np.int64)
-        self.forfeits = (_grown(self.forfeits, k)
+        self.wins = grown(self.wins, k) + np.bincount(bots, weights=won, minlength=k).astype(np.int64)
+        self.forfeits = (grown(self.forfeits, k)
                          + np.bincount(bots, weights=games.fault.reshape(-1), minlength=k).astype(np.int64))
         # Each pair of seats once, seen from the bot with the smaller code; the other side's record is
         # its mirror image (`ClusteredMean.take` with flip), so half the entries are summed.
@@ -394,10 +394,10 @@ class _Variant:
         table = pd.DataFrame({
             "rank": labels, "tier": tier, "bot": names, "mu": mu, "sigma": sigma,
             "mu_lo": mu - half, "mu_hi": mu + half, "conservative": mu - 3 * sigma, "games": win["n"],
-            "deals": win["units"], "wins": _grown(self.wins, k)[code_of], "win_rate": win["mean"],
+            "deals": win["units"], "wins": grown(self.wins, k)[code_of], "win_rate": win["mean"],
             "win_rate_lo": win["lo"], "win_rate_hi": win["hi"], "mean_score": score["mean"],
             "mean_score_lo": score["lo"], "mean_score_hi": score["hi"],
-            "forfeits": _grown(self.forfeits, k)[code_of], "pl_rank": pl_rank,
+            "forfeits": grown(self.forfeits, k)[code_of], "pl_rank": pl_rank,
         }).iloc[order].reset_index(drop=True)[TABLE_COLUMNS]
         disagreements = order_disagreements(list(names), list(table["bot"]), dict(zip(names, strengths, strict=True)))
         a, b = np.divmod(np.arange(k * k), k)  # every ordered pair of bots, in codes by name

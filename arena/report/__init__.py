@@ -21,7 +21,7 @@ from pathlib import Path
 from arena.atomic import write_atomic
 from arena.ratings import VariantRatings
 from arena.ratings.tables import rate_run
-from arena.report.page import PAGE, STYLE, _colours, _header, _section, _slugs
+from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
 from arena.report.replays import write_example_replays
 from arena.report.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
 from arena.results import RunDir, iter_results
@@ -64,13 +64,14 @@ def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
     name = manifest["name"] if manifest else run.path.name
     ratings = rate_run(run) if ratings is None else ratings
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
-    colours = _colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
-    slugs = _slugs(list(ratings))
+    colours = bot_colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
+    slugs = variant_slugs(list(ratings))
     sections = []
     for variant, rated in ratings.items():
-        sections.append(_section(variant, slugs[variant], rated, summary.scores.get(variant), summary.games[variant],
-                                 summary.terminations[variant], colours, (replays or {}).get(variant)))
-    body = [_header(name, run, config_text, manifest, summary, slugs, bundle_version(), BUNDLE.name)]
+        sections.append(variant_section(variant, slugs[variant], rated, summary.scores.get(variant),
+                                        summary.games[variant], summary.terminations[variant], colours,
+                                        (replays or {}).get(variant)))
+    body = [page_header(name, run, config_text, manifest, summary, slugs, bundle_version(), BUNDLE.name)]
     body += sections or ["<p class='note'>This run holds no games yet.</p>"]
     return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, bundle=BUNDLE.name,
                        body="\n".join(body))

@@ -48,7 +48,7 @@ def _figure(traces: list[dict], title: str, **layout) -> dict:
     return {"data": traces, "layout": base | layout}
 
 
-def _figure_html(fig: dict, div_id: str) -> str:
+def figure_html(fig: dict, div_id: str) -> str:
     """A figure as a div and its script; plotly.js itself is in the page head once. Not validated: the figures
     are built here, and plotly.js ignores what it does not know."""
     return pio.to_html(fig, validate=False, full_html=False, include_plotlyjs=False, div_id=div_id,
@@ -73,7 +73,7 @@ HEATMAP_AXES = {"xaxis": {"title": {"text": "opponent"}, "showgrid": False},
                 "yaxis": {"autorange": "reversed", "title": {"text": "bot"}, "showgrid": False}}
 
 
-def _ratings_figure(table: pd.DataFrame, colours: dict[str, str]) -> dict:
+def ratings_figure(table: pd.DataFrame, colours: dict[str, str]) -> dict:
     """Each bot's mu with its 95% interval from resampling whole deals."""
     bots = list(table["bot"])
     return _figure([{
@@ -88,7 +88,7 @@ def _ratings_figure(table: pd.DataFrame, colours: dict[str, str]) -> dict:
         yaxis={"autorange": "reversed"}, showlegend=False)
 
 
-def _los_figure(rated: VariantRatings) -> dict:
+def los_figure(rated: VariantRatings) -> dict:
     """Likelihood of superiority: the chance that the row bot is better than the column bot."""
     order = list(rated.table["bot"])
     matrix = rated.pairs.pivot(index="bot", columns="opponent", values="los").reindex(index=order, columns=order)
@@ -98,7 +98,7 @@ def _los_figure(rated: VariantRatings) -> dict:
                    "Likelihood of superiority (row better than column)", **HEATMAP_AXES)
 
 
-def _pairwise_figure(matrix: pd.DataFrame) -> dict:
+def pairwise_figure(matrix: pd.DataFrame) -> dict:
     """How often the row bot ranked above the column bot in their shared games."""
     z = matrix.to_numpy(dtype=np.float64)
     return _figure([_heatmap(z, list(matrix.columns), list(matrix.index), _two_decimals(z), "win rate",
@@ -106,7 +106,7 @@ def _pairwise_figure(matrix: pd.DataFrame) -> dict:
                    "Pairwise win rate (row ranked above column)", **HEATMAP_AXES)
 
 
-def _neighbours_figure(rated: VariantRatings) -> dict | None:
+def neighbours_figure(rated: VariantRatings) -> dict | None:
     """Each bot's mean score by the bot seated right before it, against its mean score over all its games: does
     sitting after a weak player pay?"""
     if rated.neighbours is None:
@@ -128,7 +128,7 @@ def _neighbours_figure(rated: VariantRatings) -> dict | None:
                    **HEATMAP_AXES | {"xaxis": {"title": {"text": "seated before"}, "showgrid": False}})
 
 
-def _scores_figure(scores: pd.DataFrame | None, bots: list[str], colours: dict[str, str]) -> dict:
+def scores_figure(scores: pd.DataFrame | None, bots: list[str], colours: dict[str, str]) -> dict:
     """Box plots of each bot's scores, from precomputed quartiles (the page never holds every score)."""
     boxes = []
     for bot in bots:
@@ -143,7 +143,7 @@ def _scores_figure(scores: pd.DataFrame | None, bots: list[str], colours: dict[s
                    yaxis={"title": {"text": "score"}})
 
 
-def _progress_figure(progress: pd.DataFrame | None, bots: list[str], colours: dict[str, str]) -> dict | None:
+def progress_figure(progress: pd.DataFrame | None, bots: list[str], colours: dict[str, str]) -> dict | None:
     """Each bot's order-free estimate and its 95% interval on the first d deals of every table: where it settles."""
     if progress is None:
         return None
@@ -170,7 +170,7 @@ SEAT_PANELS = (0.0, (1 - SEAT_GAP) / 2), ((1 - SEAT_GAP) / 2 + SEAT_GAP, 1.0)
 """The x domains of the seats chart's two panels, side by side."""
 
 
-def _seats_figure(seats: pd.DataFrame) -> dict:
+def seats_figure(seats: pd.DataFrame) -> dict:
     """Win rate and mean score by seat, with 95% intervals: does sitting first help?"""
     labels = [f"seat {s}" for s in seats["seat"]]
 
@@ -197,7 +197,7 @@ def _seats_figure(seats: pd.DataFrame) -> dict:
                    shapes=even, **axes)
 
 
-def _terminations_figure(counts: dict[str, int]) -> dict:
+def terminations_figure(counts: dict[str, int]) -> dict:
     """How the games ended: every known termination, zeros included, faults in red."""
     names = list(TERMINATIONS) + sorted(set(counts) - set(TERMINATIONS))
     values = [int(counts.get(n, 0)) for n in names]

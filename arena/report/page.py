@@ -6,22 +6,21 @@ import html
 import json
 import re
 
-import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import counted, places, stop_lines
+from arena.display import bounds, counted, interval, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
-    _figure_html,
-    _los_figure,
-    _neighbours_figure,
-    _pairwise_figure,
-    _progress_figure,
-    _ratings_figure,
-    _scores_figure,
-    _seats_figure,
-    _terminations_figure,
+    figure_html,
+    los_figure,
+    neighbours_figure,
+    pairwise_figure,
+    progress_figure,
+    ratings_figure,
+    scores_figure,
+    seats_figure,
+    terminations_figure,
 )
 from arena.report.summary import ResultsSummary
 from arena.results import RunDir
@@ -32,7 +31,7 @@ def _workers(workers) -> str:
     return "? workers" if workers is None else counted(workers, "worker")
 
 
-def _slugs(variants: list[str]) -> dict[str, str]:
+def variant_slugs(variants: list[str]) -> dict[str, str]:
     """A unique HTML id per variant: `game-caterpillar`, `game-go_for_it-jokers-true-players-3`."""
     out: dict[str, str] = {}
     for variant in variants:
@@ -44,7 +43,7 @@ def _slugs(variants: list[str]) -> dict[str, str]:
     return out
 
 
-def _colours(bots: list[str]) -> dict[str, str]:
+def bot_colours(bots: list[str]) -> dict[str, str]:
     """One colour per bot, the same in every chart of the report."""
     palette = qualitative.Plotly + qualitative.D3 + qualitative.Dark24
     return {bot: palette[i % len(palette)] for i, bot in enumerate(bots)}
@@ -52,8 +51,8 @@ def _colours(bots: list[str]) -> dict[str, str]:
 
 # --- the page ---------------------------------------------------------------------------------------
 
-def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
-            slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
+def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None, summary: ResultsSummary,
+                slugs: dict[str, str], plotly_version: str, bundle: str) -> str:
     """The run's facts: what was played, with which versions, how long it took, how to reproduce it, and the
     files the page needs beside it (`bundle`, the charts' script, and the replays)."""
     e = html.escape
@@ -90,21 +89,21 @@ def _header(name: str, run: RunDir, config_text: str, manifest: dict | None, sum
             f"</header>")
 
 
-def _section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
-             terminations: dict[str, int], colours: dict[str, str], replays: list[str] | None = None) -> str:
+def variant_section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,
+                    terminations: dict[str, int], colours: dict[str, str], replays: list[str] | None = None) -> str:
     """One variant: rating table, example replays, pairings, deal pairs, then the charts."""
     bots = list(rated.table["bot"])
     plots = [
-        ("ratings", _ratings_figure(rated.table, colours)),
-        ("los", _los_figure(rated)),
-        ("pairwise", _pairwise_figure(rated.pairwise)),
-        ("progress", _progress_figure(rated.progress, bots, colours)),
-        ("scores", _scores_figure(scores, bots, colours)),
-        ("seats", _seats_figure(rated.seats)),
-        ("neighbours", _neighbours_figure(rated)),
-        ("terminations", _terminations_figure(terminations)),
+        ("ratings", ratings_figure(rated.table, colours)),
+        ("los", los_figure(rated)),
+        ("pairwise", pairwise_figure(rated.pairwise)),
+        ("progress", progress_figure(rated.progress, bots, colours)),
+        ("scores", scores_figure(scores, bots, colours)),
+        ("seats", seats_figure(rated.seats)),
+        ("neighbours", neighbours_figure(rated)),
+        ("terminations", terminations_figure(terminations)),
     ]
-    divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{_figure_html(fig, f'{slug}-{kind}')}</div>"
+    divs = "\n".join(f"<div class='plot' data-plot='{kind}'>{figure_html(fig, f'{slug}-{kind}')}</div>"
                      for kind, fig in plots if fig is not None)
     if rated.method == "batch":
         how = ("Ranked by TrueSkill μ, the posterior given all games at once (order-free). Intervals come from "
@@ -146,10 +145,10 @@ def _rating_table(table: pd.DataFrame) -> str:
             "<th>Plackett–Luce</th></tr>")
     rows = [
         f"<tr class='tier-{r.tier % 2}'><td>{html.escape(str(r.rank))}</td><td class='bot'>{html.escape(str(r.bot))}"
-        f"</td><td><strong>{r.mu:.2f}</strong> [{r.mu_lo:.2f}, {r.mu_hi:.2f}]</td><td>{r.sigma:.2f}</td>"
+        f"</td><td><strong>{r.mu:.2f}</strong> {bounds(r.mu_lo, r.mu_hi, 2)}</td><td>{r.sigma:.2f}</td>"
         f"<td>{r.conservative:.2f}</td><td>{r.games:,}</td><td>{r.deals:,}</td><td>{r.wins:,}</td>"
-        f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
-        f"<td>{r.mean_score:.1f} [{_number(r.mean_score_lo)}, {_number(r.mean_score_hi)}]</td>"
+        f"<td>{interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, 3)}</td>"
+        f"<td>{interval(r.mean_score, r.mean_score_lo, r.mean_score_hi, 1)}</td>"
         f"<td>{r.forfeits:,}</td><td>{pl}</td></tr>"
         for r, pl in zip(table.itertuples(index=False), places(table["pl_rank"]), strict=True)
     ]
@@ -167,8 +166,8 @@ def _pairs_table(pairs: pd.DataFrame) -> str:
         seen.add((r.bot, r.opponent))
         rows.append(f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}"
                     f"</td><td>{r.games:,}</td><td>{r.deals:,}</td>"
-                    f"<td>{r.win_rate:.3f} [{r.win_rate_lo:.3f}, {r.win_rate_hi:.3f}]</td>"
-                    f"<td>{r.mu_diff:+.2f} [{_number(r.mu_diff_lo, 2)}, {_number(r.mu_diff_hi, 2)}]</td>"
+                    f"<td>{interval(r.win_rate, r.win_rate_lo, r.win_rate_hi, 3)}</td>"
+                    f"<td>{r.mu_diff:+.2f} {bounds(r.mu_diff_lo, r.mu_diff_hi, 2)}</td>"
                     f"<td>{r.los:.3f}</td></tr>")
     return f"<table class='pairs'>{head}{''.join(rows)}</table>"
 
@@ -179,15 +178,10 @@ def _duplicate_table(dup: pd.DataFrame) -> str:
             "<th>score (95% CI)</th><th>score margin (95% CI)</th></tr>")
     rows = [f"<tr><td class='bot'>{html.escape(str(r.bot))}</td><td class='bot'>{html.escape(str(r.opponent))}</td>"
             f"<td>{r.deals:,}</td>" + "".join(f"<td>{int(v):,}</td>" for v in (r.p0, r.p05, r.p1, r.p15, r.p2))
-            + f"<td>{r.score:.3f} [{_number(r.score_lo, 3)}, {_number(r.score_hi, 3)}]</td>"
-            f"<td>{r.score_diff:+.1f} [{_number(r.score_diff_lo)}, {_number(r.score_diff_hi)}]</td></tr>"
+            + f"<td>{interval(r.score, r.score_lo, r.score_hi, 3)}</td>"
+            f"<td>{r.score_diff:+.1f} {bounds(r.score_diff_lo, r.score_diff_hi, 1)}</td></tr>"
             for r in dup.itertuples(index=False)]
     return f"<table class='pairs'>{head}{''.join(rows)}</table>"
-
-
-def _number(value: float, digits: int = 1) -> str:
-    """A bound, or a dash when undefined (a single deal has no interval)."""
-    return "–" if np.isnan(value) else f"{value:.{digits}f}"
 
 
 PAGE = """<!DOCTYPE html>

@@ -1,16 +1,17 @@
 """The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
-a JSON API over the same data, errors as one line, and a lifespan that owns the refresher and the play loop.
+a JSON API over the same data, entrants' uploads (arena/server/uploads.py), errors as one line, and a lifespan
+that owns the refresher, the play loop and the upload checker.
 
 Why Starlette and not FastAPI: the server has eight GET routes whose only parameters are a label, a game index
-and `after`; FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is
-Starlette underneath. uvicorn serves it, with one worker: the process is the league's one writer.
+and `after`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
+FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is Starlette underneath.
+uvicorn serves it, with one worker: the process is the league's one player.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import socket
 import sys
 import threading
@@ -19,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -30,8 +32,12 @@ from starlette.templating import Jinja2Templates
 
 from arena.display import places
 from arena.league.catalog import LeagueError
+from arena.league.html import TEMPLATES, add_filters
+from arena.league.standings import versions
+from arena.server.checker import Checker
 from arena.server.player import PlayLoop
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
+from arena.server.uploads import api_retire, api_upload, api_upload_status, owner_part
 from arena.server.views import RECENT_GAMES, LeagueViews, View
 
 HERE = Path(__file__).parent
@@ -42,23 +48,18 @@ POLL_SECONDS = 2
 REFRESH_SECONDS = 1.0
 """How often the server looks at the catalog for a finished round or a changed bot."""
 
-templates = Jinja2Templates(directory=HERE / "templates")
-
-
-def interval(value: float, lo: float, hi: float, digits: int) -> str:
-    """`value [lo, hi]` with a dash for an undefined bound, as `arena league table` writes it."""
-    bound = lambda x: "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-    return f"{value:.{digits}f} [{bound(lo)}, {bound(hi)}]"
-
-
-templates.env.filters["interval"] = interval
+templates = Jinja2Templates(directory=[HERE / "templates", TEMPLATES])  # the league's shared tables after ours
+add_filters(templates.env)
+templates.env.globals["bot_href"] = lambda label: "/bots/" + quote(label, safe="/")  # as Jinja's urlencode
 templates.env.globals["poll_seconds"] = POLL_SECONDS
 
 
 def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
                address: str | None = None) -> Starlette:
     """The app serving the league in `directory`; given `lock_fd` (the caller's locked `play.lock`), its
-    lifespan keeps the league played too."""
+    lifespan keeps the league played too. Its lifespan runs the upload checker beside it."""
+    from arena.league import load_settings
+
     views = LeagueViews(directory)
 
     @asynccontextmanager
@@ -86,10 +87,13 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         if loop:
             loop.start()
         app.state.loop = loop
+        checker = Checker(directory)
+        checker.start()
         try:
             yield
         finally:
             stop.set()
+            checker.stop()
             if loop:
                 loop.stop()
             thread.join(REFRESH_SECONDS + 60)
@@ -100,10 +104,13 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         Route("/games/{index:int}", game_page),
         Route("/api/health", api_health), Route("/api/standings", api_standings),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
+        Route("/api/bots", api_upload, methods=["POST"]), Route("/api/uploads/{id}", api_upload_status),
+        Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.views, app.state.loop, app.state.replays, app.state.rendered = views, None, OrderedDict(), {}
+    app.state.upload_limits = load_settings(directory).uploads
     return app
 
 
@@ -243,11 +250,10 @@ async def game_page(request: Request) -> Response:
 
 def _bot_context(view: View, label: str) -> dict:
     """What the bot's page and `/api/bots/{label}` show of it."""
-    bot = view.bot(label)
     games = view.bot_games(label)
     history = view.history[view.history["bot"] == label]
     return {
-        "versions": [b for b in view.bots if b.name == bot.name],
+        "versions": versions(view.bots, label),
         "rows": {v: f[f["bot"] == label] for v, f in view.frames.items() if label in set(f["bot"])},
         "pairs": view.pairs(label),
         "history": history,
@@ -310,6 +316,7 @@ async def api_bot(request: Request) -> Response:
         "history": _records(shown["history"]),
         "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
         "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
+        **await owner_part(request, shown["versions"]),
     })
 
 
@@ -334,7 +341,7 @@ async def http_error(request: Request, error: HTTPException) -> Response:
     line = error.detail if error.status_code != 404 or error.detail != "Not Found" else \
         f"no such page: {request.url.path}"
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": line}, status_code=error.status_code)
+        return JSONResponse({"error": line}, status_code=error.status_code, headers=error.headers)
     return templates.TemplateResponse(request, "error.html", {"line": line, "status": error.status_code},
                                       status_code=error.status_code)
 

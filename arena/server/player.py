@@ -21,8 +21,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.isolation.limits import TAILS_ENV
 from arena.league.catalog import Catalog
 
+STDERR_FOLDER = "stderr"
+"""In the league: the last lines each frozen bot's process wrote to stderr, as `<code hash>.txt`."""
 WAKE_SECONDS = 2.0
 """How often an idle loop looks at the catalog's bots for one added or retired."""
 STOP_SECONDS = 10.0
@@ -111,6 +114,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--address")
     args = parser.parse_args(argv)
     die_with(args.parent)
+    os.environ[TAILS_ENV] = str(args.directory / STDERR_FOLDER)  # each frozen bot's last stderr lines, for its owner
     try:
         play_league(args.directory, until_settled=True, workers=args.workers, address=args.address, lock=False)
     except KeyboardInterrupt:  # the server is stopping: the round is finished by the next play

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.play import league_parts
-from arena.league.standings import RatingHistory, snapshot, with_bots
+from arena.league.standings import RatingHistory, head_to_head, snapshot, with_bots
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.server.orphans import die_with
@@ -89,12 +89,7 @@ class View:
 
     def pairs(self, label: str) -> dict[str, pd.DataFrame]:
         """Head-to-head against every opponent, by variant: the rating tables' pairings seen from the bot."""
-        found = {}
-        for variant, rated in self.rated.items():
-            mine = rated.pairs[rated.pairs["bot"] == label]
-            if not mine.empty:
-                found[variant] = mine
-        return found
+        return head_to_head(self.rated, label)
 
     def round_after(self, number: int) -> list[RoundRow]:
         """The finished rounds after round `number`, oldest first."""

@@ -20,7 +20,7 @@ DEFAULTS = {
 """The parameters `move` reads, with the heuristic bot's values."""
 
 
-def _counts_after(count: int, v: int, multiply: bool) -> list[int]:
+def counts_after(count: int, v: int, multiply: bool) -> list[int]:
     """The counts a card of effective value `v` can make from `count` (one per legal operation)."""
     if v < 0:
         return [count * 2 if count & 1 else count >> 1]
@@ -35,13 +35,13 @@ def _counts_after(count: int, v: int, multiply: bool) -> list[int]:
     return out
 
 
-def _last_score(card: int, count: int) -> int:
+def last_score(card: int, count: int) -> int:
     """Points for the player's side of a last card that made `count`: -(C-L)² (to the opponent), +10 if C == L."""
     d = count - BASE[card]
     return 10 if d == 0 else -d * d
 
 
-class _Unseen:
+class Unseen:
     """The cards this seat has not seen (the opponent's hand and the undealt cards), grouped by rank,
     and the opponent's plays as draws from them."""
 
@@ -74,13 +74,13 @@ class _Unseen:
             got = 0.0
             for card, w, share in self.groups:
                 v = effective_value(card, prev)
-                best = max(_last_score(card, c) for c in _counts_after(count, v, self.multiply))
+                best = max(last_score(card, c) for c in counts_after(count, v, self.multiply))
                 got += w * (self.bonus_after(RANK[card], share, prev_card) - best)
             self._last[key] = got
         return got
 
 
-def _bonus(card: int, prev_card: int) -> int:
+def bonus(card: int, prev_card: int) -> int:
     """Bonus swing of a play for its player: +10 same rank, -10 same suit (docs/rules.md, Bonuses)."""
     if RANK[card] == RANK[prev_card]:
         return 10
@@ -90,7 +90,7 @@ def _bonus(card: int, prev_card: int) -> int:
 def move(obs, params: dict, rng, model=None) -> tuple[int, str]:
     """The (card, op) to play: exact over the last two cards, a kept good last card before that.
 
-    `model` makes the model of the opponent's cards for the last two (an _Unseen from the observation;
+    `model` makes the model of the opponent's cards for the last two (an Unseen from the observation;
     by default the unseen cards as they are)."""
     legal = obs.legal_moves
     if len(legal) == 1:
@@ -99,16 +99,16 @@ def move(obs, params: dict, rng, model=None) -> tuple[int, str]:
     prev = KING_ACT if obs.last_king else obs.last_value
     prev_card = obs.played[-1][1] if obs.played else obs.turn_up
     count, hand = obs.count, obs.hand
-    unseen = (model or _Unseen)(obs) if len(hand) <= 2 else None  # needed for the last two cards only
+    unseen = (model or Unseen)(obs) if len(hand) <= 2 else None  # needed for the last two cards only
     opponent_after = obs.opponent_hand_size >= len(hand)  # the opponent plays between my plays
     values = []
     for card, op in legal:
         v = effective_value(card, prev)
         new = step(count, v, op)
-        value = _bonus(card, prev_card)
+        value = bonus(card, prev_card)
         rest = [c for c in hand if c != card]
         if not rest:
-            value += _last_score(card, new)
+            value += last_score(card, new)
             if opponent_after:
                 value += unseen.opponent_last(new, v, card)
         elif len(rest) == 1:
@@ -119,7 +119,7 @@ def move(obs, params: dict, rng, model=None) -> tuple[int, str]:
     return best_move(legal, values, rng)
 
 
-def _last_two(unseen: _Unseen, count: int, prev: int, prev_card: int, last: int, leader: bool,
+def _last_two(unseen: Unseen, count: int, prev: int, prev_card: int, last: int, leader: bool,
               opp_size: int) -> float:
     """Expected points (this seat's side) from the opponent's next play, then this seat's last card
     `last`, then (for the leader) the opponent's last card."""
@@ -127,7 +127,7 @@ def _last_two(unseen: _Unseen, count: int, prev: int, prev_card: int, last: int,
     opp_last = opp_size == 1
     for card, w, share in unseen.groups:
         v = effective_value(card, prev)
-        outs = _counts_after(count, v, unseen.multiply)
+        outs = counts_after(count, v, unseen.multiply)
         swing = unseen.bonus_after(RANK[card], share, prev_card)
         lv = effective_value(last, v)
         # this seat's last card: bonus against the opponent's card (its suit is unknown: the share of
@@ -137,10 +137,10 @@ def _last_two(unseen: _Unseen, count: int, prev: int, prev_card: int, last: int,
         for c in outs:
             val = swing
             if opp_last:
-                val -= _last_score(card, c)
+                val -= last_score(card, c)
             finals = []
-            for c2 in _counts_after(c, lv, unseen.multiply):
-                f = _last_score(last, c2)
+            for c2 in counts_after(c, lv, unseen.multiply):
+                f = last_score(last, c2)
                 if leader:
                     f += unseen.opponent_last(c2, lv, last)
                 finals.append(f)
@@ -159,15 +159,15 @@ def _last_card_value(card: int, multiply: bool) -> float:
     v = 5 if RANK[card] == JACK else effective_value(card, 0)
     got = 0.0
     for c, weight in enumerate(_TYPICAL_COUNTS):
-        got += weight * max(_last_score(card, x) for x in _counts_after(c, v, multiply))
+        got += weight * max(last_score(card, x) for x in counts_after(c, v, multiply))
     return got / sum(_TYPICAL_COUNTS)
 
 
-_LAST_CARD_VALUE = {multiply: [_last_card_value(c, multiply) for c in range(52)] for multiply in (False, True)}
+LAST_CARD_VALUE = {multiply: [_last_card_value(c, multiply) for c in range(52)] for multiply in (False, True)}
 
 
 def _keep_value(rest: list[int], multiply: bool) -> float:
     """Value of the cards kept: the best of them as a last card, and the second best as a spare."""
-    values = sorted((_LAST_CARD_VALUE[multiply][c] for c in rest), reverse=True)
+    values = sorted((LAST_CARD_VALUE[multiply][c] for c in rest), reverse=True)
     return values[0] + 0.3 * values[1]
 

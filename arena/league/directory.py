@@ -1,0 +1,59 @@
+"""The files of a league directory, named in one place as RunDir names a run's (paths only, no behaviour)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.results import RunDir
+
+
+@dataclass(frozen=True)
+class LeagueDir:
+    """The files of one league: `DIR/` as `arena league new DIR` makes it."""
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))  # a str from the command line or a test is a path
+
+    @property
+    def settings(self) -> Path:
+        """The league TOML, as given to `arena league new` (arena/league/settings.py)."""
+        return self.path / "league.toml"
+
+    @property
+    def catalog(self) -> Path:
+        """The catalog: bots, versions and rounds in SQLite (arena/league/catalog.py)."""
+        return self.path / "catalog.sqlite"
+
+    @property
+    def bots(self) -> Path:
+        """The frozen copies of the bots' code, a folder per hash (arena/league/frozen.py)."""
+        return self.path / "bots"
+
+    @property
+    def run(self) -> RunDir:
+        """The league as a run directory: its `results/` hold the Parquet parts (the run columns and the round),
+        a damaged part is set aside in its `damaged/`."""
+        return RunDir(self.path)
+
+    @property
+    def results(self) -> Path:
+        """The Parquet parts of the league's games."""
+        return self.run.results
+
+    @property
+    def lock(self) -> Path:
+        """The file `play` (or `serve --play`) holds with flock while it plays: one writer at a time."""
+        return self.path / "play.lock"
+
+    @property
+    def leaderboard(self) -> Path:
+        """The static pages of `arena league report`: the index and a page per bot."""
+        return self.path / "leaderboard"
+
+    @property
+    def report(self) -> Path:
+        """The static leaderboard's index page."""
+        return self.leaderboard / "index.html"

@@ -1,0 +1,122 @@
+"""The upload checker of `arena league serve`: a child process that checks the uploads recorded as `checking`, one
+at a time, oldest first, as `arena league add` checks a bot (in the sandbox, always), and records each verdict.
+
+Why a process of its own: an upload is a stranger's code, and checking it means running it; the server's process
+never does, it only stores the file and records it (arena/league/uploads.py). The child dies with the server
+(PR_SET_PDEATHSIG); an upload it leaves `checking` is checked again by the next server's checker, and checking
+it twice changes nothing (the same code under the same name is `unchanged`, its label the verdict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from arena.bots import BotError
+from arena.league.catalog import LeagueError
+from arena.league.entrants import Owner
+from arena.league.uploads import Upload, entry_class, pending_uploads, record_verdict
+
+POLL_SECONDS = 0.5
+"""How often an idle checker looks for a new upload."""
+RESTART_SECONDS = 2.0
+"""How long the server waits before starting a checker again after one ended."""
+
+
+def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
+    """Checks one upload and adds it to the league: (label, None) if accepted, (None, one-line reason) if not."""
+    from arena.league import load_settings
+    from arena.league.frozen import add_bot
+
+    limits = load_settings(league).uploads
+    path = league / upload.file
+    try:
+        if not path.is_file():
+            return None, "the uploaded file is missing from the league"
+        class_name = upload.class_name
+        if class_name is None and path.suffix == ".py":
+            class_name = entry_class(path)
+        spec = f"{path}:{class_name}" if class_name else str(path)
+        added = add_bot(league, spec, name=upload.name, sandboxed=True, games_per_rules=limits.check_games,
+                        limits=limits.archive(), owner=Owner(upload.entrant, limits.active_bots))
+    except (LeagueError, BotError, OSError) as error:
+        return None, _shown(league, str(error))
+    if added.problems:
+        return None, _shown(league, f"failed its checks: {added.problems[0]}")
+    return added.bot.label, None
+
+
+def _shown(league: Path, reason: str) -> str:
+    """A reason as an entrant sees it: one line, the server's folders taken out (`.../uploads/ID/bot.py` is
+    `bot.py`): where the league lives is no entrant's business."""
+    return re.sub(re.escape(str(league)) + r"/[^\s:'\"]*/", "", reason).splitlines()[0]
+
+
+def check_pending(league: Path) -> int:
+    """Checks every upload now `checking` and records its verdict; returns how many."""
+    uploads = pending_uploads(league)
+    for upload in uploads:
+        try:
+            label, reason = verdict(league, upload)
+        except Exception as error:  # noqa: BLE001 - one bad upload must not stop the others being checked
+            label, reason = None, f"internal error while checking ({type(error).__name__})"
+            print(f"error: checking upload {upload.id}: {type(error).__name__}: {error}", file=sys.stderr)
+        record_verdict(league, upload.id, label, reason)
+    return len(uploads)
+
+
+class Checker:
+    """Keeps a checker process running beside the server, from a daemon thread, until `stop()`."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.child: subprocess.Popen | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arena-upload-checker", daemon=True)
+
+    def start(self) -> None:
+        """Starts the checker (and starts it again whenever it ends, until `stop()`)."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stops the checker process; an upload it was checking is checked again by the next server."""
+        self._stop.set()
+        child = self.child
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.wait()
+        self._thread.join(RESTART_SECONDS + 5)
+
+    def _run(self) -> None:
+        command = [sys.executable, "-m", "arena.server.checker", str(self.directory), "--parent", str(os.getpid())]
+        while not self._stop.is_set():
+            self.child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+            status = self.child.wait()
+            if not self._stop.is_set():
+                print(f"warning: the upload checker ended (exit status {status}); starting it again", file=sys.stderr)
+                self._stop.wait(RESTART_SECONDS)
+
+
+def main(argv: list[str]) -> int:
+    """The child: checks uploads as they come, until its server dies."""
+    from arena.server.orphans import die_with
+
+    parser = argparse.ArgumentParser(prog="python -m arena.server.checker")
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--parent", type=int, required=True)
+    args = parser.parse_args(argv)
+    die_with(args.parent)
+    league = args.directory.resolve()
+    while True:
+        if not check_pending(league):
+            time.sleep(POLL_SECONDS)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,168 @@
+"""The upload routes of `arena league serve`: `POST /api/bots` (an entrant's upload), `GET /api/uploads/{id}` (its
+verdict) and `POST /api/bots/{name}/retire`, and who a request's Bearer token belongs to.
+
+Each refusal is its own status with one line, and writes nothing: 401 (no token, a wrong or revoked one), 400 (a
+bad form), 413 (too large: refused from Content-Length before the body is read, else counted while it is read),
+403 (another's bot name), 429 (too many uploads an hour, or too many active bots). The token is hashed with
+scrypt in a thread, and the upload stored in one, so readers of the league are not kept waiting meanwhile. A
+token is never written anywhere: not in an answer, an error or the server's log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from arena.league.catalog import BotRow, LeagueError
+from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
+from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
+from arena.server.player import STDERR_FOLDER
+
+FORM_FIELDS = ("file", "class", "name")
+STDERR_LINES = 20
+"""The last lines of a bot's stderr its owner sees."""
+HASHING_AT_ONCE = 1
+"""Tokens checked at once: scrypt takes a core for tens of milliseconds, and a burst of uploads checked all at once
+would leave the pages' readers none (and a guesser gets no faster by asking in parallel)."""
+STATUSES = {BadUpload: 400, Forbidden: 403, Unknown: 404, TooLarge: 413, OverLimit: 429}
+"""The status of each refusal the league's own checks make."""
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of an `Authorization: Bearer TOKEN` header, or None."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+async def request_entrant(request: Request) -> str | None:
+    """The entrant whose token the request carries, or None (no token, a wrong or a revoked one)."""
+    token = bearer_token(request)
+    if token is None:
+        return None
+    state = request.app.state
+    if getattr(state, "hashing", None) is None:  # made here: a limiter belongs to the running event loop
+        state.hashing = anyio.CapacityLimiter(HASHING_AT_ONCE)
+    return await anyio.to_thread.run_sync(authenticate, state.views.directory, token, limiter=state.hashing)
+
+
+async def _entrant(request: Request) -> str:
+    entrant = await request_entrant(request)
+    if entrant is None:
+        raise HTTPException(401, "missing, wrong or revoked token: send Authorization: Bearer TOKEN, the token "
+                                 "`arena league entrant` gave you", headers={"WWW-Authenticate": "Bearer"})
+    return entrant
+
+
+def refusal(error: LeagueError) -> HTTPException:
+    """The HTTP answer to one of the league's refusals."""
+    return HTTPException(STATUSES.get(type(error), 400), str(error))
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused with 413 as soon as it is known to pass `limit` bytes: from its Content-Length
+    before a byte is read, else by counting while reading (a chunked body declares no length)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise HTTPException(413 if declared.isdigit() else 400,
+                            f"the request is {declared} bytes; this league takes {limit} at most"
+                            if declared.isdigit() else "Content-Length: not a number")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(413, f"the request passed {limit} bytes, the most this league takes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _form(request: Request, body: bytes) -> tuple[UploadFile, str | None, str | None]:
+    """The file and the optional class and name of an upload's multipart form (400 for anything else)."""
+    async def replay() -> dict:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(400, "send the bot as multipart/form-data: a `file`, and optionally `class` and `name`")
+    try:
+        form = await Request(request.scope, replay).form(max_files=1, max_fields=len(FORM_FIELDS))
+    except HTTPException as error:
+        raise HTTPException(400, f"a malformed form: {error.detail}".splitlines()[0]) from None
+    unknown = sorted(set(form) - set(FORM_FIELDS))
+    if unknown:
+        raise HTTPException(400, f"unknown form field {unknown[0]!r} (fields: file, class, name)")
+    twice = next((key for key in FORM_FIELDS if len(form.getlist(key)) > 1), None)
+    if twice:
+        raise HTTPException(400, f"the form field {twice!r} is given twice")
+    file = form.get("file")
+    if not isinstance(file, UploadFile):
+        raise HTTPException(400, "the form has no `file`: the bot's .py or .zip")
+    texts = [form.get(key) for key in ("class", "name")]
+    if any(isinstance(text, UploadFile) for text in texts):
+        raise HTTPException(400, "`class` and `name` are text fields, not files")
+    return file, *(text or None for text in texts)
+
+
+async def api_upload(request: Request) -> Response:
+    """`POST /api/bots`: stores an entrant's bot for the checker; 202 `{"upload": ID}`."""
+    limits = request.app.state.upload_limits
+    entrant = await _entrant(request)
+    body = await read_body(request, limits.request_bytes)
+    file, class_name, name = await _form(request, body)
+    data = await file.read()
+    try:
+        upload_id = await run_in_threadpool(store_upload, request.app.state.views.directory, entrant,
+                                            file.filename or "", data, class_name, name, limits)
+    except LeagueError as error:
+        raise refusal(error) from None
+    return JSONResponse({"upload": upload_id}, status_code=202)
+
+
+async def api_upload_status(request: Request) -> Response:
+    """`GET /api/uploads/{id}`: `checking`, `accepted` (with the bot's label) or `refused` (with why)."""
+    try:
+        upload = await run_in_threadpool(find_upload, request.app.state.views.directory, request.path_params["id"])
+    except LeagueError as error:
+        raise refusal(error) from None
+    return JSONResponse({"status": upload.status, "label": upload.label, "reason": upload.reason})
+
+
+async def api_retire(request: Request) -> Response:
+    """`POST /api/bots/{name}/retire`: stops the entrant's own bot playing (every version); its games stay."""
+    entrant = await _entrant(request)
+    try:
+        labels = await run_in_threadpool(retire_owned, request.app.state.views.directory, entrant,
+                                         request.path_params["name"])
+    except LeagueError as error:
+        raise refusal(error) from None
+    return JSONResponse({"retired": labels})
+
+
+async def owner_part(request: Request, versions: list[BotRow]) -> dict:
+    """What `/api/bots/{label}` adds for the owner of the bot of these `versions` (their Bearer token): `{"owner":
+    {"entrant": ..., "uploads": [each upload of the name, newest first, with its verdict and reason], "stderr":
+    {label: the last lines its process wrote to stderr}}}`; nothing for anyone else. A token that is wrong or
+    revoked is refused (401) rather than silently shown the public answer."""
+    if bearer_token(request) is None:
+        return {}
+    entrant = await _entrant(request)
+    directory = request.app.state.views.directory
+    uploads = await run_in_threadpool(owned_uploads, directory, entrant, versions[0].name)
+    if uploads is None:
+        return {}
+    return {"owner": {"entrant": entrant,
+                      "uploads": [{"upload": u.id, "status": u.status, "label": u.label, "reason": u.reason}
+                                  for u in uploads],
+                      "stderr": {b.label: _last_lines(directory / STDERR_FOLDER / f"{b.hash}.txt") for b in versions}}}
+
+
+def _last_lines(path: Path) -> list[str]:
+    try:
+        return path.read_bytes().decode(errors="replace").splitlines()[-STDERR_LINES:]
+    except OSError:
+        return []
