@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from itertools import combinations
 from types import SimpleNamespace
@@ -16,12 +17,21 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.config import ConfigError, SprtSettings, parse_config
+from arena.display import stop_lines
 from arena.ratings import RatingSettings
 from arena.ratings.batch import group_outcomes, rate_outcomes
 from arena.results import RunDir, run_digest
 from arena.runner import finish_run, play_missing
 from arena.schedule import Schedule
-from arena.stopping import elo_score, match_config, score_elo, settled_pairs, simulate_sprt, sprt_bounds
+from arena.stopping import (
+    MatchStats,
+    elo_score,
+    match_config,
+    score_elo,
+    settled_pairs,
+    simulate_sprt,
+    sprt_bounds,
+)
 
 RUNS = 4000
 
@@ -312,6 +322,17 @@ def test_bad_stopping_configs_name_the_field(edit, message):
     with pytest.raises(ConfigError) as error:
         parse_config(SETTLED.replace(*edit))
     assert message in str(error.value)
+
+
+def test_a_match_of_one_deal_shows_its_unbounded_intervals():
+    """After one deal (`--max-deals 1`) the score difference has no interval (NaN) and the Elo interval is
+    unbounded; the manifest keeps both as null, and the match's summary (terminal and report) says so."""
+    one_deal = MatchStats(1, 0.5, 0.0, 1.0, 0.0, -math.inf, math.inf, -0.05, -2.94, 2.94, "undecided",
+                          (0, 0, 1, 0, 0), 47.5, math.nan, math.nan)
+    stop = json.loads(json.dumps({"until": "sprt", "match": one_deal.as_dict(),
+                                  "variants": {"caterpillar": {"verdict": "undecided"}}}))
+    assert stop_lines(stop)[0] == ("match: 1 deals, score 0.500 [0.000, 1.000], Elo +0.0 [-inf, +inf], "
+                                   "game score difference +47.5 [n/a, n/a] per game")
 
 
 def test_the_match_config_is_a_readable_toml_file():
