@@ -343,15 +343,33 @@ def test_the_match_config_is_a_readable_toml_file():
     assert config.run.until == "sprt" and config.games[0].deals == 10
 
 
-def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path):
-    """The match's own process never imports a bot's file: the bot says its name from a host process."""
+def stranger(tmp_path) -> tuple:
+    """A user's bot file that writes the id of each process importing it into a marker file: (file, marker)."""
     marker = tmp_path / "imported-by"
     bot = tmp_path / "stranger.py"
     bot.write_text(f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
                    "from arena.bots import Bot\n\n\nclass Stranger(Bot):\n    name = 'stranger'\n\n"
                    "    def act(self, observation):\n        return observation.legal_moves[0]\n")
+    return bot, marker
+
+
+def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path):
+    """The match's own process never imports a bot's file: the bot says its name from a host process."""
+    bot, marker = stranger(tmp_path)
     text = match_config("caterpillar", f"{bot}:Stranger", "random", sprt=[0, 10], max_deals=10, rules={},
                         players=None, field="random", seed=1)
     assert 'name = "stranger"' in text
     pids = {int(line) for line in marker.read_text().split()}
     assert pids and os.getpid() not in pids
+
+
+def test_arena_match_runs_no_users_code_in_its_own_process(tmp_path):
+    """The whole command (its bots' names, the config's check, the match, its report) with a user's bot file that
+    writes who imports it: the match is played, and the command's own process never imported the file."""
+    bot, marker = stranger(tmp_path)
+    result = CliRunner().invoke(app, ["match", "caterpillar", f"{bot}:Stranger", "random", "--workers", "1",
+                                      "--no-progress", "--max-deals", "2", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "match-caterpillar-stranger-vs-random" / "report.html").is_file()
+    pids = {int(line) for line in marker.read_text().split()}
+    assert pids and os.getpid() not in pids, "the match imported the bot's file in its own process"
