@@ -269,11 +269,12 @@ def stop_lines(stop: dict | None) -> list[str]:
         return []
     if stop["until"] == "sprt":
         m = stop["match"]
-        elo = lambda x: "inf" if x is None else f"{x:+.1f}"
+        elo = lambda x, unbounded="inf": unbounded if x is None else f"{x:+.1f}"  # None: infinite
+        diff = lambda x: "n/a" if x is None else f"{x:+.1f}"  # None: no interval from a single deal
         lines = [f"match: {m['deals']:,} deals, score {m['score']:.3f} [{m['score_lo']:.3f}, {m['score_hi']:.3f}], "
-                 f"Elo {elo(m['elo'])} [{elo(m['elo_lo'])}, {elo(m['elo_hi'])}], "
-                 f"game score difference {m['score_diff']:+.1f} [{m['score_diff_lo']:+.1f}, {m['score_diff_hi']:+.1f}] "
-                 "per game"]
+                 f"Elo {elo(m['elo'])} [{elo(m['elo_lo'], '-inf')}, {elo(m['elo_hi'], '+inf')}], "
+                 f"game score difference {diff(m['score_diff'])} [{diff(m['score_diff_lo'])}, "
+                 f"{diff(m['score_diff_hi'])}] per game"]
         if m["penta"] is not None:
             lines.append("deal pairs by the first bot's points, 0 / ½ / 1 / 1½ / 2: "
                          + " / ".join(f"{n:,}" for n in m["penta"]))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from itertools import combinations
 from types import SimpleNamespace
@@ -16,12 +17,21 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.config import ConfigError, SprtSettings, parse_config
+from arena.display import stop_lines
 from arena.ratings import RatingSettings
 from arena.ratings.batch import group_outcomes, rate_outcomes
 from arena.results import RunDir, run_digest
 from arena.runner import finish_run, play_missing
 from arena.schedule import Schedule
-from arena.stopping import elo_score, match_config, score_elo, settled_pairs, simulate_sprt, sprt_bounds
+from arena.stopping import (
+    MatchStats,
+    elo_score,
+    match_config,
+    score_elo,
+    settled_pairs,
+    simulate_sprt,
+    sprt_bounds,
+)
 
 RUNS = 4000
 
@@ -314,6 +324,17 @@ def test_bad_stopping_configs_name_the_field(edit, message):
     assert message in str(error.value)
 
 
+def test_a_match_of_one_deal_shows_its_unbounded_intervals():
+    """After one deal (`--max-deals 1`) the score difference has no interval (NaN) and the Elo interval is
+    unbounded; the manifest keeps both as null, and the match's summary (terminal and report) says so."""
+    one_deal = MatchStats(1, 0.5, 0.0, 1.0, 0.0, -math.inf, math.inf, -0.05, -2.94, 2.94, "undecided",
+                          (0, 0, 1, 0, 0), 47.5, math.nan, math.nan)
+    stop = json.loads(json.dumps({"until": "sprt", "match": one_deal.as_dict(),
+                                  "variants": {"caterpillar": {"verdict": "undecided"}}}))
+    assert stop_lines(stop)[0] == ("match: 1 deals, score 0.500 [0.000, 1.000], Elo +0.0 [-inf, +inf], "
+                                   "game score difference +47.5 [n/a, n/a] per game")
+
+
 def test_the_match_config_is_a_readable_toml_file():
     text = match_config("caterpillar", "heuristic", "heuristic", sprt=[-5, 5, 0.1, 0.1], max_deals=10, rules={},
                         players=None, field="random", seed=1)
@@ -322,15 +343,33 @@ def test_the_match_config_is_a_readable_toml_file():
     assert config.run.until == "sprt" and config.games[0].deals == 10
 
 
-def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path):
-    """The match's own process never imports a bot's file: the bot says its name from a host process."""
+def stranger(tmp_path) -> tuple:
+    """A user's bot file that writes the id of each process importing it into a marker file: (file, marker)."""
     marker = tmp_path / "imported-by"
     bot = tmp_path / "stranger.py"
     bot.write_text(f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
                    "from arena.bots import Bot\n\n\nclass Stranger(Bot):\n    name = 'stranger'\n\n"
                    "    def act(self, observation):\n        return observation.legal_moves[0]\n")
+    return bot, marker
+
+
+def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path):
+    """The match's own process never imports a bot's file: the bot says its name from a host process."""
+    bot, marker = stranger(tmp_path)
     text = match_config("caterpillar", f"{bot}:Stranger", "random", sprt=[0, 10], max_deals=10, rules={},
                         players=None, field="random", seed=1)
     assert 'name = "stranger"' in text
     pids = {int(line) for line in marker.read_text().split()}
     assert pids and os.getpid() not in pids
+
+
+def test_arena_match_runs_no_users_code_in_its_own_process(tmp_path):
+    """The whole command (its bots' names, the config's check, the match, its report) with a user's bot file that
+    writes who imports it: the match is played, and the command's own process never imported the file."""
+    bot, marker = stranger(tmp_path)
+    result = CliRunner().invoke(app, ["match", "caterpillar", f"{bot}:Stranger", "random", "--workers", "1",
+                                      "--no-progress", "--max-deals", "2", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "match-caterpillar-stranger-vs-random" / "report.html").is_file()
+    pids = {int(line) for line in marker.read_text().split()}
+    assert pids and os.getpid() not in pids, "the match imported the bot's file in its own process"

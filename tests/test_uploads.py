@@ -1,6 +1,7 @@
 """Entrants bring their own bots over HTTP: tokens, `POST /api/bots`, the checker process, `arena league upload`, the
-limits, and the attack zoo, against a real `arena league serve` in a process of its own, through real httpx, with
-uploads checked in the real sandbox and Chromium looking at what a hostile name becomes.
+limits, the attack zoo, and uploads that then play (one-file bots, packages, command bots in Python and C, the zoo's
+system-call attacker), against a real `arena league serve` in a process of its own, through real httpx, with uploads
+checked and played in the real sandbox and Chromium looking at what a hostile name becomes.
 
 Every refusal leaves the league byte for byte as it was: every file of the league directory is hashed before and
 after, and so is the catalog's content (`fingerprint`)."""
@@ -15,10 +16,11 @@ import zipfile
 from pathlib import Path
 
 import httpx
+import pyarrow.parquet as pq
 import pytest
 from browser import find_chromium, visit
-from test_bundles import PACKAGE, entry, hostile, write_tree, zip_folder
-from test_sandbox import needs_sandbox
+from test_bundles import PACKAGE, PY_COMMAND, c_bot, entry, hostile, write_tree, zip_folder
+from test_sandbox import ZOO, needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
 
 from arena.league.catalog import LeagueError
@@ -115,15 +117,43 @@ class Snooper(Bot):
         raise RuntimeError(f"wrote {wrote}; {len(found)} found; {len(read)}/{len(TARGETS)} read")
 '''
 
+CALLER = {  # a package: the zoo's attacker (tests/zoo/escapes.py, added by the test) as `caller` makes it
+    "bot.toml": 'entry = "caller:Caller"\n',
+    "caller.py": (
+        "import sys\n"
+        "import escapes\n\n"
+        "zoo_refused = escapes.refused\n\n\n"
+        "def refused(attack, result):\n"
+        "    \"\"\"The zoo's verdict on a call, also said on stderr, which its owner reads.\"\"\"\n"
+        "    try:\n"
+        "        said = zoo_refused(attack, result)\n"
+        "    except RuntimeError as error:\n"
+        "        print(f'{attack}: {error}', file=sys.stderr, flush=True)\n"
+        "        raise\n"
+        "    print(f'{attack}: ' + ('EPERM' if said else 'worked'), file=sys.stderr, flush=True)\n"
+        "    return said\n\n\n"
+        "escapes.refused = refused\n\n\n"
+        "class Caller(escapes.EscapesBot):\n"
+        "    name = 'caller'\n"
+        "    games = {'caterpillar'}\n"
+        "    defaults = {**escapes.EscapesBot.defaults, 'how': 'unshare,mount,ptrace'}\n"),
+}
+"""Tries `unshare(CLONE_NEWUSER)`, `mount` (as it is, then in a user and mount namespace of its own) and `ptrace` of
+its child at its first move in each process, through ctypes; an escape is its crash (`escaped: ...`), a refusal
+other than EPERM too, and it says each answer on stderr."""
+
 TWO_CLASSES = "class A:\n    pass\n\n\nclass B:\n    pass\n"
 """Names no class, holds two: refused by the checker at once, without a sandbox."""
 
 XSS = "<script>alert(1)</script>"
 
 
-def make_league(tmp_path: Path, *bots: str) -> Path:
-    """A small caterpillar league (LEAGUE_TOML) with these bundled bots, nothing played."""
-    (tmp_path / "league.toml").write_text(LEAGUE_TOML)
+def make_league(tmp_path: Path, *bots: str, settles_at_once: bool = False) -> Path:
+    """A small caterpillar league (LEAGUE_TOML) with these bundled bots, nothing played. One that `settles_at_once`
+    takes every pair for a tie after the newcomers' placement: its player then stops, and its bots' processes end."""
+    tie = 'isolation = "sandbox"\ntie_margin = 1000'  # any two ratings are a tie, at once
+    (tmp_path / "league.toml").write_text(LEAGUE_TOML.replace('isolation = "sandbox"', tie) if settles_at_once
+                                          else LEAGUE_TOML)
     league = tmp_path / "league"
     arena("league", "new", league, tmp_path / "league.toml")
     for bot in bots:
@@ -389,6 +419,50 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
             "a retired bot frees its place"
     log = process.stderr.read()
     assert all(secret not in log for secret in (alice, bob, carol))
+
+
+@needs_sandbox
+def test_uploaded_command_bots_in_python_and_c_play_and_the_callers_system_calls_are_refused(tmp_path):
+    """Zips sent over HTTP to a league that plays: a command bot in Python, one compiled from C here, and the zoo's
+    `caller`, which plays on while each of its system calls answers EPERM, touching nothing of the league."""
+    league = make_league(tmp_path, "random", settles_at_once=True)
+    alice, bob = token(league, "alice"), token(league, "bob")
+    py_command = zip_folder(write_tree(tmp_path / "pycmd", PY_COMMAND), tmp_path / "pycmd.zip")
+    c_command = zip_folder(c_bot(tmp_path), tmp_path / "cbot.zip")
+    caller_folder = write_tree(tmp_path / "caller", CALLER)
+    (caller_folder / "escapes.py").write_bytes((ZOO / "escapes.py").read_bytes())
+    caller = zip_folder(caller_folder, tmp_path / "caller.zip")
+    with served(league) as (_, client):
+        url = f"http://127.0.0.1:{client.base_url.port}/"
+        said = arena("league", "upload", url, py_command, "--token", alice, check=False)
+        assert said.exit_code == 0 and said.stdout.strip() == "accepted as 'py-command'", said.stderr
+        compiled = verdict(client, post(client, alice, "cbot.zip", c_command.read_bytes()))
+        assert compiled == {"status": "accepted", "label": "c-first", "reason": None}, compiled
+
+        db = sqlite3.connect(league / "catalog.sqlite")
+        tokens_before = db.execute("SELECT * FROM entrants ORDER BY name").fetchall()
+        code = lambda: {p: p.read_bytes() for folder in ("uploads", "bots") for p in (league / folder).rglob("*")
+                        if p.is_file()}
+        code_before = code()
+        said = arena("league", "upload", url, caller, "--token", bob, check=False)
+        assert said.exit_code == 0 and said.stdout.strip() == "accepted as 'caller'", said.stderr
+        added = set(code()) - set(code_before)
+
+        rated = lambda: {r["bot"] for r in client.get("/api/standings").json()["variants"].get("caterpillar", [])}
+        wait_for(lambda: {"py-command", "c-first", "caller"} <= rated(), "the uploads are rated", 240)
+        owner = lambda: client.get("/api/bots/caller", headers={"Authorization": f"Bearer {bob}"}).json()
+        words = wait_for(lambda: owner()["owner"]["stderr"]["caller"], "the caller's stderr is kept", 120)
+        answers = [line for line in words if line.startswith(("unshare: ", "mount: ", "ptrace: "))]
+        each_call = "unshare: EPERM|mount: EPERM|mount: EPERM|ptrace: EPERM"  # mount: as it is, then in namespaces
+        assert each_call in "|".join(answers), words
+        assert set(answers) == {"unshare: EPERM", "mount: EPERM", "ptrace: EPERM"}, words
+        assert db.execute("SELECT * FROM entrants ORDER BY name").fetchall() == tokens_before
+        db.close()
+        assert {p: b for p, b in code().items() if p not in added} == code_before, "the league's code is as it was"
+    games = pq.read_table(league / "results").to_pandas()
+    for bot in ("py-command", "c-first", "caller"):
+        its = games[[bot in players for players in games["players"]]]
+        assert len(its) and its["fault_seat"].isna().all(), its["fault"].dropna().tolist()
 
 
 @needs_sandbox
