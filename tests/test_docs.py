@@ -74,3 +74,15 @@ def test_the_observation_tables_list_every_field():
     assert sorted(tables) == sorted(GAME_IDS)
     for game_id, fields in tables.items():
         assert fields == list(get_game(game_id).Observation._fields), game_id
+
+
+def test_every_test_a_page_names_exists():
+    """A claim backed by a test names it: a renamed or removed test leaves the claim unbacked, so a page may cite
+    only test functions (`test_...`) and test files (`tests/test_....py`) that the project holds."""
+    tests = list((ROOT / "tests").rglob("*.py"))
+    known = {path.stem for path in tests} | {name for path in tests
+                                             for name in re.findall(r"def (test_\w+)", path.read_text())}
+    cited = {(page.relative_to(ROOT).as_posix(), name) for page in PAGES + [ROOT / "tests" / "zoo" / "README.md"]
+             for name in re.findall(r"\b(test_\w+)", page.read_text())}
+    missing = sorted(f"{page}: {name}" for page, name in cited if name not in known)
+    assert not missing, "pages cite tests that do not exist:\n" + "\n".join(missing)

@@ -506,6 +506,19 @@ def test_a_replay_over_its_time_limit_costs_its_link_not_the_report(tmp_path, mo
     assert len(pages) == 2 and not any("class=replay" in page.read_text() for page in pages)
 
 
+def test_the_static_pages_never_show_a_nan_bound(tmp_path):
+    """One deal a table has no interval of a mean score: `arena league table` shows a dash, and the pages (whose
+    tables are the server's) never show a NaN."""
+    league = make_league(tmp_path, toml=LEAGUE_TOML.replace("deals = 2", "deals = 1"))
+    add(league, "random")
+    add(league, "greedy")
+    arena("league", "play", league, "--rounds", "1", "--no-progress")
+    assert "[–, –]" in arena("league", "table", league).stdout
+    arena("league", "report", league)
+    pages = [page.read_text() for page in [LeagueDir(league).report, *LeagueDir(league).leaderboard.glob("bot-*")]]
+    assert len(pages) == 3 and not any("nan" in page for page in pages)
+
+
 def test_play_keeps_its_budget_at_round_boundaries_and_stops_when_settled(tmp_path):
     league = make_league(tmp_path)
     for spec in ("random", "heuristic"):
