@@ -149,29 +149,27 @@ def test_a_compaction_sigkilled_at_any_moment_leaves_the_same_games(uncompacted,
     before = readings(uncompacted)
     script = KILLED.format(run=SMALL_RUN)
 
-    def compact_in_a_process(league: Path, kill_after: float | None) -> bool:
-        """Compacts `league` in a process of its own, SIGKILLed `kill_after` seconds into the compaction; whether
-        it finished."""
+    def compact_in_a_process(league: Path, kill_after: float | None) -> float | None:
+        """Compacts `league` in a process of its own, SIGKILLed `kill_after` seconds into the compaction: how long
+        the compaction took from its start when it finished, None when the kill cut it short."""
         process = subprocess.Popen([sys.executable, "-c", script, str(league)], stdout=subprocess.PIPE, text=True)
         assert process.stdout.readline() == "start\n"
-        if kill_after is None:
-            process.wait(60)
-            return True
-        time.sleep(kill_after)
-        process.kill()
+        started = time.monotonic()
+        if kill_after is not None:
+            time.sleep(kill_after)
+            process.kill()
+        finished = process.stdout.read() == "done\n"
         process.wait(60)
-        return process.stdout.read() == "done\n"
+        return time.monotonic() - started if finished else None
 
     whole = compact_copy(uncompacted, tmp_path / "whole")
-    started = time.monotonic()
-    assert compact_in_a_process(whole, None)
-    took = time.monotonic() - started
+    took = compact_in_a_process(whole, None)  # the kills fall within a compaction's own time, start-up aside
+    assert took is not None
     rng = random.Random(7)
     cut_short = 0
     for attempt in range(6):
         league = compact_copy(uncompacted, tmp_path / f"killed-{attempt}")
-        finished = compact_in_a_process(league, rng.uniform(0, took))
-        cut_short += not finished
+        cut_short += compact_in_a_process(league, rng.uniform(0, took)) is None
         names = {path.name for path in (league / "results").glob("part-*.parquet")}
         assert all(PART_NAME.fullmatch(name) for name in names)
         assert readings(league) == before, f"killed after {attempt}: the league reads the same games"
