@@ -261,9 +261,9 @@ def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_dra
         assert not seen.exceptions and not seen.console_errors, (seen.exceptions, seen.console_errors)
         assert seen.requests.count(url) == 1, "updated in place, never reloaded"
         assert any("since=" in r for r in seen.requests), "htmx polled the live part"
-        wait_for(lambda: client.get("/api/standings").json()["rounds"] >= 2, "two rounds")
+        wait_for(lambda: len(client.get("/api/bots/greedy").json()["history"]) >= 2, "two points of greedy's history")
         chart = visit(url + "bots/greedy",
-                      "document.querySelectorAll('#history-chart .scatterlayer .point').length > 0",
+                      "document.querySelectorAll('#history-chart .scatterlayer .point').length >= 2",
                       "document.querySelectorAll('#history-chart .scatterlayer .point').length", timeout=60)
         assert chart.ready and chart.probe >= 2 and not chart.exceptions and not chart.console_errors
 
