@@ -411,7 +411,17 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         words = wait_for(lambda: owner("snooper", bob).json()["owner"]["stderr"]["snooper"], "stderr is kept", 120)
         assert "the snooper's own words" in words
         assert "own words" not in owner("snooper", alice).text + client.get("/api/bots/snooper").text
-        assert "own words" not in client.get("/bots/snooper").text, "the page is public only"
+        assert "own words" not in client.get("/bots/snooper").text, "the page is public until its owner asks"
+        if find_chromium() is not None:  # the owner's part of the page, asked with the token in the tab
+            ask = ("(window.asked ??= (document.getElementById('owner-token').value = %r, "
+                   "document.getElementById('owner-form').requestSubmit(), true)) && "
+                   "document.getElementById('owner-stderr').innerText.includes(%r)")
+            part = "document.getElementById('%s').innerText"
+            mine = visit(f"{url}bots/snooper", ask % (bob, "own words"), part % "owner-uploads")
+            assert mine.ready and "accepted" in mine.probe and not mine.console_errors, mine
+            theirs = visit(f"{url}bots/snooper", ask % (alice, "x") + " || " + part % "owner-note",
+                           f"[{part % 'owner-note'}, document.body.innerText]")
+            assert theirs.probe[0] == "That token does not own this bot." and "own words" not in theirs.probe[1]
 
         retired = client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {alice}"})
         assert retired.json() == {"retired": ["counting"]}
