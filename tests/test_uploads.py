@@ -21,6 +21,7 @@ import pytest
 from browser import find_chromium, visit
 from test_bundles import PACKAGE, PY_COMMAND, c_bot, entry, hostile, write_tree, zip_folder
 from test_sandbox import ZOO, needs_sandbox
+from test_sandbox_bundled import WRAPPER as BUNDLED_WRAPPER
 from test_server import arena, one_line_error, served, wait_for
 
 from arena.league.catalog import LeagueError
@@ -55,27 +56,8 @@ check_games = 1
 COUNTING = (Path(__file__).parent.parent / "docs" / "example_bot.py").read_text()
 """A one-file bot (the guide's)."""
 
-WRAPPER = '''
-from arena.bots import Bot, load_bot_class
-
-
-class Tweaked(Bot):
-    """heuristic's moves, found by its name as any user's bot would find it."""
-
-    name = "tweaked"
-    games = {"caterpillar"}
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.inner = load_bot_class("heuristic")()
-
-    def reset(self, game_id, seat, rules, rng):
-        super().reset(game_id, seat, rules, rng)
-        self.inner.reset(game_id, seat, rules, rng)
-
-    def act(self, observation):
-        return self.inner.act(observation)
-'''
+WRAPPER = BUNDLED_WRAPPER.replace('name = "tweaked-heuristic"', 'name = "tweaked"')
+"""A bot built on `heuristic`, as the sandbox's test of the bundled bots has it."""
 
 SNOOPER = '''
 import glob
