@@ -302,6 +302,23 @@ def test_a_restarted_server_reads_its_rating_history_and_fits_no_point_again(tmp
     assert LeagueDir(league).history.stat().st_mtime_ns == kept, "the kept points were fitted and written again"
 
 
+def test_a_look_at_a_finished_round_fits_the_ratings_once(tmp_path, monkeypatch):
+    from arena.ratings.tables import RunningRatings
+    from arena.server.views import make_view
+
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress", "--games", "8")
+    first, _ = make_view(str(league), 0)
+    arena("league", "play", league, "--no-progress", "--games", "4")  # one round more
+    fits = []
+    tables = RunningRatings.tables
+    monkeypatch.setattr(RunningRatings, "tables", lambda self: fits.append(self) or tables(self))
+    second, _ = make_view(str(league), first.version, len(first.rounds))
+    assert len(second.rounds) == 1 and len(fits) == 1, "the history point of the last round was fitted again"
+    last = second.history[second.history["round"] == second.rounds[-1].number]
+    table = next(iter(second.rated.values())).table
+    assert last.set_index("bot")["mu"].to_dict() == table.set_index("bot")["mu"].to_dict()
+
 QUITTER = '''
 import os
 from arena.bots import Bot

@@ -121,11 +121,13 @@ class RatingHistory:
             self.rows = [tuple(row) for row in found["rows"]]
             self.fitted = found["last_round"]
 
-    def add(self, rounds: list[RoundRow], points: int | None = None) -> None:
+    def add(self, rounds: list[RoundRow], points: int | None = None, latest: dict | None = None) -> None:
         """Adds the finished rounds not yet added (in round order, as the running ratings need game order), with a
         point after each; with `points`, after every k-th of them and the last, at most `points` points (each
         point is a fit: a server that meets a long league, or rounds that finish faster than it looks, thins
-        them). Rounds whose points were kept are only read into the running sums."""
+        them). Rounds whose points were kept are only read into the running sums. `latest`: the rating tables of the
+        games of all of `rounds`, if the caller has them; the last point takes its rows from them instead of a fit of
+        its own (a fit's mu, sigma and games do not depend on its bootstrap replicates)."""
         new = [r for r in sorted(rounds, key=lambda r: r.number) if r.number > self.last_round]
         fresh = [r for r in new if r.number > self.fitted]
         every = max(1, -(-len(fresh) // points)) if points else 1
@@ -135,7 +137,8 @@ class RatingHistory:
             self.running.add(part)
             k, round_ = ending.get(part.column("game_index")[-1].as_py() + 1, (0, None))
             if round_ is not None and (k % every == 0 or k == len(fresh)):
-                for variant, rated in self.running.tables().items():
+                tables = latest if latest is not None and k == len(fresh) else self.running.tables()
+                for variant, rated in tables.items():
                     for row in rated.table.itertuples(index=False):
                         self.rows.append((round_.number, variant, row.bot, float(row.mu), float(row.sigma),
                                           int(row.games)))

@@ -208,8 +208,8 @@ def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None
     making.last_round = max((r.number for r in new), default=making.last_round)
     # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start (those
     # kept in the league's history file are not fitted again)
-    making.history.add(rounds, points=HISTORY_POINTS if first else LOOK_POINTS)
     rated = making.ratings.tables() if rounds else {}
+    making.history.add(rounds, points=HISTORY_POINTS if first else LOOK_POINTS, latest=rated)  # one fit less a look
     recent = pa.concat_tables([games.append_column("bot", pa.array([label] * games.num_rows, pa.string()))
                                for label, games in making.recent.items()]) if making.recent else None
     view = View(load_settings(Path(directory)).name, version + 1, bots, rounds, rated, with_bots(rated, bots),
