@@ -138,9 +138,18 @@ def play_alone(league: Path, seconds: float) -> float:
         process.wait()
 
 
-async def readers(base: str, clients: int, seconds: float, closed: bool) -> dict[str, list[tuple[float, int]]]:
+def finished_rounds(league: Path) -> list:
+    from arena.league.standings import snapshot
+
+    return snapshot(league)[1]
+
+
+async def readers(base: str, clients: int, seconds: float, closed: bool,
+                  league: Path) -> dict[str, list[tuple[float, int]]]:
     """Each reader's requests as (latency, status) by path: browser-like (a pause of POLL_SECONDS between two
-    requests, If-None-Match of what it holds) or `closed`-loop (at once again, no ETag)."""
+    requests, If-None-Match of what it holds) or `closed`-loop (at once again, no ETag); and under "freshness",
+    the seconds from each round seen finished in the catalog (looked at every 0.25 s) to `/api/health` showing
+    it."""
     import httpx
 
     answered: dict[str, list[tuple[float, int]]] = {path: [] for path in PATHS}
@@ -168,7 +177,24 @@ async def readers(base: str, clients: int, seconds: float, closed: bool) -> dict
                 if not closed:
                     await asyncio.sleep(rng.uniform(*POLL_SECONDS))
 
-        await asyncio.gather(*(reader(k) for k in range(clients)))
+        async def freshness() -> None:
+            """When each round is first seen finished in the catalog, and when the server's view first holds it."""
+            seen: dict[int, float] = {}
+            while time.monotonic() < deadline:
+                done = len(finished_rounds(league))
+                now = time.monotonic()
+                for number in range(1, done + 1):
+                    seen.setdefault(number, now)
+                shown = (await client.get("/api/health")).json()["rounds"]
+                for number in range(1, shown + 1):
+                    if number in seen and number not in lags:
+                        lags[number] = time.monotonic() - seen[number]
+                await asyncio.sleep(0.25)
+
+        lags: dict[int, float] = {}
+        started = len(finished_rounds(league))
+        await asyncio.gather(freshness(), *(reader(k) for k in range(clients)))
+        answered["freshness"] = [lag for number, lag in lags.items() if number > started]
     return answered
 
 
@@ -184,10 +210,13 @@ def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool
     started = time.monotonic()
     process, base = start_server(league)
     try:
-        print(f"serve: listening after {time.monotonic() - started:.0f} s", end="")
+        print(f"serve: listening after {time.monotonic() - started:.1f} s", end="")
         before, startup = after_first_round(league, process)
         print(f", first round {startup:.0f} s later")
-        answered = asyncio.run(readers(base, clients, seconds, closed)) if clients else time.sleep(seconds) or {}
+        if clients:
+            answered = asyncio.run(readers(base, clients, seconds, closed, league))
+        else:
+            answered = time.sleep(seconds) or {}
         return (finished_games(league) - before) / seconds, answered
     finally:
         process.send_signal(signal.SIGKILL)
@@ -195,6 +224,10 @@ def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool
 
 
 def print_latencies(answered: dict) -> None:
+    lags = answered.pop("freshness", [])
+    if lags:
+        print(f"  a round's view served {np.median(lags):.1f} s after it finished at the median, "
+              f"{max(lags):.1f} s at most ({len(lags)} rounds)")
     for path, found in answered.items():
         if found:
             ms = np.array([latency for latency, _ in found]) * 1000
@@ -229,7 +262,7 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
                 await asyncio.sleep(sample)
 
         async def both() -> list:
-            return await asyncio.gather(readers(base, clients, minutes * 60, closed=False), sampler())
+            return await asyncio.gather(readers(base, clients, minutes * 60, closed=False, league=league), sampler())
 
         answered = asyncio.run(both())[0]
         print_latencies(answered)

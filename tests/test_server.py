@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 from browser import find_chromium, visit
 from test_league import ARENA, BOT
@@ -282,6 +283,41 @@ def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path, re
     arena("league", "add", league, "heuristic", "--no-sandbox", "--games", "1")
     assert views.refresh().bot("heuristic") is not None, "a bot added is a new view"
 
+
+def test_a_restarted_server_reads_its_rating_history_and_fits_no_point_again(tmp_path, request):
+    from arena.league.directory import LeagueDir
+    from arena.server.views import LeagueViews
+
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress", "--games", "8")
+    first = LeagueViews(league)
+    request.addfinalizer(first.close)
+    history = first.refresh().history
+    assert len(history) and LeagueDir(league).history.exists()
+    first.close()
+    kept = LeagueDir(league).history.stat().st_mtime_ns
+    again = LeagueViews(league)
+    request.addfinalizer(again.close)
+    pd.testing.assert_frame_equal(again.refresh().history, history)
+    assert LeagueDir(league).history.stat().st_mtime_ns == kept, "the kept points were fitted and written again"
+
+
+def test_a_look_at_a_finished_round_fits_the_ratings_once(tmp_path, monkeypatch):
+    from arena.ratings.tables import RunningRatings
+    from arena.server.views import make_view
+
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress", "--games", "8")
+    first, _ = make_view(str(league), 0)
+    arena("league", "play", league, "--no-progress", "--games", "4")  # one round more
+    fits = []
+    tables = RunningRatings.tables
+    monkeypatch.setattr(RunningRatings, "tables", lambda self: fits.append(self) or tables(self))
+    second, _ = make_view(str(league), first.version, len(first.rounds))
+    assert len(second.rounds) == 1 and len(fits) == 1, "the history point of the last round was fitted again"
+    last = second.history[second.history["round"] == second.rounds[-1].number]
+    table = next(iter(second.rated.values())).table
+    assert last.set_index("bot")["mu"].to_dict() == table.set_index("bot")["mu"].to_dict()
 
 QUITTER = '''
 import os

@@ -49,6 +49,12 @@ class LeagueDir:
         return self.path / "play.lock"
 
     @property
+    def history(self) -> Path:
+        """The rating history `arena league serve` computed, a point per round it fitted (arena/league/standings.py):
+        kept so that a restarted server does not fit every point again."""
+        return self.path / "history.json"
+
+    @property
     def leaderboard(self) -> Path:
         """The static pages of `arena league report`: the index and a page per bot."""
         return self.path / "leaderboard"

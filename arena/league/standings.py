@@ -7,12 +7,15 @@ meanwhile (the parts of a round not yet finished) is not read, so the tables alw
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
+from arena.atomic import write_atomic
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, RoundRow
+from arena.league.directory import LeagueDir
 from arena.league.play import league_parts
 from arena.ratings.variants import of_game, select
 from arena.results import RATED_COLUMNS
@@ -99,7 +102,7 @@ class RatingHistory:
 
     COLUMNS = ["round", "variant", "bot", "mu", "sigma", "games"]
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, kept: bool = False) -> None:
         from arena.ratings.tables import RunningRatings
 
         self.directory = Path(directory)
@@ -108,25 +111,42 @@ class RatingHistory:
         self.rows: list[tuple] = []
         self.last_round = 0
         """The last round added: rounds finish in order, so those up to it are in."""
+        self.path = LeagueDir(self.directory).history if kept else None
+        """With `kept`, the points are read from and written to the league's history file: each is a fit of every
+        bot, and a server restarted on a long league fitted 60 of them again before it answered."""
+        self.fitted = 0
+        """Rounds up to this one have their points in the history file: only their games are added again."""
+        if self.path is not None and self.path.exists():
+            found = json.loads(self.path.read_text())
+            self.rows = [tuple(row) for row in found["rows"]]
+            self.fitted = found["last_round"]
 
-    def add(self, rounds: list[RoundRow], points: int | None = None) -> None:
+    def add(self, rounds: list[RoundRow], points: int | None = None, latest: dict | None = None) -> None:
         """Adds the finished rounds not yet added (in round order, as the running ratings need game order), with a
         point after each; with `points`, after every k-th of them and the last, at most `points` points (each
         point is a fit: a server that meets a long league, or rounds that finish faster than it looks, thins
-        them)."""
+        them). Rounds whose points were kept are only read into the running sums. `latest`: the rating tables of the
+        games of all of `rounds`, if the caller has them; the last point takes its rows from them instead of a fit of
+        its own (a fit's mu, sigma and games do not depend on its bootstrap replicates)."""
         new = [r for r in sorted(rounds, key=lambda r: r.number) if r.number > self.last_round]
-        every = max(1, -(-len(new) // points)) if points else 1
-        ending = {r.end_index: (k, r) for k, r in enumerate(new, 1) if r.games}
+        fresh = [r for r in new if r.number > self.fitted]
+        every = max(1, -(-len(fresh) // points)) if points else 1
+        ending = {r.end_index: (k, r) for k, r in enumerate(fresh, 1) if r.games}
         # one pass over the parts of all the new rounds (a compacted part holds many), a point where a round ends
         for part in league_parts(self.directory, new, RATED_COLUMNS, by_round=True):
             self.running.add(part)
             k, round_ = ending.get(part.column("game_index")[-1].as_py() + 1, (0, None))
-            if round_ is not None and (k % every == 0 or k == len(new)):
-                for variant, rated in self.running.tables().items():
+            if round_ is not None and (k % every == 0 or k == len(fresh)):
+                tables = latest if latest is not None and k == len(fresh) else self.running.tables()
+                for variant, rated in tables.items():
                     for row in rated.table.itertuples(index=False):
-                        self.rows.append((round_.number, variant, row.bot, row.mu, row.sigma, row.games))
+                        self.rows.append((round_.number, variant, row.bot, float(row.mu), float(row.sigma),
+                                          int(row.games)))
         if new:
             self.last_round = new[-1].number
+        if fresh and self.path is not None:
+            self.fitted = self.last_round
+            write_atomic(self.path, json.dumps({"last_round": self.fitted, "rows": self.rows}).encode())
 
     def frame(self, game: str | None = None) -> pd.DataFrame:
         """The history so far, of every variant or only those of `game` (a game id or variant label)."""

@@ -10,17 +10,14 @@ uvicorn serves it, with one worker: the process is the league's one player.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import socket
 import sys
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
-from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -28,14 +25,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 
-from arena.display import places
 from arena.league.catalog import LeagueError
-from arena.league.html import TEMPLATES, add_filters
 from arena.league.standings import versions
 from arena.server.checker import Checker
 from arena.server.player import PlayLoop
+from arena.server.render import leaderboard_context, standings_json, templates, with_etag
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
 from arena.server.uploads import api_retire, api_upload, api_upload_status, owner_part
 from arena.server.views import RECENT_GAMES, LeagueViews, View
@@ -43,15 +38,13 @@ from arena.server.views import RECENT_GAMES, LeagueViews, View
 HERE = Path(__file__).parent
 REPORT_STATIC = HERE.parent / "report" / "static"
 """plotly.js's cartesian bundle, which the run report ships too."""
-POLL_SECONDS = 2
-"""How often an open page asks for its live part (only while the tab is visible)."""
 REFRESH_SECONDS = 1.0
 """How often the server looks at the catalog for a finished round or a changed bot."""
+COMPUTE_SHARE = 0.08
+"""The share of one core the computing process may take: after each look the refresher waits its CPU time divided
+by this, so the standings stay within it however large the league, and a view covers the rounds finished
+meanwhile."""
 
-templates = Jinja2Templates(directory=[HERE / "templates", TEMPLATES])  # the league's shared tables after ours
-add_filters(templates.env)
-templates.env.globals["bot_href"] = lambda label: "/bots/" + quote(label, safe="/")  # as Jinja's urlencode
-templates.env.globals["poll_seconds"] = POLL_SECONDS
 
 
 def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
@@ -70,16 +63,12 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         def refresher() -> None:  # the one place that looks at the catalog: requests only read `views.current`
             pause = REFRESH_SECONDS
             while not stop.wait(pause):
-                started = time.monotonic()
                 try:
-                    before = views.current
-                    if views.refresh() is not before:
-                        prerender(app, views.current)
+                    views.refresh()
                 except Exception as error:  # noqa: BLE001 - a failed look keeps the last view; the next may work
                     print(f"warning: could not read the league: {type(error).__name__}: {error}", file=sys.stderr)
-                # rounds that finish faster than the standings are computed get one view for several: the
-                # computing takes at most a third of the time, and play and the requests keep the rest
-                pause = max(REFRESH_SECONDS, 2 * (time.monotonic() - started))
+                # rounds that finish faster than the standings are computed get one view for several
+                pause = max(REFRESH_SECONDS, views.cost / COMPUTE_SHARE)
 
         thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
         thread.start()
@@ -109,7 +98,7 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
-    app.state.views, app.state.loop, app.state.replays, app.state.rendered = views, None, OrderedDict(), {}
+    app.state.views, app.state.loop, app.state.replays = views, None, OrderedDict()
     app.state.upload_limits = load_settings(directory).uploads
     return app
 
@@ -138,7 +127,7 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     with play_lock(directory) if play else nullcontext() as lock:
         app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
-        prerender(app, app.state.views.refresh())  # read before the address is printed: the first answers are whole
+        app.state.views.refresh()  # read before the address is printed: the first answers are whole
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
@@ -155,29 +144,12 @@ def _view(request: Request) -> View:
 
 def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> tuple[bytes, str]:
     """What `make` renders of the current view, as bytes and their ETag, rendered once a view (the leaderboard and
-    the standings before any request asks: `prerender`): every reader of a view gets the same bytes, so a request
-    costs a look-up, not a template (nor a JSON encoding) of the standings."""
-    view, kept = _view(request), request.app.state.rendered
-    if kept.get("version") != view.version:
-        kept = request.app.state.rendered = {"version": view.version}
-    if key not in kept:
-        kept[key] = _with_etag(make(view))
-    return kept[key]
-
-
-def _with_etag(text: str) -> tuple[bytes, str]:
-    body = text.encode()
-    return body, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
-
-
-def prerender(app: Starlette, view: View) -> None:
-    """Renders the leaderboard (page and live part) and `/api/standings` of a new view, before a request asks."""
-    kept = {"version": view.version}
-    for name in ("leaderboard.html", "_standings.html"):
-        kept[(name, "/")] = _with_etag(templates.get_template(name).render(view=view, version=view.version,
-                                                                           **_leaderboard_context(view)))
-    kept[("api", "standings")] = _with_etag(_standings_json(view))
-    app.state.rendered = kept
+    the standings with the view, in the computing process: arena/server/render.py): every reader of a view gets the same
+    bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings."""
+    view = _view(request)
+    if key not in view.rendered:
+        view.rendered[key] = with_etag(make(view))
+    return view.rendered[key]
 
 
 def _answer(request: Request, found: tuple[bytes, str], media_type: str, **headers: str) -> Response:
@@ -203,15 +175,9 @@ def _page(request: Request, name: str, fragment: str, context: Callable[[View], 
     return _answer(request, found, "text/html; charset=utf-8", Vary="HX-Request")
 
 
-def _leaderboard_context(view: View) -> dict:
-    rated = {label for frame in view.frames.values() for label in frame["bot"]}
-    return {"places": {variant: places(frame["pl_rank"]) for variant, frame in view.frames.items()},
-            "unrated": [b for b in view.bots if b.label not in rated]}
-
-
 async def leaderboard(request: Request) -> Response:
     """`/`: the standing table of each variant."""
-    return _page(request, "leaderboard.html", "_standings.html", _leaderboard_context)
+    return _page(request, "leaderboard.html", "_standings.html", leaderboard_context)
 
 
 async def bot_page(request: Request) -> Response:
@@ -293,11 +259,7 @@ async def api_health(request: Request) -> Response:
 
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
-    return _answer(request, _rendered(request, ("api", "standings"), _standings_json), "application/json")
-
-
-def _standings_json(view: View) -> str:
-    return json.dumps({"rounds": len(view.rounds), "games": view.game_count, "variants": view.standings()})
+    return _answer(request, _rendered(request, ("api", "standings"), standings_json), "application/json")
 
 
 async def api_bot(request: Request) -> Response:

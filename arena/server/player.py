@@ -26,6 +26,9 @@ from arena.league.catalog import Catalog
 
 STDERR_FOLDER = "stderr"
 """In the league: the last lines each frozen bot's process wrote to stderr, as `<code hash>.txt`."""
+PLAY_NICENESS = 5
+"""Play is batch work: its process and its workers (which inherit the niceness) yield the cores to the server's
+process, so a reader is answered at once with both cores busy; above the standings' computing process (nice 10)."""
 WAKE_SECONDS = 2.0
 """How often an idle loop looks at the catalog's bots for one added or retired."""
 STOP_SECONDS = 10.0
@@ -114,6 +117,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--address")
     args = parser.parse_args(argv)
     die_with(args.parent)
+    os.nice(PLAY_NICENESS)
     os.environ[TAILS_ENV] = str(args.directory / STDERR_FOLDER)  # each frozen bot's last stderr lines, for its owner
     try:
         play_league(args.directory, until_settled=True, workers=args.workers, address=args.address, lock=False)

@@ -2,7 +2,9 @@
 the games, computed once each time a round finishes (or a bot is added or retired) and kept until the next.
 
 A request never reads the catalog or the parts: it takes the `View` current when it starts, a frozen whole, so
-every answer stands on one snapshot however the league moves meanwhile.
+every answer stands on one snapshot however the league moves meanwhile. Every view is made in a computing process
+of its own, leaderboard and standings rendered into bytes there too: the server's process only swaps in the
+finished view, so no request waits behind the interpreter's lock while a round is read, rated or rendered.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import json
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +30,7 @@ from arena.league.standings import RatingHistory, head_to_head, snapshot, with_b
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.server.orphans import die_with
+from arena.server.render import prerendered
 
 GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
 """The columns of the games a bot page lists (its recent games and its forfeits)."""
@@ -34,6 +38,9 @@ RECENT_GAMES = 20
 """Games on a bot's page, newest first."""
 HISTORY_POINTS = 60
 """Points of rating history computed for the rounds a server finds when it starts (every k-th round)."""
+LOOK_POINTS = 4
+"""At most this many points for the rounds finished between two later looks: each is a fit, and the looks are
+spaced by their cost, so more points a look would space them further and thin the history all the same."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +58,14 @@ class View:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Each variant's standing table, as `arena league table` has it."""
     history: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RatingHistory.COLUMNS))
-    recent: dict[str, pd.DataFrame] = field(default_factory=dict)
-    """Each bot's RECENT_GAMES latest games of the finished rounds (GAME_COLUMNS), in game-index order."""
+    recent: pa.Table | None = None
+    """Each bot's RECENT_GAMES latest games of the finished rounds (GAME_COLUMNS and the bot's label as `bot`), in
+    game-index order: one Arrow table, which the server takes in a millisecond (a pandas frame a bot took 18)."""
     faulted: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
     """Every game of the finished rounds that a seat forfeited, in game-index order."""
+    rendered: dict = field(default_factory=dict)
+    """This view's pages and answers as (bytes, ETag) by key: the leaderboard and the standings rendered with the
+    view, in the computing process; other pages added the first time they are asked for."""
 
     @property
     def game_count(self) -> int:
@@ -73,7 +84,9 @@ class View:
     def bot_games(self, label: str, games: pd.DataFrame | None = None) -> pd.DataFrame:
         """The bot's latest games (or those of `games` it played), newest first, with its own seat, score and place
         (1: first; the ranks count from 0)."""
-        games = self.recent.get(label, self.faulted.iloc[:0]) if games is None else games
+        if games is None:
+            games = self.faulted.iloc[:0] if self.recent is None else self.recent.filter(
+                pc.equal(self.recent.column("bot"), label)).drop_columns(["bot"]).to_pandas()
         if games.empty:
             return games.assign(seat=[], score=[], place=[])
         seats = games["players"].map(lambda players: list(players).index(label) if label in players else -1)
@@ -98,66 +111,36 @@ class View:
 
 class LeagueViews:
     """The current `View` of a league directory, replaced by a new one when the catalog shows a round finished
-    or the bots changed: the standings are computed once per finished round, never once per request."""
+    or the bots changed: the standings are computed once per finished round, never once per request. The view is
+    made in a computing process (`make_view`); this object only holds it."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.settings = load_settings(self.directory)
-        self.recent: dict[str, pd.DataFrame] = {}
-        """Each bot's latest games so far (a league of a million games is not held in memory, only these)."""
-        self.faulted = pd.DataFrame(columns=GAME_COLUMNS)
-        self.read_rounds: set[int] = set()
-        """The rounds whose games are in `recent` and `faulted`."""
-        self.key: tuple = ()
         self.current = View(self.settings.name)
+        self.cost = 0.0
+        """CPU seconds the computing process spent on the last look (the refresher waits in proportion)."""
         self.lock = threading.Lock()
-        """One refresh at a time (the refresher thread and a test's `refresh()`)."""
+        """One refresh at a time (the refresher thread, the play loop's end and a test's `refresh()`)."""
         self.pool: ProcessPoolExecutor | None = None
 
     def refresh(self) -> View:
-        """Looks at the catalog once; builds a new view if a round finished or a bot changed. Returns the
-        current view."""
+        """Has the computing process look at the catalog once and, if a round finished or a bot changed, make a
+        new view; swaps it in. Returns the current view."""
         with self.lock:
-            bots, rounds = snapshot(self.directory)
-            key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
-            if key == self.key:
-                return self.current
-            new = [r for r in rounds if r.number not in self.read_rounds]
-            for part in league_parts(self.directory, sorted(new, key=lambda r: r.number), GAME_COLUMNS):
-                self._take(part)
-            self.read_rounds |= {r.number for r in new}
-            rated, frames, history = self._compute(bots, rounds)
-            self.current = View(self.settings.name, self.current.version + 1, bots, rounds, rated, frames, history,
-                                dict(self.recent), self.faulted)
-            self.key = key
+            known = self.current.rounds
+            made, self.cost = self._compute(self.current.version, len(known))
+            if made is not None:  # it sent only the rounds this view does not have: the log of a long league
+                self.current = replace(made, rounds=known + made.rounds)  # took the server 8 ms to take whole
             return self.current
 
-    def _take(self, part: pa.Table) -> None:
-        """Keeps of a part's games (in game-index order, after those taken before) each bot's RECENT_GAMES latest
-        and every forfeited one: a pass over the seats in Arrow, no loop in Python over the games."""
-        players = part.column("players").combine_chunks()
-        seats = pd.DataFrame({"bot": pc.list_flatten(players).to_numpy(zero_copy_only=False),
-                              "row": pc.list_parent_indices(players).to_numpy()})
-        latest = seats.groupby("bot", sort=False).tail(RECENT_GAMES)
-        for label, rows in latest.groupby("bot", sort=False)["row"]:
-            games = part.take(pa.array(rows.to_numpy())).to_pandas()
-            before = self.recent.get(label)
-            self.recent[label] = games if before is None else pd.concat([before, games], ignore_index=True).tail(
-                RECENT_GAMES).reset_index(drop=True)
-        faulted = part.filter(pc.is_valid(part.column("fault_seat")))
-        if faulted.num_rows:
-            found = faulted.to_pandas()
-            self.faulted = found if self.faulted.empty else pd.concat([self.faulted, found], ignore_index=True)
-
-    def _compute(self, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
-        """The ratings of a snapshot, computed in a process of their own: in a thread of the server they held the
-        interpreter's lock for seconds at a time, and every request waited behind them."""
-        for attempt in (1, 2):  # a computing process that died is replaced once, its history computed again
+    def _compute(self, version: int, known: int) -> tuple[View | None, float]:
+        for attempt in (1, 2):  # a computing process that died is replaced once, its view made again
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=computing_process, initargs=(os.getpid(),))
             try:
-                return self.pool.submit(compute, str(self.directory), bots, rounds).result()
+                return self.pool.submit(make_view, str(self.directory), version, known).result()
             except BrokenProcessPool:
                 self.pool = None
                 if attempt == 2:
@@ -172,8 +155,8 @@ class LeagueViews:
 
 
 COMPUTE_NICENESS = 10
-"""The computing process yields the cores to play and to the requests: standings a little late cost less than
-games not played or answers kept waiting."""
+"""The computing process yields the cores to the requests and to play: standings a little late cost less than
+answers kept waiting or games not played."""
 
 
 def computing_process(parent: int) -> None:
@@ -183,33 +166,73 @@ def computing_process(parent: int) -> None:
 
 
 @dataclass
-class _Running:
-    """In the computing process: a league's ratings and rating history so far, a round at a time."""
+class _Making:
+    """In the computing process: what a league's views are made from, kept between looks."""
 
     ratings: RunningRatings
     history: RatingHistory
+    key: tuple = ()
     last_round: int = 0
+    recent: dict[str, pa.Table] = field(default_factory=dict)
+    """Each bot's latest games so far (a league of a million games is not held in memory, only these)."""
+    faulted: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
 
 
-_leagues: dict[str, _Running] = {}
-"""In the computing process: the running ratings of each league computed there, kept between snapshots."""
+_leagues: dict[str, _Making] = {}
+"""In the computing process: each league's state, kept between looks."""
 
 
-def compute(directory: str, bots: list[BotRow], rounds: list[RoundRow]) -> tuple[dict, dict, pd.DataFrame]:
-    """In the computing process: the rating tables, the standing tables and the rating history of a snapshot.
-    Only the rounds finished since the last snapshot are read: the running sums take them, and the tables are
-    the fit of those sums (equal to rating every game again: `arena league table` does)."""
-    running = _leagues.get(directory)
-    first = running is None
+def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None, float]:
+    """In the computing process: one look at the catalog; if a round finished or a bot changed since the last
+    look, the new view (numbered after `version`, the server's current one) with its leaderboard and standings
+    rendered, its `rounds` only those after the `known` first (the server has those), else None; and the CPU
+    seconds the look took. Only the rounds finished since the last look are read:
+    the running sums take them, and the tables are the fit of those sums (equal to rating every game again:
+    `arena league table` does)."""
+    started = time.process_time()
+    bots, rounds = snapshot(Path(directory))
+    making = _leagues.get(directory)
+    first = making is None
     if first:
         settings = load_settings(Path(directory))
-        running = _leagues[directory] = _Running(RunningRatings(settings.ratings, progress=False),
-                                                 RatingHistory(Path(directory)))
-    new = [r for r in rounds if r.number > running.last_round]
-    for part in league_parts(Path(directory), new, RATED_COLUMNS):
-        running.ratings.add(part)
-    running.last_round = max((r.number for r in new), default=running.last_round)
-    # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start
-    running.history.add(rounds, points=HISTORY_POINTS if first else 1)
-    rated = running.ratings.tables() if rounds else {}
-    return rated, with_bots(rated, bots), running.history.frame()
+        making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False),
+                                               RatingHistory(Path(directory), kept=True))
+    key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
+    if key == making.key and version > 0:
+        return None, time.process_time() - started
+    new = [r for r in rounds if r.number > making.last_round]
+    for part in league_parts(Path(directory), new, GAME_COLUMNS + [c for c in RATED_COLUMNS
+                                                                   if c not in GAME_COLUMNS]):
+        making.ratings.add(part.select(RATED_COLUMNS))
+        _take(making, part.select(GAME_COLUMNS))
+    making.last_round = max((r.number for r in new), default=making.last_round)
+    # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start (those
+    # kept in the league's history file are not fitted again)
+    rated = making.ratings.tables() if rounds else {}
+    making.history.add(rounds, points=HISTORY_POINTS if first else LOOK_POINTS, latest=rated)  # one fit less a look
+    recent = pa.concat_tables([games.append_column("bot", pa.array([label] * games.num_rows, pa.string()))
+                               for label, games in making.recent.items()]) if making.recent else None
+    view = View(load_settings(Path(directory)).name, version + 1, bots, rounds, rated, with_bots(rated, bots),
+                making.history.frame(), recent, making.faulted)
+    view.rendered.update(prerendered(view))
+    making.key = key
+    return replace(view, rounds=rounds[known:]), time.process_time() - started
+
+
+def _take(making: _Making, part: pa.Table) -> None:
+    """Keeps of a part's games (in game-index order, after those taken before) each bot's RECENT_GAMES latest and
+    every forfeited one: a pass over the seats in Arrow, no loop in Python over the games."""
+    players = part.column("players").combine_chunks()
+    seats = pd.DataFrame({"bot": pc.list_flatten(players).to_numpy(zero_copy_only=False),
+                          "row": pc.list_parent_indices(players).to_numpy()})
+    latest = seats.groupby("bot", sort=False).tail(RECENT_GAMES)
+    for label, rows in latest.groupby("bot", sort=False)["row"]:
+        games = part.take(pa.array(rows.to_numpy()))
+        before = making.recent.get(label)
+        if before is not None:
+            games = pa.concat_tables([before, games])
+        making.recent[label] = games.slice(max(0, games.num_rows - RECENT_GAMES)).combine_chunks()
+    faulted = part.filter(pc.is_valid(part.column("fault_seat")))
+    if faulted.num_rows:
+        found = faulted.to_pandas()
+        making.faulted = found if making.faulted.empty else pd.concat([making.faulted, found], ignore_index=True)
