@@ -36,6 +36,7 @@ import asyncio
 import os
 import random
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -131,8 +132,11 @@ def play_alone(league: Path, seconds: float) -> float:
     try:
         before, startup = after_first_round(league, process)
         print(f"play alone: first round after {startup:.0f} s")
+        cpu = cpu_seconds(process.pid)
         time.sleep(seconds)
-        return (finished_games(league) - before) / seconds
+        games = (finished_games(league) - before) / seconds
+        print_cpu(cpu, cpu_seconds(process.pid), seconds)
+        return games
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -213,11 +217,14 @@ def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool
         print(f"serve: listening after {time.monotonic() - started:.1f} s", end="")
         before, startup = after_first_round(league, process)
         print(f", first round {startup:.0f} s later")
+        cpu = cpu_seconds(process.pid)
         if clients:
             answered = asyncio.run(readers(base, clients, seconds, closed, league))
         else:
             answered = time.sleep(seconds) or {}
-        return (finished_games(league) - before) / seconds, answered
+        games = (finished_games(league) - before) / seconds
+        print_cpu(cpu, cpu_seconds(process.pid), seconds)
+        return games, answered
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -243,6 +250,46 @@ def process_figures(pid: int) -> tuple[float, int, int]:
     status = Path(f"/proc/{pid}/status").read_text()
     field = lambda name: int(re.search(rf"^{name}:\s+(\d+)", status, re.M)[1])
     return field("VmRSS") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
+
+
+def cpu_seconds(root: int) -> dict[str, float]:
+    """CPU seconds (user and system) so far of `root` and every process below it, by a short name of each (its
+    command's first words), summed where names repeat; the benchmark's own process as "readers"."""
+    tick, parents, seconds = os.sysconf("SC_CLK_TCK"), {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        parents[int(entry.name)] = int(fields[1])
+        name = " ".join(w.decode(errors="replace").rpartition("/")[2] for w in words[:4] if w)[:60]
+        seconds[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+
+    def below(pid: int) -> bool:
+        while pid > 1:
+            if pid == root:
+                return True
+            pid = parents.get(pid, 0)
+        return False
+
+    spent: dict[str, float] = {}
+    for pid, (name, used) in seconds.items():
+        if below(pid):
+            spent[name] = spent.get(name, 0.0) + used
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    spent["readers"] = own.ru_utime + own.ru_stime
+    return spent
+
+
+def print_cpu(before: dict[str, float], after: dict[str, float], seconds: float) -> None:
+    """Each process's share of one core over the measured `seconds`, largest first."""
+    shares = {name: (used - before.get(name, 0.0)) / seconds for name, used in after.items()}
+    print("  CPU, cores: " + ", ".join(f"{name} {share:.2f}" for name, share in
+                                        sorted(shares.items(), key=lambda item: -item[1]) if share >= 0.01))
 
 
 def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
@@ -285,6 +332,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--closed", action="store_true", help="also the closed-loop readers (the worst case)")
+    parser.add_argument("--unread", action="store_true", help="also serve --play with no readers: what serving costs")
     parser.add_argument("--soak", action="store_true")
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--sample", type=float, default=30.0, help="--soak: seconds between two samples")
@@ -299,11 +347,13 @@ def main() -> None:
             return
         alone = play_alone(league, args.seconds)
         print(f"play alone: {alone:.1f} games/s")
-        for closed in (False, True) if args.closed else (False,):
-            served, answered = serve_under_readers(league, args.seconds, args.clients, closed)
+        phases = [("no", 0, False)] if args.unread else []
+        phases += [("browser-like", args.clients, False)]
+        phases += [("closed-loop", args.clients, True)] if args.closed else []
+        for kind, clients, closed in phases:
+            served, answered = serve_under_readers(league, args.seconds, clients, closed)
             change = served / alone - 1 if alone else float("nan")
-            print(f"serve --play under {'closed-loop' if closed else 'browser-like'} readers: {served:.1f} games/s "
-                  f"({change:+.0%} against play alone)")
+            print(f"serve --play under {kind} readers: {served:.1f} games/s ({change:+.0%} against play alone)")
             print_latencies(answered)
 
 
