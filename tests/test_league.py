@@ -243,7 +243,7 @@ def test_identical_twins_tie(tmp_path):
     assert rows["greedy"]["tier"] == rows["twin"]["tier"] != rows["random"]["tier"]
 
 
-def _cut_short(league: Path) -> bool:
+def cut_short(league: Path) -> bool:
     """Whether a round is being played, with some of its games saved and some not."""
     catalog = Catalog(league)
     playing = [r for r in catalog.rounds() if r.status == "playing"]
@@ -269,7 +269,7 @@ def test_sigkill_during_play_then_play_loses_and_doubles_nothing(tmp_path):
     process = subprocess.Popen(ARENA + ["league", "play", str(killed), "--rounds", "5", "--no-progress"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while not _cut_short(killed):  # a round recorded and partly saved: kill it there
+    while not cut_short(killed):  # a round recorded and partly saved: kill it there
         assert process.poll() is None and time.time() < deadline, "play ended before it could be killed"
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)

@@ -14,7 +14,7 @@ import httpx
 import pandas as pd
 import pytest
 from browser import find_chromium, visit
-from test_league import ARENA, BOT
+from test_league import ARENA, BOT, cut_short
 from test_league import LEAGUE_TOML as CLUB_TOML
 from typer.testing import CliRunner
 
@@ -96,19 +96,6 @@ def done_rounds(league: Path) -> list:
         return [r for r in catalog.rounds() if r.status == "done"]
     finally:
         catalog.close()
-
-
-def cut_short(league: Path) -> bool:
-    """Whether a round is being played, with some of its games saved and some not."""
-    catalog = Catalog(league)
-    playing = [r for r in catalog.rounds() if r.status == "playing"]
-    catalog.close()
-    if not playing:
-        return False
-    names = (PART_NAME.fullmatch(p.name) for p in (league / "results").glob("part-*"))
-    first, end = playing[0].first_index, playing[0].end_index
-    saved = sum(int(m[2]) - int(m[1]) for m in names if m and first <= int(m[1]) < end)
-    return 0 < saved < playing[0].games
 
 
 def one_line_error(response: httpx.Response, status: int) -> str:
