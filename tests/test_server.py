@@ -296,12 +296,14 @@ def test_a_look_at_a_finished_round_fits_the_ratings_once(tmp_path, monkeypatch)
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress", "--games", "8")
     first, _ = make_view(str(league), 0)
-    arena("league", "play", league, "--no-progress", "--games", "4")  # one round more
+    arena("league", "play", league, "--no-progress", "--games", "12")  # three rounds more, finished between looks
     fits = []
     tables = RunningRatings.tables
     monkeypatch.setattr(RunningRatings, "tables", lambda self: fits.append(self) or tables(self))
     second, _ = make_view(str(league), first.version, len(first.rounds))
-    assert len(second.rounds) == 1 and len(fits) == 1, "the history point of the last round was fitted again"
+    assert len(second.rounds) == 3 and len(fits) == 1, "a look fitted more than the standings"
+    points = sorted(set(second.history["round"]) - set(first.history["round"]))
+    assert points == [second.rounds[-1].number], "a look adds one point, at its latest round"
     last = second.history[second.history["round"] == second.rounds[-1].number]
     table = next(iter(second.rated.values())).table
     assert last.set_index("bot")["mu"].to_dict() == table.set_index("bot")["mu"].to_dict()

@@ -38,9 +38,6 @@ RECENT_GAMES = 20
 """Games on a bot's page, newest first."""
 HISTORY_POINTS = 60
 """Points of rating history computed for the rounds a server finds when it starts (every k-th round)."""
-LOOK_POINTS = 4
-"""At most this many points for the rounds finished between two later looks: each is a fit, and the looks are
-spaced by their cost, so more points a look would space them further and thin the history all the same."""
 
 
 @dataclass(frozen=True)
@@ -206,10 +203,11 @@ def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None
         making.ratings.add(part.select(RATED_COLUMNS))
         _take(making, part.select(GAME_COLUMNS))
     making.last_round = max((r.number for r in new), default=making.last_round)
-    # a point of history is a fit: one a look, and at most HISTORY_POINTS for the rounds found at the start (those
-    # kept in the league's history file are not fitted again)
+    # a point of history is a fit: at most HISTORY_POINTS for the rounds found at the start (those kept in the
+    # league's history file are not fitted again), then one a look, the standings' own fit. The looks are spaced by
+    # their cost, so a second point a look (a second fit) would space them twice as far for as many points.
     rated = making.ratings.tables() if rounds else {}
-    making.history.add(rounds, points=HISTORY_POINTS if first else LOOK_POINTS, latest=rated)  # one fit less a look
+    making.history.add(rounds, points=HISTORY_POINTS if first else 1, latest=rated)
     recent = pa.concat_tables([games.append_column("bot", pa.array([label] * games.num_rows, pa.string()))
                                for label, games in making.recent.items()]) if making.recent else None
     view = View(load_settings(Path(directory)).name, version + 1, bots, rounds, rated, with_bots(rated, bots),
