@@ -1,8 +1,8 @@
 """Latency of `arena league serve` under concurrent readers while it plays a large league, what the readers cost
 play, and whether a long-running server stays flat.
 
-    .venv/bin/python benchmarks/serve.py [--league DIR] [--bots 100] [--games 1000000] [--seconds 30]
-                                         [--clients 50] [--closed]
+    .venv/bin/python benchmarks/serve.py [--league DIR] [--bots 100] [--games 1000000] [--seconds 300]
+                                         [--pairs 3] [--clients 50] [--unread] [--closed]
     .venv/bin/python benchmarks/serve.py --soak [--minutes 30] [--league DIR] ...
 
 The league: Go For It at six players with jokers, `--bots` file bots (uniform random movers, each its own code,
@@ -10,23 +10,28 @@ so its own hash), built by the league's own rounds (`arena league play`, the mat
 saved as its own part and compacted as `play` compacts) up to `--games` games. `--league DIR` keeps it: a league
 already there is played on up to `--games` (the build's games a second are printed), never built again.
 `tie_margin = 0`: random movers are equals, and with a margin the league would settle their pairs as
-ties and `serve --play` would stop playing.
+ties and `serve --play` would stop playing. `tables = 99`: a table for every adjacent pair of the order a round,
+about 2,300 games (at the default, a table for every six bots, a round of 384 games cost more to choose than to
+play: the league was built at 25 to 160 games/s that way, and at 1,850 with this).
 
-Then, in the same run:
+Then, in the same run, `--pairs` times in turn (so that a drift of the shared machine falls on both alike):
 
 1. `arena league play` alone for `--seconds`, counted from its first finished round (its start-up, reading the
    league and its first look, is left out), then SIGKILLed (the league is kill-safe);
 2. `arena league serve --play` for `--seconds`, counted from its first finished round too, while `--clients`
    readers poll `/` and `/api/standings` as browsers do: each asks every 1 to 2 s (uniformly drawn), sending
-   the ETag of what it holds (If-None-Match: a 304 when nothing changed);
-3. with `--closed`, the worst case: the same readers closed-loop, each asking again as soon as it is answered,
-   without ETags.
+   the ETag of what it holds (If-None-Match: a 304 when nothing changed).
 
-It prints each path's requests, p50, p99 and worst latency, and the games a second of each phase.
+The window is long because the standings' computing process works in bursts: a look (a fit of every game) every
+its CPU time / COMPUTE_SHARE seconds, minutes apart on a large league; a window of 30 s held one burst or none.
+It prints each pair's games a second, the mean change of play with its 95% interval over the pairs, each process's
+share of a core in each window, and each path's requests, p50, p99 and worst latency over all the pairs. With
+`--unread`, then a window of `serve --play` with no readers; with `--closed`, the worst case: the same readers
+closed-loop, each asking again as soon as it is answered, without ETags.
 
 `--soak`: `serve --play` under the browser-like readers for `--minutes`, printing every `--sample` seconds the
-server process's RSS, open files and threads (from /proc) and the league's games; then whether each stayed within
-10% after the first fifth of the time (the warm-up).
+server process's RSS, open files and threads (from /proc), the RSS of all its processes and the league's games;
+then whether each stayed within 10% after the first fifth of the time (the warm-up).
 """
 
 from __future__ import annotations
@@ -37,11 +42,14 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +59,7 @@ PATHS = ("/", "/api/standings")
 POLL_SECONDS = (1.0, 2.0)
 """A browser-like reader's pause between two requests, drawn uniformly (htmx polls every 2 s)."""
 MOST_REQUESTS = 2_000_000
+STOP_SECONDS = 60
 LEAGUE = """
 name = "serve-bench"
 seed = 3
@@ -64,6 +73,7 @@ workers = 1
 batch_size = 2000
 
 [league]
+tables = 99
 deals = 4
 isolation = "none"
 tie_margin = 0.0
@@ -84,10 +94,16 @@ class Mover{n}(Bot):
 '''
 
 
-def finished_games(league: Path) -> int:
-    from arena.league.standings import snapshot
+def progress(league: Path) -> tuple[int, int]:
+    """The league's finished rounds and their games: one query of the catalog, read-only (a snapshot reads every
+    round's config and plan: on the million-game league the readers' loop, polling it, spent a core on it)."""
+    with closing(sqlite3.connect(f"file:{league / 'catalog.sqlite'}?mode=ro", uri=True)) as db:
+        found = db.execute("SELECT count(*), coalesce(sum(games), 0) FROM rounds WHERE status = 'done'").fetchone()
+    return found[0], found[1]
 
-    return sum(r.games for r in snapshot(league)[1])
+
+def finished_games(league: Path) -> int:
+    return progress(league)[1]
 
 
 def build(folder: Path, bots: int, games: int) -> Path:
@@ -142,12 +158,6 @@ def play_alone(league: Path, seconds: float) -> float:
         process.wait()
 
 
-def finished_rounds(league: Path) -> list:
-    from arena.league.standings import snapshot
-
-    return snapshot(league)[1]
-
-
 async def readers(base: str, clients: int, seconds: float, closed: bool,
                   league: Path) -> dict[str, list[tuple[float, int]]]:
     """Each reader's requests as (latency, status) by path: browser-like (a pause of POLL_SECONDS between two
@@ -185,7 +195,7 @@ async def readers(base: str, clients: int, seconds: float, closed: bool,
             """When each round is first seen finished in the catalog, and when the server's view first holds it."""
             seen: dict[int, float] = {}
             while time.monotonic() < deadline:
-                done = len(finished_rounds(league))
+                done = (await asyncio.to_thread(progress, league))[0]  # not in the readers' loop
                 now = time.monotonic()
                 for number in range(1, done + 1):
                     seen.setdefault(number, now)
@@ -196,16 +206,42 @@ async def readers(base: str, clients: int, seconds: float, closed: bool,
                 await asyncio.sleep(0.25)
 
         lags: dict[int, float] = {}
-        started = len(finished_rounds(league))
+        started = progress(league)[0]
         await asyncio.gather(freshness(), *(reader(k) for k in range(clients)))
         answered["freshness"] = [lag for number, lag in lags.items() if number > started]
     return answered
 
 
-def start_server(league: Path) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(ARENA + ["league", "serve", str(league), "--port", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
+def start_server(league: Path, play: bool = True) -> tuple[subprocess.Popen, str]:
+    """`arena league serve` on the league and its address, once it listens (its first view made)."""
+    command = ARENA + ["league", "serve", str(league), "--port", "0"] + ([] if play else ["--no-play"])
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return process, re.search(r"http://[^/]+", process.stdout.readline())[0]
+
+
+def warm(league: Path) -> None:
+    """Serves the kept league once, without play, so that its rating history (the league's history.json) holds
+    a point for each round, as a server that has run along the league would have kept: each phase's copy starts
+    from it instead of fitting the points again."""
+    started = time.monotonic()
+    process, _ = start_server(league, play=False)
+    print(f"the rating history kept, in {time.monotonic() - started:.0f} s")
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        print(f"warning: the server did not stop within {STOP_SECONDS} s of SIGINT, and was killed")
+
+
+def fresh(league: Path, scratch: Path) -> Path:
+    """A copy of the kept league for one phase: every phase starts from the same games and, as the matchmaker's
+    choices are a function of the games, plays the same rounds; the kept league does not grow."""
+    copy = scratch / "phase"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(league, copy)
+    return copy
 
 
 def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool) -> tuple[float, dict]:
@@ -252,10 +288,10 @@ def process_figures(pid: int) -> tuple[float, int, int]:
     return field("VmRSS") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
 
 
-def cpu_seconds(root: int) -> dict[str, float]:
-    """CPU seconds (user and system) so far of `root` and every process below it, by a short name of each (its
-    command's first words), summed where names repeat; the benchmark's own process as "readers"."""
-    tick, parents, seconds = os.sysconf("SC_CLK_TCK"), {}, {}
+def tree(root: int) -> dict[int, tuple[str, float, float]]:
+    """`root` and every process below it, from /proc: by pid, a short name (its command's first words), its CPU
+    seconds (user and system) so far and its RSS (MB)."""
+    tick, page, parents, found = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE"), {}, {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -267,19 +303,22 @@ def cpu_seconds(root: int) -> dict[str, float]:
         fields = stat[stat.rindex(")") + 2:].split()
         parents[int(entry.name)] = int(fields[1])
         name = " ".join(w.decode(errors="replace").rpartition("/")[2] for w in words[:4] if w)[:60]
-        seconds[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+        found[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / tick, int(fields[21]) * page / 2 ** 20)
 
     def below(pid: int) -> bool:
-        while pid > 1:
-            if pid == root:
-                return True
+        while pid > 1 and pid != root:
             pid = parents.get(pid, 0)
-        return False
+        return pid == root
 
+    return {pid: figures for pid, figures in found.items() if below(pid)}
+
+
+def cpu_seconds(root: int) -> dict[str, float]:
+    """CPU seconds so far of `root` and every process below it, by name, summed where names repeat; the
+    benchmark's own process as "readers"."""
     spent: dict[str, float] = {}
-    for pid, (name, used) in seconds.items():
-        if below(pid):
-            spent[name] = spent.get(name, 0.0) + used
+    for name, used, _ in tree(root).values():
+        spent[name] = spent.get(name, 0.0) + used
     own = resource.getrusage(resource.RUSAGE_SELF)
     spent["readers"] = own.ru_utime + own.ru_stime
     return spent
@@ -296,16 +335,17 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
     """`serve --play` under browser-like readers for `minutes`; the server's figures against time, and whether
     they stayed flat after the warm-up."""
     process, base = start_server(league)
-    rows: list[tuple[float, float, int, int, int]] = []
+    rows: list[tuple[float, float, int, int, float, int]] = []
     try:
         started = time.monotonic()
 
         async def sampler() -> None:
             while (elapsed := time.monotonic() - started) < minutes * 60:
                 rss, files, threads = process_figures(process.pid)
-                rows.append((elapsed, rss, files, threads, finished_games(league)))
+                every = sum(size for _, _, size in tree(process.pid).values())
+                rows.append((elapsed, rss, files, threads, every, finished_games(league)))
                 print(f"  {elapsed / 60:5.1f} min  RSS {rss:7.1f} MB  open files {files:4}  threads {threads:3}  "
-                      f"games {rows[-1][4]:,}", flush=True)
+                      f"all its processes' RSS {rows[-1][4]:7.1f} MB  games {rows[-1][5]:,}", flush=True)
                 await asyncio.sleep(sample)
 
         async def both() -> list:
@@ -317,7 +357,7 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
         process.send_signal(signal.SIGKILL)
         process.wait()
     warm = [row for row in rows if row[0] >= minutes * 60 / 5]
-    for column, name in ((1, "RSS"), (2, "open files"), (3, "threads")):
+    for column, name in ((1, "RSS"), (2, "open files"), (3, "threads"), (4, "all its processes' RSS")):
         values = [row[column] for row in warm]
         spread = (max(values) - min(values)) / min(values) if values and min(values) else float("nan")
         print(f"after warm-up: {name} from {min(values):,.1f} to {max(values):,.1f} ({spread:.1%}): "
@@ -329,7 +369,9 @@ def main() -> None:
     parser.add_argument("--league", type=Path, help="a folder that keeps the built league between runs")
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=300.0,
+                        help="each phase's window: long enough for several of the standings' looks")
+    parser.add_argument("--pairs", type=int, default=3, help="phases of play alone and served, alternated")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--closed", action="store_true", help="also the closed-loop readers (the worst case)")
     parser.add_argument("--unread", action="store_true", help="also serve --play with no readers: what serving costs")
@@ -342,19 +384,40 @@ def main() -> None:
         league = build(args.league or Path(scratch), args.bots, args.games)
         print(f"league: {args.bots} bots, {finished_games(league):,} games in "
               f"{len(list((league / 'results').glob('part-*.parquet'))):,} parts; {args.clients} clients")
+        warm(league)
         if args.soak:
-            soak(league, args.minutes, args.clients, args.sample)
+            soak(fresh(league, Path(scratch)), args.minutes, args.clients, args.sample)
             return
-        alone = play_alone(league, args.seconds)
-        print(f"play alone: {alone:.1f} games/s")
-        phases = [("no", 0, False)] if args.unread else []
-        phases += [("browser-like", args.clients, False)]
-        phases += [("closed-loop", args.clients, True)] if args.closed else []
-        for kind, clients, closed in phases:
-            served, answered = serve_under_readers(league, args.seconds, clients, closed)
-            change = served / alone - 1 if alone else float("nan")
-            print(f"serve --play under {kind} readers: {served:.1f} games/s ({change:+.0%} against play alone)")
-            print_latencies(answered)
+        changes, answered = [], {}
+        for pair in range(1, args.pairs + 1):  # alternated, so that a drift of the machine falls on both alike
+            alone = play_alone(fresh(league, Path(scratch)), args.seconds)
+            print(f"pair {pair}: play alone {alone:.1f} games/s")
+            served, found = serve_under_readers(fresh(league, Path(scratch)), args.seconds, args.clients, closed=False)
+            changes.append(served / alone - 1)
+            print(f"pair {pair}: serve --play under {args.clients} browser-like readers {served:.1f} games/s "
+                  f"({changes[-1]:+.1%} against play alone)")
+            for path, latencies in found.items():
+                answered.setdefault(path, []).extend(latencies)
+        print(f"play under browser-like readers against play alone, {args.pairs} pairs: {mean_interval(changes)}")
+        print_latencies(answered)
+        extra = [("no", 0, False)] if args.unread else []
+        extra += [("closed-loop", args.clients, True)] if args.closed else []
+        for kind, clients, closed in extra:
+            served, found = serve_under_readers(fresh(league, Path(scratch)), args.seconds, clients, closed)
+            print(f"serve --play under {kind} readers: {served:.1f} games/s ({served / alone - 1:+.1%} against the "
+                  f"last play alone)")
+            print_latencies(found)
+
+
+def mean_interval(changes: list[float]) -> str:
+    """The mean change with its 95% interval over the pairs (Student's t: each pair is one measurement)."""
+    from scipy import stats
+
+    mean = float(np.mean(changes))
+    if len(changes) < 2:
+        return f"{mean:+.1%} (one pair: no interval)"
+    half = stats.t.ppf(0.975, len(changes) - 1) * np.std(changes, ddof=1) / np.sqrt(len(changes))
+    return f"{mean:+.1%} [{mean - half:+.1%}, {mean + half:+.1%}]"
 
 
 if __name__ == "__main__":
