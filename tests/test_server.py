@@ -215,6 +215,30 @@ def test_sigkill_mid_round_then_serve_again_loses_and_doubles_nothing(tmp_path):
     assert run_digest(RunDir(killed)) == run_digest(RunDir(whole)), "the same rounds, the same games"
 
 
+def test_the_round_log_is_read_a_page_at_a_time(tmp_path):
+    from arena.server.app import ROUND_PAGE
+
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress", "--rounds", ROUND_PAGE + 2)
+    with served(league, "--no-play") as (_, client):
+        rounds = ROUND_PAGE + 2
+        shown = lambda page: [int(n) for n in re.findall(r"<h2 id=\"round-(\d+)\">", page)]
+        newest = client.get("/rounds").text
+        assert shown(newest) == list(range(rounds, 2, -1)), "the newest page, newest first"
+        assert f"{rounds} finished rounds" in newest and 'href="/rounds?before=3"' in newest
+        oldest = client.get("/rounds", params={"before": 3}).text
+        assert shown(oldest) == [2, 1] and 'id="older"' not in oldest
+        first = client.get("/api/rounds").json()["rounds"]
+        assert [r["number"] for r in first] == list(range(1, ROUND_PAGE + 1))
+        rest = client.get("/api/rounds", params={"after": first[-1]["number"]}).json()["rounds"]
+        assert [r["number"] for r in rest] == [rounds - 1, rounds] and rest[0]["tables"]
+        arena("league", "play", league, "--no-progress", "--rounds", 1)  # not in the served view yet
+        assert shown(client.get("/rounds").text)[0] == rounds, "the round log stands on the view's rounds"
+        assert client.get("/api/rounds", params={"after": rounds}).json()["rounds"] == []
+        page = client.get("/rounds", params={"before": "x"})
+        assert page.status_code == 400 and "expected a round number" in page.text and "Traceback" not in page.text
+
+
 def test_bad_paths_and_parameters(tmp_path):
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress")

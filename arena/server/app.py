@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.league.catalog import LeagueError
+from arena.league.catalog import Catalog, LeagueError
 from arena.league.standings import versions
 from arena.server.checker import Checker
 from arena.server.player import PlayLoop
@@ -38,6 +38,9 @@ from arena.server.views import RECENT_GAMES, LeagueViews, View
 HERE = Path(__file__).parent
 REPORT_STATIC = HERE.parent / "report" / "static"
 """plotly.js's cartesian bundle, which the run report ships too."""
+ROUND_PAGE = 20
+"""Rounds on a page of the round log, and in an answer of `/api/rounds`: a round of a large league plans a hundred
+tables."""
 REFRESH_SECONDS = 1.0
 """How often the server looks at the catalog for a finished round or a changed bot."""
 COMPUTE_SHARE = 0.08
@@ -170,7 +173,8 @@ def _page(request: Request, name: str, fragment: str, context: Callable[[View], 
         if request.query_params.get("since") == str(view.version):
             return Response(status_code=204, headers={"Vary": "HX-Request"})
         name = fragment
-    found = _rendered(request, (name, request.url.path), lambda view: templates.get_template(name).render(
+    asked = tuple(sorted((k, v) for k, v in request.query_params.items() if k != "since"))
+    found = _rendered(request, (name, request.url.path, asked), lambda view: templates.get_template(name).render(
         view=view, version=view.version, **context(view)))
     return _answer(request, found, "text/html; charset=utf-8", Vary="HX-Request")
 
@@ -190,8 +194,16 @@ async def bot_page(request: Request) -> Response:
 
 
 async def rounds_page(request: Request) -> Response:
-    """`/rounds`: the round log, newest first, with why each table was chosen."""
-    return _page(request, "rounds.html", "_rounds.html", lambda view: {})
+    """`/rounds`: the round log, newest first, with why each table was chosen: ROUND_PAGE rounds a page, and
+    `?before=N` the page of those before round N."""
+    _only(request, {"before", "since"})  # `since`: the view an htmx poll shows
+    before = _round_number(request, "before", 2 ** 62)
+
+    def context(view: View) -> dict:
+        shown = _round_log(request, view, 0, before - 1, newest_first=True)
+        return {"shown": shown, "older": shown[-1].number if shown and shown[-1].number > 1 else None}
+
+    return _page(request, "rounds.html", "_rounds.html", context)
 
 
 async def game_page(request: Request) -> Response:
@@ -283,17 +295,42 @@ async def api_bot(request: Request) -> Response:
 
 
 async def api_rounds(request: Request) -> Response:
-    """`/api/rounds?after=N`: the finished rounds after round N (default 0: all), with their tables and why."""
-    text = request.query_params.get("after", "0")
-    if not text.isdigit():
-        raise HTTPException(400, f"after={text!r}: expected a round number (0 or more)")
-    extra = set(request.query_params) - {"after"}
-    if extra:
-        raise HTTPException(400, f"unknown parameter {sorted(extra)[0]!r}: /api/rounds takes only `after`")
+    """`/api/rounds?after=N`: the first ROUND_PAGE finished rounds after round N (default 0), oldest first, with
+    their tables and why; ask again after the last one for the next."""
+    _only(request, {"after"})
     view = _view(request)
+    after = _round_number(request, "after", 0)
+    found = _round_log(request, view, after, view.last_round, newest_first=False)
     return JSONResponse({"rounds": [{"number": r.number, "first_index": r.first_index, "games": r.games,
                                      "started": r.started, "finished": r.finished, "tables": r.plan}
-                                    for r in view.round_after(int(text))]})
+                                    for r in found]})
+
+
+def _only(request: Request, names: set[str]) -> None:
+    """400 for a query parameter the path does not take."""
+    extra = set(request.query_params) - names
+    if extra:
+        raise HTTPException(400, f"unknown parameter {sorted(extra)[0]!r}: {request.url.path} takes only "
+                                 + ", ".join(f"`{name}`" for name in sorted(names)))
+
+
+def _round_number(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name, str(default))
+    if not text.isdigit():
+        raise HTTPException(400, f"{name}={text!r}: expected a round number (0 or more)")
+    return int(text)
+
+
+def _round_log(request: Request, view: View, after: int, upto: int, newest_first: bool) -> list:
+    """A page of the finished rounds numbered above `after` and up to `upto` (never past the view's last round),
+    read from the catalog: ROUND_PAGE rounds' plans, a few milliseconds."""
+    if upto <= after:
+        return []
+    catalog = Catalog(request.app.state.views.directory)
+    try:
+        return catalog.finished_rounds(after, min(upto, view.last_round), ROUND_PAGE, newest_first)
+    finally:
+        catalog.close()
 
 
 # --- errors -----------------------------------------------------------------------------------------

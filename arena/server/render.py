@@ -47,7 +47,7 @@ def prerendered(view) -> dict:
     in the computing process with the view, before a request asks."""
     kept = {}
     for name in ("leaderboard.html", "_standings.html"):
-        kept[(name, "/")] = with_etag(templates.get_template(name).render(view=view, version=view.version,
+        kept[(name, "/", ())] = with_etag(templates.get_template(name).render(view=view, version=view.version,
                                                                           **leaderboard_context(view)))
     kept[("api", "standings")] = with_etag(standings_json(view))
     return kept
