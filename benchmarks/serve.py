@@ -59,7 +59,8 @@ PATHS = ("/", "/api/standings")
 POLL_SECONDS = (1.0, 2.0)
 """A browser-like reader's pause between two requests, drawn uniformly (htmx polls every 2 s)."""
 MOST_REQUESTS = 2_000_000
-STOP_SECONDS = 60
+SERVER_LOG = "server-stderr.txt"
+"""Beside the league: what the server wrote to stderr, shown after each phase."""
 LEAGUE = """
 name = "serve-bench"
 seed = 3
@@ -215,7 +216,8 @@ async def readers(base: str, clients: int, seconds: float, closed: bool,
 def start_server(league: Path, play: bool = True) -> tuple[subprocess.Popen, str]:
     """`arena league serve` on the league and its address, once it listens (its first view made)."""
     command = ARENA + ["league", "serve", str(league), "--port", "0"] + ([] if play else ["--no-play"])
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    with open(league.parent / SERVER_LOG, "w") as log:  # its warnings (a failed look says so there)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
     return process, re.search(r"http://[^/]+", process.stdout.readline())[0]
 
 
@@ -226,13 +228,8 @@ def warm(league: Path) -> None:
     started = time.monotonic()
     process, _ = start_server(league, play=False)
     print(f"the rating history kept, in {time.monotonic() - started:.0f} s")
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(STOP_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        print(f"warning: the server did not stop within {STOP_SECONDS} s of SIGINT, and was killed")
+    process.send_signal(signal.SIGTERM)  # not SIGINT: a job started in the background by a shell ignores it
+    process.wait()
 
 
 def fresh(league: Path, scratch: Path) -> Path:
@@ -264,6 +261,14 @@ def serve_under_readers(league: Path, seconds: float, clients: int, closed: bool
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
+        print_server_log(league)
+
+
+def print_server_log(league: Path) -> None:
+    """The last lines the server wrote to stderr, if any."""
+    lines = (league.parent / SERVER_LOG).read_text(errors="replace").splitlines()
+    if lines:
+        print(f"  the server's stderr, {len(lines)} lines, the last: " + " | ".join(lines[-3:]))
 
 
 def print_latencies(answered: dict) -> None:
@@ -340,13 +345,18 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
         started = time.monotonic()
 
         async def sampler() -> None:
-            while (elapsed := time.monotonic() - started) < minutes * 60:
-                rss, files, threads = process_figures(process.pid)
-                every = sum(size for _, _, size in tree(process.pid).values())
-                rows.append((elapsed, rss, files, threads, every, finished_games(league)))
-                print(f"  {elapsed / 60:5.1f} min  RSS {rss:7.1f} MB  open files {files:4}  threads {threads:3}  "
-                      f"all its processes' RSS {rows[-1][4]:7.1f} MB  games {rows[-1][5]:,}", flush=True)
-                await asyncio.sleep(sample)
+            import httpx
+
+            async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+                while (elapsed := time.monotonic() - started) < minutes * 60:
+                    rss, files, threads = process_figures(process.pid)
+                    every = sum(size for _, _, size in tree(process.pid).values())
+                    rows.append((elapsed, rss, files, threads, every, finished_games(league)))
+                    shown = (await client.get("/api/health")).json()["games"]
+                    print(f"  {elapsed / 60:5.1f} min  RSS {rss:7.1f} MB  open files {files:4}  threads {threads:3}  "
+                          f"all its processes' RSS {rows[-1][4]:7.1f} MB  games {rows[-1][5]:,} ({shown:,} shown)",
+                          flush=True)
+                    await asyncio.sleep(sample)
 
         async def both() -> list:
             return await asyncio.gather(readers(base, clients, minutes * 60, closed=False, league=league), sampler())
@@ -356,6 +366,7 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
+        print_server_log(league)
     warm = [row for row in rows if row[0] >= minutes * 60 / 5]
     for column, name in ((1, "RSS"), (2, "open files"), (3, "threads"), (4, "all its processes' RSS")):
         values = [row[column] for row in warm]

@@ -332,6 +332,39 @@ def test_a_look_at_a_finished_round_fits_the_ratings_once(tmp_path, monkeypatch)
     table = next(iter(second.rated.values())).table
     assert last.set_index("bot")["mu"].to_dict() == table.set_index("bot")["mu"].to_dict()
 
+def test_a_look_that_fails_midway_leaves_no_half_read_rounds_behind(tmp_path, monkeypatch):
+    import arena.server.views as views
+
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress", "--games", "8")
+    first, _ = views.make_view(str(league), 0)
+    arena("league", "play", league, "--no-progress", "--games", "8")
+    take = views._take
+    monkeypatch.setattr(views, "_take", lambda making, part: (_ for _ in ()).throw(OSError("a part went away")))
+    with pytest.raises(OSError):  # after the new rounds' games were added to the running sums
+        views.make_view(str(league), first.version, len(first.rounds))
+    monkeypatch.setattr(views, "_take", take)
+    again, _ = views.make_view(str(league), first.version, len(first.rounds))
+    views._leagues.clear()
+    fresh, _ = views.make_view(str(league), 0)
+    rows = lambda view: next(iter(view.rated.values())).table.set_index("bot")[["mu", "games"]].to_dict()
+    assert rows(again) == rows(fresh), "the rounds read before the failure were counted twice"
+    assert fresh.game_count == 16
+
+
+def test_a_stopping_server_does_not_wait_for_a_look_under_way(tmp_path):
+    from arena.server.views import LeagueViews
+
+    league = make_league(tmp_path, "random", "greedy")
+    views = LeagueViews(league)
+    views.refresh()
+    running = views.pool.submit(time.sleep, 60)  # a look of a large league, under way
+    wait_for(running.running, "the computing process is at it")
+    started = time.monotonic()
+    views.close()
+    assert time.monotonic() - started < 5
+
+
 QUITTER = '''
 import os
 from arena.bots import Bot

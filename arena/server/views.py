@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -140,6 +141,9 @@ class LeagueViews:
         self.lock = threading.Lock()
         """One refresh at a time (the refresher thread, the play loop's end and a test's `refresh()`)."""
         self.pool: ProcessPoolExecutor | None = None
+        self.pid: int | None = None
+        """The computing process's pid: a stopping server kills it rather than wait for a look to end (a look at a
+        million games took a minute)."""
 
     def refresh(self) -> View:
         """Has the computing process look at the catalog once and, if a round finished or a bot changed, make a
@@ -156,6 +160,7 @@ class LeagueViews:
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=computing_process, initargs=(os.getpid(),))
+                self.pid = self.pool.submit(os.getpid).result()
             try:
                 return self.pool.submit(make_view, str(self.directory), version, known).result()
             except BrokenProcessPool:
@@ -165,8 +170,12 @@ class LeagueViews:
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        """Ends the computing process."""
+        """Ends the computing process, at once: a look under way is lost (the next server makes it again)."""
         if self.pool is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
 
@@ -207,6 +216,14 @@ def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None
     the running sums take them, and the tables are the fit of those sums (equal to rating every game again:
     `arena league table` does)."""
     started = time.process_time()
+    try:
+        return _look(directory, version, known, started)
+    except BaseException:  # the running sums may hold part of the new rounds: the next look reads every round again
+        _leagues.pop(directory, None)
+        raise
+
+
+def _look(directory: str, version: int, known: int, started: float) -> tuple[View | None, float]:
     bots, rounds = snapshot(Path(directory))
     making = _leagues.get(directory)
     first = making is None
