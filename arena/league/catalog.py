@@ -187,18 +187,19 @@ class Catalog:
     # --- rounds -------------------------------------------------------------------------------------
 
     def rounds(self) -> list[RoundRow]:
-        rows = self.db.execute("SELECT number, first_index, games, seed, config, plan, status, started, finished "
-                               "FROM rounds ORDER BY number").fetchall()
-        return [RoundRow(*row[:5], json.loads(row[5]), *row[6:]) for row in rows]
+        return self._rounds("ORDER BY number", ())
 
     def finished_rounds(self, after: int = 0, upto: int | None = None, limit: int | None = None,
                         newest_first: bool = False) -> list[RoundRow]:
         """The finished rounds numbered above `after` and up to `upto`, oldest first (or newest first), at most
         `limit` of them: a page of a long league's round log, whose plans are most of its catalog."""
-        rows = self.db.execute(
-            "SELECT number, first_index, games, seed, config, plan, status, started, finished FROM rounds "
-            f"WHERE status = 'done' AND number > ? AND number <= ? ORDER BY number {'DESC' if newest_first else 'ASC'} "
-            "LIMIT ?", (after, 2 ** 62 if upto is None else upto, -1 if limit is None else limit)).fetchall()
+        return self._rounds(f"WHERE status = 'done' AND number > ? AND number <= ? "
+                            f"ORDER BY number {'DESC' if newest_first else 'ASC'} LIMIT ?",
+                            (after, 2 ** 62 if upto is None else upto, -1 if limit is None else limit))
+
+    def _rounds(self, clauses: str, parameters: tuple) -> list[RoundRow]:
+        rows = self.db.execute("SELECT number, first_index, games, seed, config, plan, status, started, finished "
+                               f"FROM rounds {clauses}", parameters).fetchall()
         return [RoundRow(*row[:5], json.loads(row[5]), *row[6:]) for row in rows]
 
     def record_round(self, number: int, first_index: int, games: int, seed: int, config: str, plan: list) -> RoundRow:

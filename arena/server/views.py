@@ -172,10 +172,11 @@ class LeagueViews:
     def close(self) -> None:
         """Ends the computing process, at once: a look under way is lost (the next server makes it again)."""
         if self.pool is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            if self.pid is not None:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
 
