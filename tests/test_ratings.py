@@ -785,3 +785,58 @@ def test_the_plackett_luce_column_and_its_footer_agree_on_level_bots():
     shown = {row.split(" | ")[1]: row.split(" | ")[-1] for row in format_tables({"v": rated}, "markdown").splitlines()
              if row.startswith("| 1") or row.startswith("| 3")}
     assert shown == {"taker": "1= |", "taker-cmd": "1= |", "giver": "3 |"}  # the PL order column, as printed
+
+
+def banded_games(rng: np.random.Generator, bots: int, games: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Games of n seats whose tables seat bots of like strength, as a league's matchmaker seats them (their fit
+    mixes slowly: news of a bot's strength travels the ladder one table at a time); ranks follow each skill plus
+    the performance noise. Bots are numbered by strength."""
+    start = rng.integers(0, bots - 2 * n + 1, games)
+    seats = start[:, None] + np.argsort(rng.random((games, 2 * n)), axis=1)[:, :n]
+    performance = seats * 0.5 + rng.normal(0, RatingSettings().beta, seats.shape)
+    return seats, np.argsort(np.argsort(-performance, axis=1), axis=1)
+
+
+def test_a_slowly_mixing_fit_is_extrapolated_to_the_same_fixed_point(monkeypatch):
+    """Where the sweeps shrink every change by one steady ratio, the fit jumps ahead along it (batch.STEADY_SWEEPS):
+    it ends nearer the fixed point (a fit run to a tolerance of 1e-11) than the plain sweeps do, in fewer of them."""
+    bots, ranks = banded_games(np.random.default_rng(41), 40, 20_000, 4)
+    outcomes = group_outcomes(bots, ranks)
+    fit = rate_outcomes(outcomes, 40)
+    monkeypatch.setattr(batch, "STEADY_SPREAD", 0.0)  # never steady: the plain sweeps
+    plain = rate_outcomes(outcomes, 40)
+    monkeypatch.setattr(batch, "TOLERANCE", 1e-11)
+    exact = rate_outcomes(outcomes, 40)
+    assert fit.sweeps < plain.sweeps / 2, (fit.sweeps, plain.sweeps)
+    error, plain_error = np.abs(fit.mu - exact.mu).max(), np.abs(plain.mu - exact.mu).max()
+    assert error <= plain_error, (error, plain_error)
+
+
+def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
+    """RunningRatings(warm=True) starts each fit from the last (batch.carried_over): as games come in, and as a bot
+    whose name sorts first joins (every bot's code by name moves), its tables are the cold ones within the fit's
+    tolerance, and a fit of a few more games takes fewer sweeps (103 and 48 on a million-game league: the
+    slowest mode still has to settle to the tolerance, from where the new games moved it)."""
+    rng = np.random.default_rng(43)
+    seats, ranks = banded_games(rng, 30, 16_000, 4)
+    late = np.flatnonzero(seats[8_000:, 0] == 14) + 8_000
+    seats[late, 0] = 30  # a newcomer takes some of a middling bot's seats from game 8,000 on
+    names = np.array([f"bot-{i:02d}" for i in range(30)] + ["a-newcomer"])
+    frame = pd.DataFrame({"game_index": np.arange(len(seats)), "variant": "v", "deal": np.arange(len(seats)),
+                          "seed": np.arange(len(seats)), "players": names[seats].tolist(), "scores": (-ranks).tolist(),
+                          "ranks": ranks.tolist()})
+    cuts = [*range(0, 16_000, 2_000), 15_980, 16_000]  # the last fit adds a few games to many, as a league's round
+    parts = [pa.Table.from_pandas(frame.iloc[first:end], preserve_index=False) for first, end in zip(cuts, cuts[1:])]
+    warm, cold = (tables.RunningRatings(replicates=20, progress=False, warm=True) for _ in range(2))
+    for number, part in enumerate(parts):
+        warm.add(part)
+        warmed = warm.tables()["v"]
+        if number < 4 or number == len(parts) - 1:  # fits of a few parts, then of all: cold
+            cold_fit = tables.rate_parts(parts[:number + 1], replicates=20)["v"]
+            assert warmed.table["bot"].tolist() == cold_fit.table["bot"].tolist()
+            for column in ("mu", "sigma", "mu_lo", "mu_hi"):
+                assert np.allclose(warmed.table[column], cold_fit.table[column], rtol=0, atol=1e-5), column
+    cold.add(pa.concat_tables(parts))
+    cold.tables()  # its first fit: from the prior
+    assert "a-newcomer" in warmed.table["bot"].tolist()
+    assert warm.variants["v"].fitted[1].sweeps < cold.variants["v"].fitted[1].sweeps

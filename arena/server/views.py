@@ -214,8 +214,8 @@ def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None
     look, the new view (numbered after `version`, the server's current one) with its leaderboard and standings
     rendered, its `rounds` only those after the `known` first (the server has those), else None; and the CPU
     seconds the look took. Only the rounds finished since the last look are read:
-    the running sums take them, and the tables are the fit of those sums (equal to rating every game again:
-    `arena league table` does)."""
+    the running sums take them, and the tables are the fit of those sums, each fit started from the last one's
+    (the tables of rating every game again, as `arena league table` does, within the fit's tolerance)."""
     started = time.process_time()
     try:
         return _look(directory, version, known, started)
@@ -230,7 +230,7 @@ def _look(directory: str, version: int, known: int, started: float) -> tuple[Vie
     first = making is None
     if first:
         settings = load_settings(Path(directory))
-        making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False),
+        making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False, warm=True),
                                                RatingHistory(Path(directory), kept=True))
     key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
     if key == making.key and version > 0:
