@@ -129,6 +129,30 @@ def test_a_reader_sees_a_merged_part_and_not_the_parts_it_replaced(uncompacted, 
     assert readings(league) == before
 
 
+def test_a_reader_reads_on_while_a_compaction_merges_the_parts_it_listed(uncompacted, tmp_path, monkeypatch):
+    """A look that reads the round just finished while `play` compacts it: every merge deletes parts the reader
+    listed and has not read yet, more times over than it would give up after in a row; it reads every game once,
+    in order."""
+    before = readings(uncompacted)
+    league = compact_copy(uncompacted, tmp_path / "merging")
+    monkeypatch.setattr(compaction, "COMPACT_RUN", SMALL_RUN)
+    results = RunDir(league).results
+    merges = 0
+    reader = league_parts(league, rounds(league))
+    read = [next(reader)]
+    for part in reader:  # between two reads, the next SMALL_RUN parts (listed, not yet read) are merged
+        read.append(part)
+        group = compaction.mergeable([p for p in live_parts(results) if p[0] >= part.column("game_index")[-1].as_py()
+                                      + 1], finished_end(rounds(league)))
+        if group:
+            compaction.merge(RunDir(league), group, LEAGUE_SCHEMA)
+            merges += 1
+    assert merges > 3
+    games = pa.concat_tables(read)
+    assert games.column("game_index").to_pylist() == list(range(games.num_rows))
+    assert digest(games.drop(["round"])) == before[0]
+
+
 KILLED = """
 import sys
 from arena.league import compaction

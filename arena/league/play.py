@@ -100,7 +100,9 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
     the rounds' share of a compacted part; `by_round`: never one table across two rounds.
 
     A compaction may delete a part after it was listed here: its merged part was renamed into place before, so
-    the parts are listed again and read on from the first game not yet given."""
+    the parts are listed again and read on from the first game not yet given. A compaction merges a round's parts
+    sixteen at a time, so a reader of the round just finished may miss a part at each merge: it gives up only
+    after misses in a row with no game read between them."""
     ranges = sorted((r.first_index, r.end_index) for r in rounds if r.games)
     if not by_round:  # consecutive rounds as one range: a compacted part is read in one piece
         joined: list[tuple[int, int]] = []
@@ -111,7 +113,8 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
                 joined.append((first, end))
         ranges = joined
     given = 0  # the games below this index have been given
-    for attempt in range(3):
+    misses, missed_at = 0, -1
+    while True:
         try:
             for start, end, path in live_parts(LeagueDir(directory).results):
                 for first, last in ranges:
@@ -121,7 +124,8 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
                         given = high
             return
         except FileNotFoundError:
-            if attempt == 2:
+            misses, missed_at = (misses + 1 if given == missed_at else 1), given
+            if misses == 3:
                 raise
 
 

@@ -107,7 +107,7 @@ class RatingHistory:
 
         self.directory = Path(directory)
         self.running = RunningRatings(load_settings(directory).ratings, replicates=HISTORY_REPLICATES,
-                                      progress=False)
+                                      progress=False, warm=True)  # a point's fit starts from the last point's
         self.rows: list[tuple] = []
         self.last_round = 0
         """The last round added: rounds finish in order, so those up to it are in."""

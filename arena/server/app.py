@@ -43,10 +43,11 @@ ROUND_PAGE = 20
 tables."""
 REFRESH_SECONDS = 1.0
 """How often the server looks at the catalog for a finished round or a changed bot."""
-COMPUTE_SHARE = 0.08
+COMPUTE_SHARE = 0.25
 """The share of one core the computing process may take: after each look the refresher waits its CPU time divided
 by this, so the standings stay within it however large the league, and a view covers the rounds finished
-meanwhile."""
+meanwhile. A quarter: at a million games a look then follows a round by about a minute, and play beside it on two
+cores lost nothing measurable (docs/benchmarks.md, "Serving a league")."""
 
 
 
