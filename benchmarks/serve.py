@@ -30,8 +30,9 @@ share of a core in each window, and each path's requests, p50, p99 and worst lat
 closed-loop, each asking again as soon as it is answered, without ETags.
 
 `--soak`: `serve --play` under the browser-like readers for `--minutes`, printing every `--sample` seconds the
-server process's RSS, open files and threads (from /proc), the RSS of all its processes and the league's games;
-then whether each stayed within 10% after the first fifth of the time (the warm-up).
+server process's RSS, open files (its descriptors but sockets) and threads (from /proc), its sockets (the readers'
+connections of the moment, not judged), the RSS of all its processes and the league's games; then whether each
+stayed within 10% after the first fifth of the time (the warm-up).
 """
 
 from __future__ import annotations
@@ -286,11 +287,19 @@ def print_latencies(answered: dict) -> None:
                   f"p99 {np.percentile(ms, 99):6.1f} ms  worst {ms.max():7.1f} ms")
 
 
-def process_figures(pid: int) -> tuple[float, int, int]:
-    """A process's RSS (MB), open files and threads, from /proc."""
+def process_figures(pid: int) -> tuple[float, int, int, int]:
+    """A process's RSS (MB), open files, threads and sockets, from /proc: its descriptors but its sockets are its
+    open files (a leak of them would grow); its sockets are the connections of the moment."""
     status = Path(f"/proc/{pid}/status").read_text()
     field = lambda name: int(re.search(rf"^{name}:\s+(\d+)", status, re.M)[1])
-    return field("VmRSS") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:  # closed meanwhile
+            pass
+    sockets = sum(target.startswith("socket:") for target in targets)
+    return field("VmRSS") / 1024, len(targets) - sockets, field("Threads"), sockets
 
 
 def tree(root: int) -> dict[int, tuple[str, float, float]]:
@@ -340,7 +349,7 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
     """`serve --play` under browser-like readers for `minutes`; the server's figures against time, and whether
     they stayed flat after the warm-up."""
     process, base = start_server(league)
-    rows: list[tuple[float, float, int, int, float, int]] = []
+    rows: list[tuple[float, float, int, int, float, int, int]] = []
     try:
         started = time.monotonic()
 
@@ -349,13 +358,13 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
 
             async with httpx.AsyncClient(base_url=base, timeout=60) as client:
                 while (elapsed := time.monotonic() - started) < minutes * 60:
-                    rss, files, threads = process_figures(process.pid)
+                    rss, files, threads, sockets = process_figures(process.pid)
                     every = sum(size for _, _, size in tree(process.pid).values())
-                    rows.append((elapsed, rss, files, threads, every, finished_games(league)))
+                    rows.append((elapsed, rss, files, threads, every, finished_games(league), sockets))
                     shown = (await client.get("/api/health")).json()["games"]
                     print(f"  {elapsed / 60:5.1f} min  RSS {rss:7.1f} MB  open files {files:4}  threads {threads:3}  "
-                          f"all its processes' RSS {rows[-1][4]:7.1f} MB  games {rows[-1][5]:,} ({shown:,} shown)",
-                          flush=True)
+                          f"sockets {sockets:3}  all its processes' RSS {rows[-1][4]:7.1f} MB  "
+                          f"games {rows[-1][5]:,} ({shown:,} shown)", flush=True)
                     await asyncio.sleep(sample)
 
         async def both() -> list:
@@ -373,6 +382,8 @@ def soak(league: Path, minutes: float, clients: int, sample: float) -> None:
         spread = (max(values) - min(values)) / min(values) if values and min(values) else float("nan")
         print(f"after warm-up: {name} from {min(values):,.1f} to {max(values):,.1f} ({spread:.1%}): "
               f"{'flat' if spread <= 0.10 else 'NOT flat'} within 10%")
+    sockets = [row[6] for row in warm]
+    print(f"after warm-up: sockets from {min(sockets)} to {max(sockets)} (the readers' connections of the moment)")
 
 
 def main() -> None:
