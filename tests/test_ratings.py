@@ -826,7 +826,8 @@ def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
                           "seed": np.arange(len(seats)), "players": names[seats].tolist(), "scores": (-ranks).tolist(),
                           "ranks": ranks.tolist()})
     cuts = [*range(0, 16_000, 2_000), 15_980, 16_000]  # the last fit adds a few games to many, as a league's round
-    parts = [pa.Table.from_pandas(frame.iloc[first:end], preserve_index=False) for first, end in zip(cuts, cuts[1:])]
+    parts = [pa.Table.from_pandas(frame.iloc[first:end], preserve_index=False)
+             for first, end in zip(cuts, cuts[1:], strict=False)]
     warm, cold = (tables.RunningRatings(replicates=20, progress=False, warm=True) for _ in range(2))
     for number, part in enumerate(parts):
         warm.add(part)

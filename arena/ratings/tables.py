@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from arena.config import RatingSettings
-from arena.ratings.batch import Outcomes, carried_over, rate_outcomes
+from arena.ratings.batch import BatchRatings, Outcomes, carried_over, rate_outcomes
 from arena.ratings.bootstrap import (
     BOOTSTRAP_REPLICATES,
     OutcomeGroups,
@@ -145,7 +145,8 @@ class RunningRatings:
                  progress: bool = True, warm: bool = False) -> None:
         """warm: each fit starts from the last (`arena.ratings.batch.carried_over`): the same ratings within the
         fit's tolerance, not the same floats, so only where nothing is decided on them (a served view)."""
-        self.settings, self.replicates, self.progress, self.warm = settings or RatingSettings(), replicates, progress, warm
+        self.settings, self.replicates, self.progress = settings or RatingSettings(), replicates, progress
+        self.warm = warm
         self.variants: dict[str, _Variant] = {}
         self.last_index = None
         self.waiting: list[pa.Table] = []
@@ -240,7 +241,7 @@ class _Variant:
     def __init__(self, settings: RatingSettings, replicates: int, progress: bool, warm: bool = False) -> None:
         self.settings, self.replicates = settings, replicates
         self.warm = warm
-        self.fitted: tuple[Outcomes, object] | None = None
+        self.fitted: tuple[Outcomes, BatchRatings] | None = None
         """With `warm`: the groups of the last fit (bots in first-appearance codes) and the fit."""
         self.codes: dict[str, int] = {}
         """Bot name -> code, in order of first appearance."""
@@ -422,7 +423,7 @@ class _Variant:
             disagreements, settings.method, diff_se[np.ix_(order, order)], misfits(paired, table, settings),
             reweighted)
 
-    def _start(self, outcomes: Outcomes, code_of: np.ndarray):
+    def _start(self, outcomes: Outcomes, code_of: np.ndarray) -> BatchRatings | None:
         """The last fit carried over to these groups (bots by name), if warm."""
         if self.fitted is None:
             return None
