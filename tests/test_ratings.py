@@ -813,7 +813,7 @@ def test_a_slowly_mixing_fit_is_extrapolated_to_the_same_fixed_point(monkeypatch
 
 
 def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
-    """RunningRatings(warm=True) starts each fit from the last (batch.carried_over): as games come in, and as a bot
+    """RunningRatings(warm=True) starts each fit from the last (batch.WarmStart): as games come in, and as a bot
     whose name sorts first joins (every bot's code by name moves), its tables are the cold ones within the fit's
     tolerance, and a fit of a few more games takes fewer sweeps (103 and 48 on a million-game league: the
     slowest mode still has to settle to the tolerance, from where the new games moved it)."""
@@ -840,4 +840,4 @@ def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
     cold.add(pa.concat_tables(parts))
     cold.tables()  # its first fit: from the prior
     assert "a-newcomer" in warmed.table["bot"].tolist()
-    assert warm.variants["v"].fitted[1].sweeps < cold.variants["v"].fitted[1].sweeps
+    assert warm.variants["v"].warm.fitted[1].sweeps < cold.variants["v"].warm.fitted[1].sweeps

@@ -227,6 +227,23 @@ def carried_over(fitted: Outcomes, fit: BatchRatings, outcomes: Outcomes, n_bots
     return BatchRatings(fit.mu[:1], fit.sigma[:1], 0, tuple(state))
 
 
+class WarmStart:
+    """Fits that each start from the last (`carried_over`), for a caller that fits a growing set of games again and
+    again and decides nothing on the last floats: the same ratings within the fit's tolerance, in fewer sweeps."""
+
+    def __init__(self) -> None:
+        self.fitted: tuple[Outcomes, BatchRatings] | None = None
+        """The groups of the last fit, bots in codes that do not change as bots join, and the fit."""
+
+    def fit(self, outcomes: Outcomes, n_bots: int, settings: RatingSettings, code: np.ndarray) -> BatchRatings:
+        """`rate_outcomes` of `outcomes`, started from the last fit; `code`: each bot's lasting code."""
+        lasting = Outcomes(code[outcomes.bots], outcomes.drawn, outcomes.counts)
+        start = carried_over(*self.fitted, lasting, n_bots) if self.fitted else None
+        fit = rate_outcomes(outcomes, n_bots, settings, start=start)
+        self.fitted = (lasting, fit)
+        return fit
+
+
 def _by_bot(values: np.ndarray, bots: np.ndarray, n_bots: int) -> sparse.csr_matrix:
     """(rows, bots): each row's per-seat values (rows, seats) under its seats' bots (`bots`, the same shape).
     Built as it is stored: a row's bots are distinct, so there is nothing to sum or sort."""

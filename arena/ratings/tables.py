@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from arena.config import RatingSettings
-from arena.ratings.batch import BatchRatings, Outcomes, carried_over, rate_outcomes
+from arena.ratings.batch import WarmStart, rate_outcomes
 from arena.ratings.bootstrap import (
     BOOTSTRAP_REPLICATES,
     OutcomeGroups,
@@ -143,8 +143,7 @@ class RunningRatings:
 
     def __init__(self, settings: RatingSettings | None = None, *, replicates: int = BOOTSTRAP_REPLICATES,
                  progress: bool = True, warm: bool = False) -> None:
-        """warm: each fit starts from the last (`arena.ratings.batch.carried_over`): the same ratings within the
-        fit's tolerance, not the same floats, so only where nothing is decided on them (a served view)."""
+        """warm: each fit starts from the last (`arena.ratings.batch.WarmStart`), where nothing is decided on them."""
         self.settings, self.replicates, self.progress = settings or RatingSettings(), replicates, progress
         self.warm = warm
         self.variants: dict[str, _Variant] = {}
@@ -240,9 +239,7 @@ class _Variant:
 
     def __init__(self, settings: RatingSettings, replicates: int, progress: bool, warm: bool = False) -> None:
         self.settings, self.replicates = settings, replicates
-        self.warm = warm
-        self.fitted: tuple[Outcomes, BatchRatings] | None = None
-        """With `warm`: the groups of the last fit (bots in first-appearance codes) and the fit."""
+        self.warm = WarmStart() if warm else None
         self.codes: dict[str, int] = {}
         """Bot name -> code, in order of first appearance."""
         self.seats: int | None = None
@@ -378,9 +375,7 @@ class _Variant:
         outcomes, deal_games, points, progress_weights = self.groups.outcomes(name_code)
         outcomes, deal_games, progress_weights, reweighted = balanced(outcomes, deal_games, progress_weights,
                                                                        settings.company_deals)
-        batch = rate_outcomes(outcomes, k, settings, start=self._start(outcomes, code_of))
-        if self.warm:
-            self.fitted = (Outcomes(code_of[outcomes.bots], outcomes.drawn, outcomes.counts), batch)
+        batch = self.warm.fit(outcomes, k, settings, code_of) if self.warm else rate_outcomes(outcomes, k, settings)
         boot, newton = deal_bootstrap(outcomes, deal_games, self.replicates, k, settings, batch)
         if self.online is not None:
             mu, sigma = np.array(self.online[0])[code_of], np.array(self.online[1])[code_of]
@@ -422,14 +417,6 @@ class _Variant:
                                    newton),
             disagreements, settings.method, diff_se[np.ix_(order, order)], misfits(paired, table, settings),
             reweighted)
-
-    def _start(self, outcomes: Outcomes, code_of: np.ndarray) -> BatchRatings | None:
-        """The last fit carried over to these groups (bots by name), if warm."""
-        if self.fitted is None:
-            return None
-        fitted, fit = self.fitted
-        return carried_over(fitted, fit, Outcomes(code_of[outcomes.bots], outcomes.drawn, outcomes.counts),
-                            len(code_of))
 
     def _neighbours(self, names, code_of, order) -> pd.DataFrame:
         """Each bot's win rate and mean score by the bot seated right before it, with deal-clustered intervals."""
