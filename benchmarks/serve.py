@@ -23,7 +23,8 @@ Then, in the same run, `--pairs` times in turn (so that a drift of the shared ma
    the ETag of what it holds (If-None-Match: a 304 when nothing changed).
 
 The window is long because the standings' computing process works in bursts: a look (a fit of every game) every
-its CPU time / COMPUTE_SHARE seconds, minutes apart on a large league; a window of 30 s held one burst or none.
+its CPU time / COMPUTE_SHARE seconds, a minute or more apart on a large league; a window of 30 s held one burst or
+none.
 It prints each pair's games a second, the mean change of play with its 95% interval over the pairs, each process's
 share of a core in each window, and each path's requests, p50, p99 and worst latency over all the pairs. With
 `--unread`, then a window of `serve --play` with no readers; with `--closed`, the worst case: the same readers
