@@ -186,8 +186,10 @@ class Catalog:
 
     # --- rounds -------------------------------------------------------------------------------------
 
-    def rounds(self) -> list[RoundRow]:
-        return self._rounds("ORDER BY number", ())
+    def rounds(self, light: bool = False) -> list[RoundRow]:
+        """Every round in order; `light`: without its config and plan (left empty), most of a long league's catalog
+        and nothing a reader of the games needs."""
+        return self._rounds("ORDER BY number", (), light)
 
     def finished_rounds(self, after: int = 0, upto: int | None = None, limit: int | None = None,
                         newest_first: bool = False) -> list[RoundRow]:
@@ -197,8 +199,9 @@ class Catalog:
                             f"ORDER BY number {'DESC' if newest_first else 'ASC'} LIMIT ?",
                             (after, 2 ** 62 if upto is None else upto, -1 if limit is None else limit))
 
-    def _rounds(self, clauses: str, parameters: tuple) -> list[RoundRow]:
-        rows = self.db.execute("SELECT number, first_index, games, seed, config, plan, status, started, finished "
+    def _rounds(self, clauses: str, parameters: tuple, light: bool = False) -> list[RoundRow]:
+        texts = "'', '[]'" if light else "config, plan"
+        rows = self.db.execute(f"SELECT number, first_index, games, seed, {texts}, status, started, finished "
                                f"FROM rounds {clauses}", parameters).fetchall()
         return [RoundRow(*row[:5], json.loads(row[5]), *row[6:]) for row in rows]
 

@@ -24,12 +24,13 @@ HISTORY_REPLICATES = 20
 """Bootstrap replicates of each point of `--history` (its mu needs none; its table is only the mu)."""
 
 
-def snapshot(directory: Path) -> tuple[list[BotRow], list[RoundRow]]:
-    """The bots and the finished rounds, as one committed state of the catalog."""
+def snapshot(directory: Path, light: bool = False) -> tuple[list[BotRow], list[RoundRow]]:
+    """The bots and the finished rounds, as one committed state of the catalog; `light`: the rounds without their
+    config and plan (`Catalog.rounds`)."""
     catalog = Catalog(directory)
     try:
         with catalog.snapshot():
-            return catalog.bots(), [r for r in catalog.rounds() if r.status == "done"]
+            return catalog.bots(), [r for r in catalog.rounds(light) if r.status == "done"]
     finally:
         catalog.close()
 

@@ -225,7 +225,7 @@ def make_view(directory: str, version: int, known: int = 0) -> tuple[View | None
 
 
 def _look(directory: str, version: int, known: int, started: float) -> tuple[View | None, float]:
-    bots, rounds = snapshot(Path(directory))
+    bots, rounds = snapshot(Path(directory), light=True)  # a look a second: the rounds' plans are not read
     making = _leagues.get(directory)
     first = making is None
     if first:
