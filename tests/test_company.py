@@ -90,7 +90,7 @@ def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():
     for _ in range(50):
         companies.add(["random", "greedy", "heuristic"])
     companies.add(["random", "twin", "greedy"])
-    active = {"heuristic", "greedy", "random", "twin"}
+    active = ["heuristic", "greedy", "random", "twin"]  # the active bots in rating order
     swapped = (("greedy", "heuristic", "twin"), "random", "twin")
     assert swapped_company("random", "twin", companies, active, 10) == swapped
     assert swapped_company("twin", "random", companies, active, 10) == swapped
@@ -100,7 +100,22 @@ def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():
     companies.add(["twin", "greedy", "heuristic"])
     assert swapped_company("random", "twin", companies, active, 10) is None
     assert swapped_company("random", "twin", companies, active, 60) == swapped
-    assert swapped_company("random", "twin", companies, active - {"heuristic"}, 60) is None  # a retired bot's
+    assert swapped_company("random", "twin", companies, [b for b in active if b != "heuristic"], 60) is None
+
+
+def test_of_the_lagging_companies_the_one_nearest_the_pair_is_swapped_first():
+    """A company far up or down the order fixes a pair's places and says little of their order: of two that lag,
+    the nearer one is played first, even where the farther one lags more; among equals, the one that lags most."""
+    order = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    companies = Companies()
+    for _ in range(5):
+        companies.add(["a", "b", "d"])  # e's swap lags 5 tables, its other bots 3 and 2 places from (d, e)
+    companies.add(["c", "d", "f"])  # lags 1 table, 1 place and 1 place away
+    assert swapped_company("d", "e", companies, order, 10) == (("c", "e", "f"), "d", "e")
+    companies.add(["c", "e", "f"])
+    assert swapped_company("d", "e", companies, order, 10) == (("a", "b", "e"), "d", "e")
+    companies.add(["d", "f", "g"])  # as near as (a, b, d) is far: 1 and 2 places; lags less
+    assert swapped_company("d", "e", companies, order, 10) == (("e", "f", "g"), "d", "e")
 
 
 def choices(players: int, order: list[str], settling: set[str], companies: Companies) -> list[tuple]:
@@ -119,18 +134,22 @@ def choices(players: int, order: list[str], settling: set[str], companies: Compa
 
 def test_the_matchmaker_fills_tables_and_swaps_at_three_and_four_players():
     """The loop that fills a table's other seats, at three and four players (two tables a round for eight bots at
-    four, two at three): each open pair's table is the pair and the bots nearest it, the same table once; a
-    settling newcomer's pairs, and one more pair a round, play a swapped table where one lags."""
+    four, two at three): each open pair's table is the pair and, of the 2 (players - 2) bots nearest it, the
+    company given fewest tables, the nearest among equals, the same table once; a settling newcomer's pairs, and one
+    more pair a round, play a swapped table where one lags."""
     order = ["a", "b", "c", "d", "e", "f", "g", "h"]  # se grows down the order: (g, h) is the widest
     assert choices(4, order, set(), Companies()) == [(("e", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)")]
-    assert choices(3, order, set(), Companies()) == [(("f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)")]
+    assert choices(3, order, set(), Companies()) == [(("f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)"),
+                                                     (("e", "f", "g"), "order uncertain (LOS 0.50, se 6.00)")]
     companies = Companies()
     for table in (["e", "f", "g", "h"], ["a", "d", "e", "f"], ["a", "c", "d", "e"]):
         for _ in range(3):
             companies.add(table)
-    assert choices(4, order, set(), companies) == [  # (g, h) met only together; f met {a, d, e} without g
-        (("e", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)"),
+    assert choices(4, order, set(), companies) == [  # (g, h)'s nearest company played: the next; f met {a, d, e}
+        (("d", "f", "g", "h"), "order uncertain (LOS 0.50, se 7.00)"),
         (("a", "d", "e", "g"), "order uncertain (LOS 0.50, se 6.00); g in the company f met")]
+    companies.add(["d", "f", "g", "h"])
+    assert choices(4, order, set(), companies)[0][0] == ("d", "e", "g", "h")  # fewest tables, then nearest
     assert choices(4, order, {"d"}, companies) == [  # d settles: both its pairs swap
         (("d", "f", "g", "h"), "settling the neighbours of d; d in the company e met"),
         (("a", "c", "e", "f"), "settling the neighbours of d; c in the company d met")]

@@ -14,9 +14,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
    A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
-   pair's table is filled with the bots nearest it in the order; but a settling newcomer's pairs, and one
-   more pair a round, play a swapped table where one lags: of the companies one of the two met, the one the
-   other met least (up to `company_deals` deals), with the other in its place, so that a late-comer meets
+   pair's table is filled from the 2 (players - 2) bots nearest it in the order: the company given fewest
+   tables, the nearest among equals. A settling newcomer's pairs, and one more pair a round, play a swapped
+   table where one lags: of the companies one of the two met that the other met less (up to
+   `company_deals` deals), the one nearest the pair, with the other in its place, so that a late-comer meets
    the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -196,10 +198,10 @@ class Matchmaker:
         enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, i, why in weights[:slots]:
-            swapped = (swapped_company(order[i], order[i + 1], companies, set(order), enough)
+            swapped = (swapped_company(order[i], order[i + 1], companies, order, enough)
                        if players > 2 and (settling or free) else None)
             if swapped is None:
-                chosen.append((_table_around(order, i, players), why))
+                chosen.append((_table_around(order, i, players, companies.count), why))
                 continue
             if not settling:
                 free = False
@@ -311,16 +313,20 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     return f"# round {number} of the league {settings.name}\n" + toml_text(config)
 
 
-def _table_around(order: list[str], i: int, players: int) -> tuple[str, ...]:
-    """The pair order[i], order[i + 1] and the players - 2 bots nearest it in the order."""
-    seats, below, above = [i, i + 1], i - 1, i + 2
-    while len(seats) < players:
-        if above < len(order) and (below < 0 or (above - i - 1) <= (i - below)):
-            seats.append(above)
-            above += 1
-        else:
-            seats.append(below)
-            below -= 1
+def _table_around(order: list[str], i: int, players: int, count: Counter) -> tuple[str, ...]:
+    """The pair order[i], order[i + 1] and players - 2 of the 2 (players - 2) bots nearest it in the order: the
+    company given fewest tables so far (`count`), the nearest among equals.
+
+    Varying the company matters at three or more players: a bot rated out of place by the one company it keeps
+    meeting meets others, and a company past the ratings' cap (`arena.ratings.company`) teaches them less."""
+    distance = {s: abs(s - i - 0.5) for s in range(len(order)) if s not in (i, i + 1)}
+    near = sorted(distance, key=lambda s: (distance[s], s))[:2 * (players - 2)]
+    tables = [(i, i + 1, *fill) for fill in combinations(near, players - 2)]
+    best = min(tables, key=lambda seats: (count[_bots(order, seats)], sum(distance[s] for s in seats[2:]), seats))
+    return _bots(order, best)
+
+
+def _bots(order: list[str], seats) -> tuple[str, ...]:
     return tuple(sorted(order[s] for s in seats))
 
 
@@ -338,25 +344,31 @@ class Companies:
             self.of.setdefault(bot, set()).add(table)
 
 
-def swapped_company(a: str, b: str, companies: Companies, active: set[str], enough: int
+def swapped_company(a: str, b: str, companies: Companies, order: list[str], enough: int
                      ) -> tuple[tuple[str, ...], str, str] | None:
-    """The table that seats one of the pair in the company the other met more often: of the companies played
-    with exactly one of `a`, `b`, the one whose swapped table (the other in its place) lags furthest behind it,
-    counting at most `enough` tables of either, as (that table, the bot that met the company, the bot put in
-    its place); None where no swapped table lags.
+    """The table that seats one of the pair in a company the other met more often: of the companies played with
+    exactly one of `a`, `b` (every bot in them still in `order`, the active bots in rating order) whose swapped
+    table (the other in its place) lags behind them, counting at most `enough` tables of either, the one nearest the
+    pair in the order (the summed distance of its other bots from the pair's middle), then the one that lags
+    furthest, as (that table, the bot that met the company, the bot put in its place); None where no swapped table
+    lags.
 
     The ratings count each company at most `company_deals` deals' worth at three or more players
-    (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often,
-    the companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company."""
+    (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often, the
+    companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company; the nearest
+    first, because a company far up or down the order fixes the pair's places and says little of their order."""
+    position = {bot: k for k, bot in enumerate(order)}
+    middle = (position[a] + position[b]) / 2
     best = None
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
-            if lack in table or not active.issuperset(table):
+            if lack in table or not all(bot in position for bot in table):
                 continue
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
             behind = min(companies.count[table], enough) - companies.count[swapped]
-            if behind > 0 and (best is None or (-behind, swapped) < (-best[0], best[1])):
-                best = (behind, swapped, have, lack)
+            far = sum(abs(position[bot] - middle) for bot in table if bot != have)
+            if behind > 0 and (best is None or (far, -behind, swapped) < best[0]):
+                best = ((far, -behind, swapped), swapped, have, lack)
     return None if best is None else best[1:]
 
 
