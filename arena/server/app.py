@@ -61,11 +61,11 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
-        views.refresh()
+        views.refresh(history=False)  # answer with the standings first; the refresher's first look adds the history
         stop = threading.Event()
 
         def refresher() -> None:  # the one place that looks at the catalog: requests only read `views.current`
-            pause = REFRESH_SECONDS
+            pause = REFRESH_SECONDS  # not the first look's cost: it read every game, the next reads only new ones
             while not stop.wait(pause):
                 try:
                     views.refresh()
