@@ -313,29 +313,32 @@ def test_a_restarted_server_reads_its_rating_history_and_fits_no_point_again(tmp
     assert LeagueDir(league).history.stat().st_mtime_ns == kept, "the kept points were fitted and written again"
 
 
-def test_a_server_answers_with_the_standings_before_its_history_and_the_next_look_adds_it(tmp_path, request):
-    """The lifespan's first look leaves the history's first points (each a fit, 203 s of them at a million games)
-    to the refresher's first look: the standings are served at once, the history a look later, the same points as
-    one look making both."""
+def test_a_server_answers_with_the_standings_before_its_history_and_the_next_look_adds_it(tmp_path, monkeypatch):
+    """Where the history's first points are dear (at a million games 203 s of fits), the lifespan's first look leaves
+    them to the refresher's first look: the standings are served at once, the bot's page says its history is being
+    computed, and the next look adds the same points as one look making both."""
     from arena.league.directory import LeagueDir
-    from arena.server.views import LeagueViews
+    from arena.server import views as views_module
+    from arena.server.app import _bot_context, templates
+    from arena.server.views import make_view
 
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress", "--games", "12")
-    views = LeagueViews(league)
-    request.addfinalizer(views.close)
-    first = views.refresh(history=False)
+    at_once, _ = make_view(str(league), 0, history=False)  # 12 games: cheap, so made in the first look
+    assert sorted(set(at_once.history["round"])) == [r.number for r in at_once.rounds] == [1, 2, 3]
+    views_module._leagues.clear()
+    LeagueDir(league).history.unlink()
+    monkeypatch.setattr(views_module, "DEFERRED_HISTORY_GAMES", 0)
+    first, _ = make_view(str(league), 0, history=False)
     assert len(first.rounds) == 3 and first.rated and first.history.empty
     assert not LeagueDir(league).history.exists()
-    second = views.refresh()
-    assert second.version == first.version + 1 and second.rounds == first.rounds
-    assert sorted(set(second.history["round"])) == [r.number for r in first.rounds]
-    assert views.refresh() is second, "caught up: nothing to do"
-    views.close()
-    LeagueDir(league).history.unlink()
-    at_once = LeagueViews(league)
-    request.addfinalizer(at_once.close)
-    pd.testing.assert_frame_equal(at_once.refresh().history, second.history, check_exact=False, atol=1e-5)
+    page = templates.get_template("_bot.html").render(view=first, version=first.version, bot=first.bot("random"),
+                                                      **_bot_context(first, "random"))
+    assert "Being computed" in page and "Not rated yet" not in page
+    second, _ = make_view(str(league), first.version, len(first.rounds))
+    assert second.version == first.version + 1 and second.rounds == []  # the server has the rounds
+    pd.testing.assert_frame_equal(second.history, at_once.history, check_exact=False, atol=1e-5)
+    assert make_view(str(league), second.version, 3)[0] is None, "caught up: nothing to do"
 
 
 def test_a_look_at_a_finished_round_fits_the_ratings_once(tmp_path, monkeypatch):

@@ -41,6 +41,10 @@ RECENT_GAMES = 20
 """Games on a bot's page, newest first."""
 HISTORY_POINTS = 60
 """Points of rating history computed for the rounds a server finds when it starts (every k-th round)."""
+DEFERRED_HISTORY_GAMES = 100_000
+"""A server's first look leaves the history's first points to its next look where the rounds they are fitted on
+(those the league's history file does not keep) hold more games than this: at a million games they took 203 s,
+and the standings alone 21 s. Below, one look makes both, as a small league's first page shows its history."""
 
 
 @dataclass(frozen=True)
@@ -218,10 +222,10 @@ def make_view(directory: str, version: int, known: int = 0, history: bool = True
     read: the running sums take them, and the tables are the fit of those sums, each fit started from the last
     one's (the tables of rating every game again, as `arena league table` does, within the fit's tolerance).
 
-    The history's first points (up to HISTORY_POINTS fits of the rounds found, less those its file keeps) are left
-    to the next look with `history=False`, so that a server answers with the standings first: at a million games
-    they took 203 s. They are not counted in the seconds returned, which space the looks: counted, the look after
-    them would have waited 20 minutes."""
+    With `history=False`, the history's first points (up to HISTORY_POINTS fits of the rounds found, less those its
+    file keeps) are left to the next look where they are dear (DEFERRED_HISTORY_GAMES), so that a server answers
+    with the standings first. They are not counted in the seconds returned, which space the looks: counted, the
+    look after them would have waited 19 minutes at a million games."""
     started = time.process_time()
     try:
         return _look(directory, version, known, started, history)
@@ -238,6 +242,8 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
         making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False, warm=True),
                                                RatingHistory(Path(directory), kept=True))
     catching_up = bool(rounds) and making.history.last_round == 0  # the history has read no round yet
+    deferred = catching_up and not history and sum(
+        r.games for r in rounds if r.number > making.history.fitted) > DEFERRED_HISTORY_GAMES
     key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
     if key == making.key and version > 0 and not (catching_up and history):
         return None, time.process_time() - started
@@ -252,7 +258,7 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     # their cost, so a second point a look (a second fit) would space them twice as far for as many points.
     rated = making.ratings.tables() if rounds else {}
     unpaced = 0.0
-    if history or not catching_up:
+    if not deferred:
         before = time.process_time()
         making.history.add(rounds, points=HISTORY_POINTS if catching_up else 1, latest=rated)
         unpaced = time.process_time() - before if catching_up else 0.0
