@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -224,12 +225,20 @@ def start_server(league: Path, play: bool = True) -> tuple[subprocess.Popen, str
 
 
 def warm(league: Path) -> None:
-    """Serves the kept league once, without play, so that its rating history (the league's history.json) holds
-    a point for each round, as a server that has run along the league would have kept: each phase's copy starts
-    from it instead of fitting the points again."""
+    """Serves the kept league once, without play, until its rating history (the league's history.json) holds a
+    point for each round, as a server that has run along the league would have kept: each phase's copy starts
+    from it instead of fitting the points again. Where they were not kept, the server fits them after it listens
+    (`DEFERRED_HISTORY_GAMES` in arena/server/views.py): the times printed are a first serve's."""
     started = time.monotonic()
     process, _ = start_server(league, play=False)
-    print(f"the rating history kept, in {time.monotonic() - started:.0f} s")
+    listening = time.monotonic() - started
+    rounds, kept = progress(league)[0], league / "history.json"
+    while not (kept.exists() and json.loads(kept.read_text())["last_round"] >= rounds):
+        if process.poll() is not None:
+            raise SystemExit(f"the server stopped before its rating history was kept: see {league.parent / SERVER_LOG}")
+        time.sleep(1)
+    print(f"serve: listening after {listening:.1f} s, the rating history kept {time.monotonic() - started:.0f} s "
+          "after the start")
     process.send_signal(signal.SIGTERM)  # not SIGINT: a job started in the background by a shell ignores it
     process.wait()
 

@@ -61,7 +61,7 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
-        views.refresh(history=False)  # answer with the standings first; the refresher's first look adds the history
+        views.refresh(history=False)  # `serve` has looked already: nothing new, unless the app is served otherwise
         stop = threading.Event()
 
         def refresher() -> None:  # the one place that looks at the catalog: requests only read `views.current`
@@ -131,7 +131,9 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     with play_lock(directory) if play else nullcontext() as lock:
         app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
-        app.state.views.refresh()  # read before the address is printed: the first answers are whole
+        # read before the address is printed, so the first answers are whole; the history's first points, where they
+        # are dear, come with the refresher's first look (`make_view`)
+        app.state.views.refresh(history=False)
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
