@@ -57,6 +57,8 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.league.directory import LeagueDir
+
 ARENA = [sys.executable, "-m", "arena.cli"]
 PATHS = ("/", "/api/standings")
 POLL_SECONDS = (1.0, 2.0)
@@ -232,7 +234,7 @@ def warm(league: Path) -> None:
     started = time.monotonic()
     process, _ = start_server(league, play=False)
     listening = time.monotonic() - started
-    rounds, kept = progress(league)[0], league / "history.json"
+    rounds, kept = progress(league)[0], LeagueDir(league).history
     while not (kept.exists() and json.loads(kept.read_text())["last_round"] >= rounds):
         if process.poll() is not None:
             raise SystemExit(f"the server stopped before its rating history was kept: see {league.parent / SERVER_LOG}")

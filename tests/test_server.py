@@ -4,6 +4,7 @@ bot added meanwhile; the server SIGKILLed mid-round and started again; bad paths
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -319,21 +320,20 @@ def test_a_server_answers_with_the_standings_before_its_history_and_the_next_loo
     computed, and the next look adds the same points as one look making both."""
     from arena.league.directory import LeagueDir
     from arena.server import views as views_module
-    from arena.server.app import _bot_context, templates
+    from arena.server.app import bot_context, templates
     from arena.server.views import make_view
 
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress", "--games", "12")
-    at_once, _ = make_view(str(league), 0, history=False)  # 12 games: cheap, so made in the first look
+    copy = shutil.copytree(league, tmp_path / "copy")  # the same games, a league of its own to the computing state
+    at_once, _ = make_view(str(copy), 0, history=False)  # 12 games: cheap, so made in the first look
     assert sorted(set(at_once.history["round"])) == [r.number for r in at_once.rounds] == [1, 2, 3]
-    views_module._leagues.clear()
-    LeagueDir(league).history.unlink()
     monkeypatch.setattr(views_module, "DEFERRED_HISTORY_GAMES", 0)
     first, _ = make_view(str(league), 0, history=False)
     assert len(first.rounds) == 3 and first.rated and first.history.empty
     assert not LeagueDir(league).history.exists()
     page = templates.get_template("_bot.html").render(view=first, version=first.version, bot=first.bot("random"),
-                                                      **_bot_context(first, "random"))
+                                                      **bot_context(first, "random"))
     assert "Being computed" in page and "Not rated yet" not in page
     second, _ = make_view(str(league), first.version, len(first.rounds))
     assert second.version == first.version + 1 and second.rounds == []  # the server has the rounds

@@ -193,7 +193,7 @@ async def bot_page(request: Request) -> Response:
     if _view(request).bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
     return _page(request, "bot.html", "_bot.html", lambda view: {"bot": view.bot(label),
-                                                                 **_bot_context(view, label)})
+                                                                 **bot_context(view, label)})
 
 
 async def rounds_page(request: Request) -> Response:
@@ -229,7 +229,7 @@ async def game_page(request: Request) -> Response:
     return HTMLResponse(kept[index])
 
 
-def _bot_context(view: View, label: str) -> dict:
+def bot_context(view: View, label: str) -> dict:
     """What the bot's page and `/api/bots/{label}` show of it."""
     games = view.bot_games(label)
     history = view.history[view.history["bot"] == label]
@@ -282,7 +282,7 @@ async def api_bot(request: Request) -> Response:
     view, label = _view(request), request.path_params["label"]
     if view.bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
-    shown = _bot_context(view, label)
+    shown = bot_context(view, label)
     games = ["game_index", "round", "variant", "players", "scores", "ranks", "termination", "seat", "score", "place"]
     return JSONResponse({
         "label": label, "rounds": len(view.rounds),
