@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The cost of the move clock's backstop per decision: random bots playing Caterpillar in process.
 
 Three ways, interleaved in one run (this machine is shared and noisy): no clock, the clock (its signal

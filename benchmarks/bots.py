@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Time per decision of every bundled bot in every game, at its default parameters, on this machine.
 
     .venv/bin/python benchmarks/bots.py [--games 20] [--bots expert,heuristic] [--game caterpillar]

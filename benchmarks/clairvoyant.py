@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The most any bot can score against heuristic seats in Go For It: a clairvoyant seat's score.
 
     .venv/bin/python benchmarks/clairvoyant.py [--players 4] [--deals 400] [--first 70000] [--nodes 20000]

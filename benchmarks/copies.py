@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Copies of a bot in a multi-player league, some there from the start and one added late: do they share a tier?
 
 The leagues of docs/numbers.md ("Company"): Go For It with three, four and six players (jokers), the first bots

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Engine speed on one core, as ratios measured in one run (absolute figures move with the machine).
 
     .venv/bin/python benchmarks/engine.py [--seconds 1] [--rounds 3] [--baseline DIR]

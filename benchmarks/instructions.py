@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Instructions, not seconds: the engine's and the tournament layer's ratios counted by valgrind's callgrind.
 
     .venv/bin/python benchmarks/instructions.py [--games 3000]

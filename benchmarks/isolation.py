@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The cost of isolation: per decision, the random bot on Caterpillar with both seats in process, in their own
 processes (the built-in host, and the example script that does not import arena), in the sandbox without its
 seccomp filter and Landlock, and in the sandbox as it is (with both); and the start-up of a bot process (until it

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The ladder: each bot's logistic Elo above `random`, per game, from a finished run of configs/ladder.toml.
 
     .venv/bin/arena tournament configs/ladder.toml --workers 2

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """How fast the league's matchmaker learns the order of a field of known strength, against random tables.
 
     .venv/bin/python benchmarks/league.py [--variant caterpillar|go_for_it4] [--bots 30] [--games 6000]

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The race planner of Go For It (bots/race) against heuristic, wherever it is let decide: the development runs
 of docs/expert.md.
 

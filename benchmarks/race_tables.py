@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Builds the race planner's tables (bots/race/go_for_it_2.json and go_for_it_4.json) from heuristic self-play.
 
     .venv/bin/python benchmarks/race_tables.py [--players 2] [--games 10000] [--seed 1] [--out FILE]

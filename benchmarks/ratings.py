@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Seconds and microseconds of the ratings: batch TrueSkill, the online engine, the trueskill package, the tables.
 
 Random games among 20 bots (1,000,000 two-player and 100,000 six-player, ties included), each rated

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Latency of `arena league serve` under concurrent readers while it plays a large league, what the readers cost
 play, and whether a long-running server stays flat.
 

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """What the stopping rules save: deals an SPRT match needs, and deals `until = "settled"` saves on a config.
 
     .venv/bin/python benchmarks/stopping.py matches [--sprt 0,5] [--workers 0]

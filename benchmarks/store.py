@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Reading a league's games for rating: its compacted Parquet parts against one SQLite table of the same games.
 
     .venv/bin/python benchmarks/store.py LEAGUE

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Duke of York: a bound on what any bot can score against heuristic, from a seat told the opponent's hand.
 
     .venv/bin/python benchmarks/told_hand.py [--deals 400] [--first 70000]

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Tournament throughput and the driver's memory: Ray on all cores against in process, the full
 million-game run, and runs of growing size.
 

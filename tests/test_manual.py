@@ -260,3 +260,11 @@ def test_the_page_runs(page, tmp_path):
     reader = Reader(tmp_path)
     for block in blocks(page):
         reader.read(block)
+
+
+def test_the_benchmarks_run_as_the_manual_gives_them():
+    """The manual gives benchmarks as commands (`benchmarks/ladder.py reports/ladder`): each is an executable with
+    a shebang that finds the venv's python on PATH (`python3`, as an activated venv has it)."""
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        assert script.read_text().startswith("#!/usr/bin/env python3\n"), f"{script.name}: no shebang"
+        assert os.access(script, os.X_OK), f"{script.name}: not executable (chmod +x)"
