@@ -55,7 +55,10 @@ def parse_rule_args(pairs: list[str]) -> dict[str, str]:
 
 @app.command()
 def games() -> None:
-    """List the games, their player counts and rules options (with defaults)."""
+    """List the games, their player counts and rules options (with defaults).
+
+    Example: arena games
+    """
     from arena.display import console, table
     from arena.games import GAME_IDS, get_game
     from arena.games.base import rules_options
@@ -84,7 +87,10 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
     """List the bots that can be entered: bundled, dropped in bots/, registered, installed.
 
     Their files are read, not run: a class whose source does not say its name and games is asked in a process of
-    its own, within a few seconds."""
+    its own, within a few seconds.
+
+    Examples: arena bots --game caterpillar; arena bots --forget counting
+    """
     from arena.display import console, table
     from arena.games import get_game
     from arena.listing import listed_bots
@@ -319,7 +325,10 @@ def reproduce(
     workers: Annotated[int | None, typer.Option(help="Worker processes for the re-run.")] = None,
 ) -> None:
     """Re-run a run's saved config; exit 0 only when the run's result parts, its manifest's digest and the
-    re-run's results all agree."""
+    re-run's results all agree.
+
+    Example: arena reproduce reports/quickstart --workers 2
+    """
     import tempfile
 
     from arena.config.saved import changed_code, run_manifest, saved_config
@@ -426,7 +435,10 @@ def submit(
 
 @app.command()
 def report(run: Annotated[Path, typer.Argument(help="Run directory, e.g. reports/quickstart.")]) -> None:
-    """Write the run's HTML report (RUN/report.html, with plotly.js beside it) and print its path."""
+    """Write the run's HTML report (RUN/report.html, with plotly.js beside it) and print its path.
+
+    Example: arena report reports/quickstart
+    """
     from arena.report import write_report
 
     with user_errors():

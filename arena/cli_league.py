@@ -32,7 +32,10 @@ def league_new(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory to make.")],
     config: Annotated[Path, typer.Argument(help="League TOML, e.g. configs/league.toml.")],
 ) -> None:
-    """Make a league from a league TOML (a tournament config without bots or deals)."""
+    """Make a league from a league TOML (a tournament config without bots or deals).
+
+    Example: arena league new club configs/league.toml
+    """
     from arena.league import new_league
 
     with league_errors():
@@ -84,7 +87,10 @@ def league_retire(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
     bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="The bot (version) to retire.")],
 ) -> None:
-    """Stop a bot playing; its games stay in the league and in its history."""
+    """Stop a bot playing; its games stay in the league and in its history.
+
+    Example: arena league retire club counting@1
+    """
     from arena.league.frozen import retire_bot
 
     with league_errors():
@@ -99,7 +105,10 @@ def league_entrant(
     revoke: Annotated[bool, typer.Option(help="Withdraw the entrant's token instead.")] = False,
 ) -> None:
     """Give an entrant a new token to upload bots with (printed once, alone on the last line; an earlier token of
-    theirs stops working), or withdraw it with --revoke. The league keeps only a slow hash of it."""
+    theirs stops working), or withdraw it with --revoke. The league keeps only a slow hash of it.
+
+    Example: arena league entrant club alice
+    """
     from arena.league.entrants import new_token, revoke_token
 
     with league_errors():
@@ -127,7 +136,7 @@ def league_upload(
     """Upload a bot to a served league and wait until it is checked: prints its label (exit 0), or why it was
     refused (exit 2).
 
-    Example: arena league upload http://127.0.0.1:8000 mybot.py:MyBot --token $TOKEN
+    Example: arena league upload http://127.0.0.1:8000 mybot.py:MyBot --token $TOKEN --wait 120
     """
     from arena.server.client import upload_bot
 
@@ -185,7 +194,10 @@ def league_table(
         help="Each bot's mu after every round (past 12 rounds, every k-th) instead.")] = False,
 ) -> None:
     """The standing table over every game of the finished rounds: the columns of `arena ratings`, and each
-    bot's version, status and when it was added. Safe to run while `play` plays."""
+    bot's version, status and when it was added. Safe to run while `play` plays.
+
+    Example: arena league table club --game caterpillar --format markdown
+    """
     import pandas as pd
 
     from arena.display import console, history_tables, markdown_table, misfit_lines, model_name, ranking_frame, table
@@ -239,7 +251,10 @@ def league_table(
 
 @league_app.command("report")
 def league_report(directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")]) -> None:
-    """Write the league's HTML leaderboard (DIR/leaderboard/index.html), a page per bot, and print its path."""
+    """Write the league's HTML leaderboard (DIR/leaderboard/index.html), a page per bot, and print its path.
+
+    Example: arena league report club
+    """
     from arena.league.report import write_league_report
 
     with league_errors():

@@ -86,3 +86,50 @@ def test_every_test_a_page_names_exists():
              for name in re.findall(r"\b(test_\w+)", page.read_text())}
     missing = sorted(f"{page}: {name}" for page, name in cited if name not in known)
     assert not missing, "pages cite tests that do not exist:\n" + "\n".join(missing)
+
+
+def commands_and_options() -> list[tuple[str, list[list[str]]]]:
+    """Every command of `arena` and `arena league` ("league play"), with each option's names (`--progress`,
+    `--no-progress`)."""
+    import typer
+
+    from arena.cli import app
+
+    def walk(group, path):
+        for name, command in sorted(group.commands.items()):
+            if hasattr(command, "commands"):
+                yield from walk(command, [*path, name])
+            else:
+                yield " ".join([*path, name]), [[*p.opts, *p.secondary_opts] for p in command.params
+                                                if p.param_type_name == "option"]
+
+    return list(walk(typer.main.get_command(app), []))
+
+
+def test_every_command_has_an_example_in_its_help():
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    missing = []
+    for command, _ in commands_and_options():
+        shown = CliRunner().invoke(app, [*command.split(), "--help"], env={"COLUMNS": "200"}).output
+        if not re.search(rf"Examples?:\s+arena {command}\b", shown):
+            missing.append(command)
+    assert not missing, f"no `Example: arena ...` in the --help of {missing}"
+
+
+def test_docs_commands_lists_every_option_of_every_command():
+    """Each command has a row in the table of docs/commands.md (`| `arena league play DIR ...` |`) that names
+    every one of its options (either name of a flag pair)."""
+    text = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena ((?:league )?[a-z\-]+)[ `].*$",
+                                                        (ROOT / "docs" / "commands.md").read_text(), flags=re.M)}
+    wrong = []
+    for command, options in commands_and_options():
+        row = text.get(command)
+        if row is None:
+            wrong.append(f"arena {command}: no row")
+            continue
+        wrong += [f"arena {command}: {names[0]}" for names in options
+                  if names != ["--help"] and not any(re.search(rf"{name}\b", row) for name in names)]
+    assert not wrong, "docs/commands.md does not give:\n" + "\n".join(wrong)
