@@ -311,12 +311,18 @@ def progress_bar(enabled: bool):
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                TextColumn("{task.fields[rate]} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
-    with Progress(*columns, transient=False) as progress:
-        task = progress.add_task("games", total=None, rate="-", note="")
+    progress = Progress(*columns, transient=False)
+    task = progress.add_task("games", total=None, rate="-", note="")
 
-        def on_progress(done: int, total: int, note: str = "") -> None:
-            progress.update(task, completed=done, total=total, note=note)
-            speed = progress.tasks[0].speed
-            progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
+    def on_progress(done: int, total: int, note: str = "") -> None:
+        if not progress.live.is_started:  # drawn from the first report on: a refused command draws no empty bar
+            progress.start()
+        progress.update(task, completed=done, total=total, note=note)
+        speed = progress.tasks[0].speed
+        progress.update(task, rate=f"{speed:,.0f}" if speed else "-")
 
+    try:
         yield on_progress
+    finally:
+        if progress.live.is_started:
+            progress.stop()
