@@ -27,8 +27,8 @@ $(COMPILED): $(STAMP) $(GAMES)
 	$(BIN)/python -m arena.games || echo "warning: could not compile the games; they run interpreted"
 
 demo: install
-	@echo "demo: configs/quickstart.toml, a round robin of the 4 bundled bots in all 4 games (3,960 games,"
-	@echo "      80 to 90 s on 2 cores); a headline table per game prints at the end, with a link to the report."
+	@echo "demo: configs/quickstart.toml, a round robin of 4 of the 5 bundled bots in all 4 games (3,960 games,"
+	@echo "      about 30 s of play on 2 cores); a headline table per game prints at the end, with a link to the report."
 	$(BIN)/arena tournament configs/quickstart.toml --overwrite
 	@echo "next: a league of your own, served over HTTP while it plays: .venv/bin/arena league serve DIR (docs/league.md)"
 

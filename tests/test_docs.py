@@ -133,3 +133,20 @@ def test_docs_commands_lists_every_option_of_every_command():
         wrong += [f"arena {command}: {names[0]}" for names in options
                   if names != ["--help"] and not any(re.search(rf"{name}\b", row) for name in names)]
     assert not wrong, "docs/commands.md does not give:\n" + "\n".join(wrong)
+
+
+def test_the_demo_figures_are_its_config_s():
+    """README.md, `make demo`'s message and configs/quickstart.toml give the games the demo plays and how many of
+    the bundled bots; its config is what decides them."""
+    from arena.bots import BUNDLED_DIR
+    from arena.config import load_config
+    from arena.listing import listed_bots
+    from arena.schedule import Schedule
+
+    config = load_config(ROOT / "configs" / "quickstart.toml")
+    bundled = [name for name, bot in listed_bots().items() if bot.spec.startswith(str(BUNDLED_DIR))]
+    games, bots = f"{Schedule(config).total:,} games", f"{len(config.bots)} of the {len(bundled)} bundled bots"
+    readme, makefile = (ROOT / "README.md").read_text(), (ROOT / "Makefile").read_text()
+    assert games in readme and bots in readme
+    assert games in makefile and bots in makefile
+    assert games in (ROOT / "configs" / "quickstart.toml").read_text()
