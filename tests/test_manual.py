@@ -21,13 +21,14 @@ HTML comments on the lines just before a fence direct it:
   of play, a file the reader brings).
 - `<!-- file: PATH -->`: the block is written to PATH in the page's folder, for a later block to use (a config
   that a command names, a bot's file); a python file is also run as above.
-- `<!-- continues -->`: the block is the previous block of its language continued (a bot's methods after its
-  class): the two are run as one.
+- `<!-- continues -->`: a python or toml block is the previous block of its language continued (a bot's methods
+  after its class): the two are run as one.
 - `<!-- setup: COMMAND -->`: COMMAND runs first, for what the page takes as done (`make demo`'s run).
 
 Budgets shrink for the test: in commands, configs and the copied configs/ alike, `--games`, `--deals` and
-`--max-deals` above a few are cut down, as are `deals` and `max_deals` keys, and `--workers N` and
-`workers = N` become one local worker (no Ray: tests/test_cluster.py covers Ray). See SHRINK below.
+`--max-deals` above a few are cut down, as are `deals` and `max_deals` keys, `--workers N` and `workers = N`
+become one local worker (no Ray: tests/test_cluster.py covers Ray), and an `arena match` that gives no
+`--max-deals` stops after 20 deals. See SHRINK and ADDED below.
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ class Reader:
         if "setup" in block.directives:
             self.shell(block.directives["setup"], block)
         text = block.text
-        if "continues" in block.directives:
+        if "continues" in block.directives and block.kind not in COMMANDS:  # commands carry on in the folder anyway
             text = self.previous.get(block.kind, "") + "\n" + text
         self.previous[block.kind] = text
         if block.kind in COMMANDS:
