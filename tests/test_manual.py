@@ -123,7 +123,7 @@ def commands(block: Block) -> str:
 
 
 def test_every_block_says_what_it_is():
-    """Every block has a language the manual test knows, and every `not run` gives its reason."""
+    """Every block has a language the manual test knows, every `not run` gives its reason, and `file:` a path."""
     wrong = []
     for page in PAGES:
         for block in blocks(page):
@@ -131,8 +131,8 @@ def test_every_block_says_what_it_is():
                 wrong.append(f"{block}: tag it {', '.join(sorted(KINDS))}")
             if "not run" in block.directives and len(block.directives["not run"]) < 10:
                 wrong.append(f"{block}: `not run` needs its reason")
-            if "file" in block.directives and not block.directives["file"]:
-                wrong.append(f"{block}: `file:` needs a path")
+            wrong += [f"{block}: `{name}:` needs a value" for name in ("file", "setup")
+                      if name in block.directives and not block.directives[name]]
     assert not wrong, "\n".join(wrong)
 
 
@@ -163,11 +163,11 @@ class Reader:
         self.python = str(ROOT / ".venv" / "bin" / "python")
         self.previous: dict[str, str] = {}  # by language: the text of the last block, for `continues`
 
-    def run(self, args: list[str] | str, where: Block, **kwargs) -> str:
+    def run(self, args: list[str], where: Block) -> str:
         """Runs a command in the folder; a failure names the block and shows the command's output."""
         try:
             done = subprocess.run(args, cwd=self.folder, env=self.env, capture_output=True, text=True,
-                                  timeout=BLOCK_SECONDS, shell=isinstance(args, str), **kwargs)
+                                  timeout=BLOCK_SECONDS)
         except subprocess.TimeoutExpired:
             pytest.fail(f"{where}: still running after {BLOCK_SECONDS} s: {args}", pytrace=False)
         if done.returncode != 0:
