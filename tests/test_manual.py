@@ -223,24 +223,27 @@ class Reader:
 
     def code(self, block: Block, text: str) -> None:
         path = self.file(block, text, f"block_{block.line}.py")
-        found = json.loads(self.run([self.python, "-c", RUN_AND_LIST_BOTS, path.name], block).splitlines()[-1])
-        for name, games in found:
-            for game in games:
-                transcript = json.loads(self.run(
-                    ["arena", "play", game, f"{path.name}:{name}", "random", "--seed", "1", "--json"], block))
-                assert transcript["termination"] == "normal", f"{block}: {name} forfeits {game}: {transcript['fault']}"
+        played = json.loads(self.run([self.python, "-c", RUN_AND_PLAY_BOTS, path.name], block).splitlines()[-1])
+        forfeits = [f"{bot} forfeits {game}: {fault}" for bot, game, fault in played if fault is not None]
+        assert not forfeits, f"{block}: " + "; ".join(forfeits)
 
 
-RUN_AND_LIST_BOTS = """
+RUN_AND_PLAY_BOTS = """
 import json, runpy, sys
+import arena
 from arena.bots import Bot
 from arena.games import GAME_IDS
 names = runpy.run_path(sys.argv[1], run_name="__main__")
-bots = [[name, sorted(value.games) if value.games is not None else list(GAME_IDS)] for name, value in names.items()
-        if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == "__main__"]
-print(json.dumps(bots))
+played = []
+for name, value in names.items():
+    if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == "__main__":
+        for game in sorted(value.games) if value.games is not None else GAME_IDS:
+            transcript = arena.play(game, [f"{sys.argv[1]}:{name}", "random"], seed=1, move_time_limit=1.0)
+            played.append([name, game, transcript["fault"]])
+print(json.dumps(played))
 """
-"""Runs a python block as a script, then prints its bot classes with the games each plays, as JSON."""
+"""Runs a python block as a script, then plays each bot class it defines in each game it claims against `random`
+(from a process of its own, on `arena play`'s move clock), and prints each game's fault (None: no forfeit)."""
 
 
 def parse_json(block: Block) -> None:
