@@ -136,6 +136,18 @@ def test_every_block_says_what_it_is():
     assert not wrong, "\n".join(wrong)
 
 
+def test_blocks_are_read_with_their_directives(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Text\n\n<!-- not run: a server that runs until stopped -->\n```console\n$ arena x\nout\n```\n\n"
+                    "- a list item:\n\n  <!-- file: bots/mine.py -->\n  <!-- continues -->\n  ```python\n"
+                    "  def act(self):\n      pass\n  ```\n")
+    first, second = blocks(page)
+    assert (first.line, first.kind, first.directives) == (4, "console", {"not run": "a server that runs until stopped"})
+    assert commands(first) == "arena x\n"
+    assert (second.kind, second.directives) == ("python", {"file": "bots/mine.py", "continues": ""})
+    assert second.text == "def act(self):\n    pass\n"
+
+
 def test_shrink_cuts_budgets_and_leaves_the_rest():
     assert shrink("arena league play club --games 5000 --workers 2") == "arena league play club --games 40 --workers 1"
     assert shrink("deals = 500\nrules = { max_deals = 50 }\nworkers = 0\n") == (
