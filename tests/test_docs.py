@@ -135,7 +135,7 @@ def test_docs_commands_lists_every_option_of_every_command():
     assert not wrong, "docs/commands.md does not give:\n" + "\n".join(wrong)
 
 
-def test_the_demo_figures_are_its_config_s():
+def test_the_demo_figures_come_from_its_config():
     """README.md, `make demo`'s message and configs/quickstart.toml give the games the demo plays and how many of
     the bundled bots; its config is what decides them."""
     from arena.bots import BUNDLED_DIR
