@@ -148,7 +148,9 @@ def test_the_time_limit_preempts_a_move(hog):
     started = time.perf_counter()
     played = play([RANDOM(), hog()], move_time_limit=0.1)
     assert played.outcome.termination == "timeout" and played.fault_seat == 1
-    assert time.perf_counter() - started < (0.5 if hog is Swallows else 0.3)
+    # preempted (BusyLoop and Sleeps would take 30 s; Swallows ends itself after 0.3 s and still forfeits): 2 s
+    # leave room for a loaded machine
+    assert time.perf_counter() - started < 2
     after = play([RANDOM(), RANDOM()], move_time_limit=0.1)  # the clock leaves later games alone
     assert after.fault_seat is None
 
