@@ -24,13 +24,14 @@ import trueskill
 from scipy import special
 
 from arena.ratings import RatingSettings
-from arena.ratings.deals import Z95
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
 from arena.stopping import settled_pairs
 
 SETTINGS = RatingSettings()
 BETA = SETTINGS.beta
+Z95 = special.ndtri(0.975)
+"""The two-sided 95% normal quantile, the test's own: the intervals' width is checked against it."""
 MARGIN = trueskill.calc_draw_margin(SETTINGS.draw_probability, 2, SETTINGS.env())
 """TrueSkill's draw margin: adjacent performances closer than this draw."""
 
