@@ -64,22 +64,18 @@ def pytest_in(folder: Path, *args: str, path: str | None = None, **flags: str) -
 
 def test_a_required_need_turns_its_skips_into_failures_and_no_other(tmp_path):
     (tmp_path / "test_needy.py").write_text(NEEDY)
-    relaxed = pytest_in(tmp_path, "test_needy.py")
-    assert relaxed.returncode == 0 and "1 passed, 3 skipped" in relaxed.stdout, relaxed.stdout
-    strict = pytest_in(tmp_path, "test_needy.py", ARENA_REQUIRE_BROWSER="1", ARENA_REQUIRE_SANDBOX="1")
-    # a marker's skip fails the test's setup (an error), a skip inside the test fails the test
-    assert strict.returncode == 1 and "1 failed, 1 passed, 1 skipped, 1 error" in strict.stdout, strict.stdout
-    assert "ERROR test_needy.py::test_marked - ARENA_REQUIRE_BROWSER=1, yet skipped: needs browser: no Chromium" \
-        in strict.stdout and "FAILED test_needy.py::test_skips_itself" in strict.stdout, strict.stdout
-
-
-def test_a_required_library_missing_fails_its_module(tmp_path):
     (tmp_path / "test_needy_module.py").write_text(NEEDY_MODULE)
-    relaxed = pytest_in(tmp_path, "test_needy_module.py")
-    assert relaxed.returncode == 5 and "1 skipped" in relaxed.stdout, relaxed.stdout  # 5: no test ran
-    strict = pytest_in(tmp_path, "test_needy_module.py", ARENA_REQUIRE_RL="1")
-    assert strict.returncode != 0 and "ARENA_REQUIRE_RL=1, yet skipped: needs rl: cannot import" in strict.stdout, \
-        strict.stdout
+    files = ["--continue-on-collection-errors", "test_needy.py", "test_needy_module.py"]
+    relaxed = pytest_in(tmp_path, *files)
+    assert relaxed.returncode == 0 and "1 passed, 4 skipped" in relaxed.stdout, relaxed.stdout
+    strict = pytest_in(tmp_path, *files, ARENA_REQUIRE_BROWSER="1", ARENA_REQUIRE_SANDBOX="1", ARENA_REQUIRE_RL="1")
+    # a marker's skip fails the test's setup (an error), a skip inside the test fails the test, a module's skip
+    # fails its collection (an error); the skip for another reason stays a skip
+    assert strict.returncode == 1 and "1 failed, 1 passed, 1 skipped, 2 errors" in strict.stdout, strict.stdout
+    for line in ("ERROR test_needy.py::test_marked - ARENA_REQUIRE_BROWSER=1, yet skipped: needs browser: no Chromium",
+                 "FAILED test_needy.py::test_skips_itself - ARENA_REQUIRE_SANDBOX=1, yet skipped: needs sandbox:",
+                 "ERROR test_needy_module.py - ARENA_REQUIRE_RL=1, yet skipped: needs rl: cannot import"):
+        assert line in strict.stdout, strict.stdout
 
 
 def test_an_exception_in_a_thread_fails_its_test(tmp_path):
