@@ -4,7 +4,8 @@ drops to a uid of its own; a user makes a user namespace and forbids more inside
 (tests/zoo/escapes.py) entered twice, sandboxed and in a bare process, with a secret any user may read beside it.
 
 `nobody` needs a Python it may run holding arena's dependencies: a venv of the system's Python made in a
-temporary folder, its site-packages hard links to this project's .venv (a second or two, no copy, no download).
+temporary folder of the project's .venv, its site-packages hard links to the .venv's (a second or two, no copy,
+no download).
 arena itself is the project's own folder (the .venv's editable install), which every user may read here."""
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ SNOOP = f"{ROOT / 'tests' / 'zoo' / 'escapes.py'}:EscapesBot"
 @pytest.mark.slow
 @pytest.mark.needs("sandbox", _cannot())
 def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox():
-    with tempfile.TemporaryDirectory(prefix="arena-nobody-") as folder:
+    # in the project's venv: on its file system (hard links cannot cross one), and a folder every user may enter
+    with tempfile.TemporaryDirectory(prefix="nobody-", dir=sys.prefix) as folder:
         folder = Path(folder)
         folder.chmod(0o755)
         venv = folder / "venv"
