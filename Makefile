@@ -32,12 +32,17 @@ demo: install
 	$(BIN)/arena tournament configs/quickstart.toml --overwrite
 	@echo "next: a league of your own, served over HTTP while it plays: .venv/bin/arena league serve DIR (docs/league.md)"
 
-# The HTML report is tested in a real headless browser: Debian's chromium, installed when missing.
+# The pages are tested in a real headless browser: Debian's chromium, installed when missing. Where none can be
+# had, the browser tests are skipped, unless ARENA_REQUIRE_BROWSER=1 (CI, .ci/run): then this fails at once.
+HAVE_CHROMIUM := command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1
 browser:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
-		{ echo "installing chromium for the report test"; \
-		  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
-		  echo "warning: could not install chromium; the browser test will be skipped"; }
+	@$(HAVE_CHROMIUM) || \
+		{ echo "installing chromium for the browser tests"; \
+		  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || true; }
+	@$(HAVE_CHROMIUM) || \
+		if [ "$$ARENA_REQUIRE_BROWSER" = 1 ]; then \
+			echo "error: no chromium on PATH and it could not be installed, but ARENA_REQUIRE_BROWSER=1" >&2; exit 1; \
+		else echo "warning: could not install chromium; the browser tests will be skipped"; fi
 
 # Bytecode caches written even where PYTHONDONTWRITEBYTECODE is set (they are ignored by git): the suite starts
 # hundreds of Python processes, and each would otherwise compile arena and rewrite the tests' asserts again.

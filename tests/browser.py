@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
          "--disable-component-update", "--disable-sync", "--disable-extensions", "--disable-default-apps",
@@ -36,6 +37,11 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+needs_browser = pytest.mark.needs(
+    "browser", None if find_chromium() else "Chromium is not installed (Debian: apt-get install chromium)")
+"""A test that opens pages in Chromium (a failure where it is missing under ARENA_REQUIRE_BROWSER=1: conftest.py)."""
 
 
 @dataclass

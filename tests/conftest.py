@@ -1,5 +1,10 @@
 """Shared test data: the rules variants every game is exercised under; the optional libraries' import; the one
-local Ray instance of the tests marked `ray`."""
+local Ray instance of the tests marked `ray`; and what a test needs of the machine, which CI requires.
+
+A test that needs something this machine may lack (a browser, a sandbox, the compiled games, the RL libraries) is
+marked `@pytest.mark.needs(WHAT, missing)` with `missing` the reason it is absent, or None. It is skipped where it
+is absent, unless `ARENA_REQUIRE_<WHAT>=1` (as .ci/run sets): then that skip, and any other skip whose reason
+starts `needs WHAT:`, is a failure (`pytest_runtest_makereport`). CI cannot go green without what it asked for."""
 
 import importlib
 import logging
@@ -10,6 +15,54 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
+
+NEEDS = ("browser", "sandbox", "compiled", "rl")
+"""What a test may need of the machine: each has its flag ARENA_REQUIRE_<NEED>."""
+
+
+def required(need: str) -> bool:
+    """Whether this run requires `need` (ARENA_REQUIRE_<NEED>=1), so that a skip for want of it fails."""
+    return os.environ.get(f"ARENA_REQUIRE_{need.upper()}") == "1"
+
+
+def skip_for_want_of(need: str, missing: str):
+    """Skips the running test for want of `need` (a failure where the run requires it)."""
+    assert need in NEEDS, need
+    pytest.skip(f"needs {need}: {missing}", allow_module_level=True)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs(what, missing): skipped where `missing` is a reason, not None "
+                            "(failed under ARENA_REQUIRE_<WHAT>=1); what is one of " + ", ".join(NEEDS))
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("needs"):
+        need, missing = mark.args
+        if missing is not None:
+            skip_for_want_of(need, missing)
+
+
+def fail_required_skip(report) -> None:
+    """Turns a skip report for want of something the run requires into a failure."""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        need = reason.removeprefix("needs ").partition(":")[0] if reason.startswith("needs ") else None
+        if need in NEEDS and required(need):
+            report.outcome = "failed"
+            report.longrepr = f"ARENA_REQUIRE_{need.upper()}=1, yet skipped: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test's skip for want of something the run requires is a failure, wherever in the test it was raised."""
+    fail_required_skip((yield).get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """So is a whole module's (`import_optional`)."""
+    fail_required_skip((yield).get_result())
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -91,7 +144,8 @@ def import_optional(name: str):
     """The reinforcement-learning library `name` (pettingzoo, pyspiel: the extra arena[rl]), or a skip of the
     module's tests without it. CI sets ARENA_REQUIRE_RL=1, under which a missing library is an error instead:
     `make` installs the extra, so its absence there is a broken install, not an option."""
-    if os.environ.get("ARENA_REQUIRE_RL") == "1":
+    try:
         return importlib.import_module(name)
-    return pytest.importorskip(name)
+    except ImportError as error:
+        skip_for_want_of("rl", f"cannot import {name} ({error}); make installs arena[rl]")
 

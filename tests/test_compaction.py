@@ -191,7 +191,9 @@ def test_a_compaction_sigkilled_at_any_moment_leaves_the_same_games(uncompacted,
     assert took is not None
     rng = random.Random(7)
     cut_short = 0
-    for attempt in range(6):
+    for attempt in range(12):  # until three kills fell midway (a busy machine's timings vary), six at least
+        if attempt >= 6 and cut_short >= 3:
+            break
         league = compact_copy(uncompacted, tmp_path / f"killed-{attempt}")
         cut_short += compact_in_a_process(league, rng.uniform(0, took)) is None
         names = {path.name for path in (league / "results").glob("part-*.parquet")}

@@ -17,8 +17,8 @@ from arena.games.compiled import SUFFIX, changed, compiled
 
 ROOT = Path(__file__).parent.parent
 BUILT = compiled(GAME_IDS)
-needs_build = pytest.mark.skipif(BUILT != list(GAME_IDS) and os.environ.get("ARENA_REQUIRE_COMPILED") != "1",
-                                 reason="the games are not compiled here (make compiles them)")
+needs_build = pytest.mark.needs(
+    "compiled", "the games are not compiled here (make compiles them)" if BUILT != list(GAME_IDS) else None)
 
 
 def python(code: str, cwd: Path = ROOT, **environ: str) -> subprocess.CompletedProcess:

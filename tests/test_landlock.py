@@ -54,7 +54,8 @@ if __name__ == "__main__":
     print(probe())
 '''
 
-needs_landlock = pytest.mark.skipif(landlock.abi() < 4, reason="the kernel offers no Landlock with TCP rules")
+needs_landlock = pytest.mark.needs(
+    "sandbox", "the kernel offers no Landlock with TCP rules (Linux 6.7 or later)" if landlock.abi() < 4 else None)
 
 
 def play_probe(path):

@@ -5,7 +5,6 @@ wherever the process matters: the killed `play` and `add`, the reader beside a `
 
 import hashlib
 import json
-import os
 import re
 import signal
 import sqlite3
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from browser import find_chromium, visit
+from browser import needs_browser, visit
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -437,8 +436,7 @@ def test_the_history_is_a_table_of_rounds_by_bot():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
-                    reason="Chromium is not installed (Debian: apt-get install chromium)")
+@needs_browser
 def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
     league = make_league(tmp_path)
     for spec in ("random", "greedy", "heuristic"):

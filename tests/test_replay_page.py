@@ -5,7 +5,6 @@ report's example replays."""
 import base64
 import html
 import json
-import os
 import re
 import tempfile
 import time
@@ -16,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from browser import DevTools, find_chromium, png_pixels
+from browser import DevTools, find_chromium, needs_browser, png_pixels
 from typer.testing import CliRunner
 
 from arena import referee
@@ -30,8 +29,6 @@ from arena.results import RunDir, load_results
 from arena.runner import finish_run, play_missing
 
 HOSTILE = "<script>alert(1)</script>"
-needs_browser = pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
-                                   reason="Chromium is not installed (Debian: apt-get install chromium)")
 
 
 class Crasher(load_bot_class("random")):

@@ -4,7 +4,6 @@ request."""
 
 import html
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -15,7 +14,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from browser import find_chromium, png_pixels, visit
+from browser import needs_browser, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
 from arena.config import load_config
@@ -195,8 +194,7 @@ SETTLE = """Promise.all(Array.from(document.querySelectorAll('.js-plotly-plot'))
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(find_chromium() is None and not os.environ.get("ARENA_REQUIRE_BROWSER"),
-                    reason="Chromium is not installed (Debian: apt-get install chromium)")
+@needs_browser
 def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
     seen = visit(small_run.report, READY, PROBE, settle=SETTLE)
     assert seen.ready, "the charts were not drawn in time"

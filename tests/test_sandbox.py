@@ -57,8 +57,7 @@ def _unavailable() -> str | None:
     return None
 
 
-needs_sandbox = pytest.mark.skipif(_unavailable() is not None and not os.environ.get("ARENA_REQUIRE_SANDBOX"),
-                                   reason=f"no sandbox here: {_unavailable()}")
+needs_sandbox = pytest.mark.needs("sandbox", _unavailable())
 
 
 def toml(value) -> str:

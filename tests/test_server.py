@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
-from browser import find_chromium, visit
+from browser import needs_browser, visit
 from test_league import ARENA, BOT, cut_short
 from test_league import LEAGUE_TOML as CLUB_TOML
 from typer.testing import CliRunner
@@ -262,7 +262,7 @@ def test_bad_paths_and_parameters(tmp_path):
         assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
 
 
-@pytest.mark.skipif(find_chromium() is None, reason="no Chromium")
+@needs_browser
 def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_drawn(tmp_path):
     league = make_league(tmp_path, "random", "greedy", "heuristic", pace=0.002)
     with served(league) as (_, client):

@@ -1,0 +1,88 @@
+"""The sandbox as most people run it: as an ordinary user, not root. arena/sandbox.py has a branch for each (root
+drops to a uid of its own; a user makes a user namespace and forbids more inside, `--unshare-user
+--disable-userns`), and the test machines run as root: so here a tournament runs as `nobody`, the zoo's snoop
+(tests/zoo/escapes.py) entered twice, sandboxed and in a bare process, with a secret any user may read beside it.
+
+`nobody` needs a Python it may run holding arena's dependencies: a venv of the system's Python made in a
+temporary folder of the project's .venv, its site-packages hard links to the .venv's (a second or two, no copy,
+no download).
+arena itself is the project's own folder (the .venv's editable install), which every user may read here."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+
+
+def _cannot() -> str | None:
+    """Why a tournament cannot be run as `nobody` here (None when it can)."""
+    if os.geteuid() != 0:
+        return "not root: cannot become nobody (the suite as an ordinary user runs that branch everywhere)"
+    if shutil.which("runuser") is None:
+        return "no runuser"
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        return "no user nobody"
+    if not SYSTEM_PYTHON.exists():
+        return f"no {SYSTEM_PYTHON} for nobody to run"
+    return None
+
+
+SNOOP = f"{ROOT / 'tests' / 'zoo' / 'escapes.py'}:EscapesBot"
+
+
+@pytest.mark.slow
+@pytest.mark.needs("sandbox", _cannot())
+def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox():
+    # in the project's venv: on its file system (hard links cannot cross one), and a folder every user may enter
+    with tempfile.TemporaryDirectory(prefix="nobody-", dir=sys.prefix) as folder:
+        folder = Path(folder)
+        folder.chmod(0o755)
+        venv = folder / "venv"
+        subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", venv], check=True)
+        packages = Path(sysconfig.get_paths()["purelib"])
+        own = venv / packages.relative_to(sys.prefix)
+        shutil.rmtree(own)
+        subprocess.run(["cp", "-al", packages, own], check=True)  # hard links: as fast as a listing
+        secret = folder / "secret"
+        secret.write_text("the snoop's prize 5d2f")
+        secret.chmod(0o644)  # nobody may read it: only a sandbox keeps it from the bot
+        run = folder / "run"
+        run.mkdir()
+        shutil.chown(run, "nobody")
+        attacks = {"how": "secret,source,write,proc,unshare,ptrace", "secret": str(secret),
+                   "sources": [str(ROOT / "tests" / "zoo" / "raises.py")], "folders": [str(run)]}
+        bots = [{"name": "random"}, {"name": "sandboxed", "path": SNOOP, "isolation": "sandbox", "params": attacks},
+                {"name": "bare", "path": SNOOP, "isolation": "process", "params": attacks}]
+        config = {"name": "nobody", "seed": 3, "games": [{"game": "caterpillar", "deals": 2}], "bots": bots,
+                  "run": {"workers": 1, "move_time_limit": 5.0}}
+        (run / "zoo.json").write_text(json.dumps(config))
+        script = ("import json, sys, arena\n"
+                  "run = arena.run(json.load(open('zoo.json')))\n"
+                  "print(run.results[['players', 'fault_seat', 'fault']].to_json(orient='records'))")
+        done = subprocess.run(["runuser", "-u", "nobody", "--", "env", f"HOME={run}", "PATH=/usr/bin:/bin",
+                               venv / "bin" / "python", "-c", script], cwd=run, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        games = json.loads(done.stdout.splitlines()[-1])
+    faults = {bot["name"]: [] for bot in bots}
+    for game in games:
+        if game["fault_seat"] is not None:
+            faults[game["players"][int(game["fault_seat"])]].append(game["fault"])
+    assert len(games) == 12 and faults["sandboxed"] == [] and faults["random"] == [], faults
+    # the same bot in a bare process, as nobody, reads the secret: the test sees a breakout where there is one
+    assert faults["bare"] and all("escaped: " in fault for fault in faults["bare"]), faults["bare"]
+    assert any("5d2f" in fault for fault in faults["bare"]), faults["bare"]
