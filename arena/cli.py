@@ -192,22 +192,23 @@ def tournament(
 
 
 def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
-               progress: bool) -> None:
-    """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
+               progress: bool, folder: Path | None = None, again: str = "run again with --resume") -> None:
+    """Plays a config's run (to the end or until its stopping rule stops it) in OUT/<name>/ (or `folder`) and prints
+    the tables; `again` says how to finish a run cut short."""
     from arena.display import counted, format_tables, progress_bar, stop_lines
     from arena.results import RunDir
     from arena.runner import RayLost, finish_run, play_missing
 
     with user_errors():
-        run = RunDir(out / settings.name)
+        run = RunDir(folder or out / settings.name)
         try:
             with progress_bar(progress) as on_progress:
                 report = play_missing(settings, run, workers=workers, address=address, resume=resume,
                                       overwrite=overwrite, on_progress=on_progress)
         except KeyboardInterrupt:
-            fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
+            fail(f"interrupted; every finished batch is saved in {run.results}: {again}")
         except RayLost as error:
-            fail(f"{error}; every finished batch is saved in {run.results}: run again with --resume")
+            fail(f"{error}; every finished batch is saved in {run.results}: {again}")
         manifest, rated = finish_run(settings, run, report)
     typer.echo(format_tables(rated))
     for line in stop_lines(manifest.get("stop")):
