@@ -225,8 +225,7 @@ def league_final(
         config, run, left_out = final_run(directory, deals=deals, until_settled=until == Until.settled)
     for line in left_out:
         typer.echo(f"note: {line}")
-    run_config(config, workers=(settings.run.workers or None) if workers is None else workers,
-               address=address or settings.run.address, resume=True, overwrite=False, out=Path(),
+    run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False, out=Path(),
                progress=progress, folder=run.path, again=f"run `arena league final {directory}` again")
 
 

@@ -116,6 +116,8 @@ def final_config(directory: Path, *, deals: int | None = None, until_settled: bo
         raise LeagueError(f"no variant has enough active bots for a table (active: "
                           f"{', '.join(b.label for b in bots) or 'none'})")
     shared = shared_tables(settings)
+    if settings.run.workers:  # the league's workers play it, and replay it under `arena reproduce` (not its cluster)
+        shared["run"]["workers"] = settings.run.workers
     if until_settled:
         shared["run"].update(until="settled", max_deals=deals, confidence=settings.confidence,
                              tie_margin=settings.tie_margin)
