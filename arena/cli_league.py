@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_common import WORKERS_HELP, Format, fail, user_errors
+from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
 
 league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
@@ -216,7 +216,6 @@ def league_final(
 
     Example: arena league final club --deals 200 --workers 2
     """
-    from arena.cli import run_config
     from arena.league import load_settings
     from arena.league.season import final_run
 
@@ -225,8 +224,8 @@ def league_final(
         config, run, left_out = final_run(directory, deals=deals, until_settled=until == Until.settled)
     for line in left_out:
         typer.echo(f"note: {line}")
-    run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False, out=Path(),
-               progress=progress, folder=run.path, again=f"run `arena league final {directory}` again")
+    run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,
+               out=Path(), progress=progress, folder=run.path, again=f"run `arena league final {directory}` again")
 
 
 @league_app.command("export")
