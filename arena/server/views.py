@@ -133,7 +133,7 @@ class View:
 
     @property
     def closed(self) -> bool:
-        """Whether entries had closed when this view was made."""
+        """Whether entries have closed by now."""
         return self.closes is not None and self.closes <= datetime.now(UTC)
 
     @property
