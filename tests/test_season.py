@@ -190,6 +190,7 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         assert exported == list(range(games_of(league))) == _parquet(client.get("/api/games.parquet"))
         assert _parquet(client.get("/api/games.parquet?variant=caterpillar&after=1")) == exported[2:]
         assert one_line_error(client.get("/api/games.parquet?variant=snap"), 404).startswith("no variant 'snap'")
+        assert one_line_error(client.get("/api/games.parquet?after=x"), 400).startswith("after='x'")
     assert all(secret not in process.stderr.read() for secret in (alice, bob))
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")

@@ -2,8 +2,8 @@
 a JSON API over the same data, entrants' uploads (arena/server/uploads.py), errors as one line, and a lifespan
 that owns the refresher, the play loop and the upload checker.
 
-Why Starlette and not FastAPI: the server has eight GET routes whose only parameters are a label, a game index
-and `after`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
+Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
+`after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
 FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is Starlette underneath.
 uvicorn serves it, with one worker: the process is the league's one player.
 """
