@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from browser import find_chromium, visit
@@ -103,6 +104,26 @@ def test_a_final_killed_mid_run_and_resumed_on_ray_gives_the_digest_of_one_playe
     assert f"{24 - saved} played now, ray-local" in resumed
     arena("league", "final", whole, "--deals", "4", "--workers", "1", "--no-progress")
     assert run_digest(LeagueDir(killed).final) == run_digest(LeagueDir(whole).final)
+
+
+def test_the_games_stream_a_row_group_at_a_time_not_the_whole_league():
+    from arena.league.games import ROW_GROUP, parquet_stream
+    from arena.league.play import LEAGUE_SCHEMA
+
+    part = pa.Table.from_pylist([{"game_index": 0, "players": ["a", "b"], "scores": [1, 2], "ranks": [1, 0],
+                                  "round": 1}] * 10_000, schema=LEAGUE_SCHEMA)
+    read = []
+
+    def parts():  # 200,000 games in parts of 10,000, as a league's compacted parts are read
+        for k in range(20):
+            read.append(k)
+            yield part
+
+    chunks = parquet_stream(parts())
+    first = next(chunks)
+    assert len(read) == -(-ROW_GROUP // part.num_rows), "the first bytes leave once a row group is read"
+    whole = pq.ParquetFile(io.BytesIO(first + b"".join(chunks)))
+    assert whole.metadata.num_rows == 200_000 and whole.num_row_groups == -(-200_000 // ROW_GROUP)
 
 
 def _saved(results) -> int:

@@ -77,7 +77,8 @@ class _Chunks:
 
 
 def parquet_stream(tables: Iterable[pa.Table]) -> Iterator[bytes]:
-    """One Parquet file of LEAGUE_SCHEMA made of `tables`, as bytes given a row group at a time."""
+    """One Parquet file of LEAGUE_SCHEMA made of `tables`, as bytes given a row group at a time (ROW_GROUP games
+    each, the last aside)."""
     sink = _Chunks()
     writer = pq.ParquetWriter(sink, LEAGUE_SCHEMA, compression="zstd")
     held: list[pa.Table] = []
@@ -85,11 +86,12 @@ def parquet_stream(tables: Iterable[pa.Table]) -> Iterator[bytes]:
     for table in tables:
         held.append(table)
         rows += table.num_rows
-        if rows >= ROW_GROUP:
-            writer.write_table(pa.concat_tables(held), row_group_size=ROW_GROUP)
-            held, rows = [], 0
+        if rows >= ROW_GROUP:  # whole row groups out, the rest kept for the next
+            joined, whole = pa.concat_tables(held), rows // ROW_GROUP * ROW_GROUP
+            writer.write_table(joined.slice(0, whole), row_group_size=ROW_GROUP)
+            held, rows = [joined.slice(whole)], rows - whole
             yield sink.take()
-    if held:
+    if rows:
         writer.write_table(pa.concat_tables(held), row_group_size=ROW_GROUP)
     writer.close()
     yield sink.take()
