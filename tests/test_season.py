@@ -22,6 +22,8 @@ from test_uploads import make_league as make_upload_league
 
 from arena.league.catalog import Catalog
 from arena.league.directory import LeagueDir
+from arena.league.frozen import add_bot
+from arena.league.season import closing_time
 from arena.results import PART_NAME, RunDir, run_digest
 
 TWO_VARIANTS = CLUB_TOML.replace('[run]', '[[games]]\ngame = "go_for_it"\nrules = { players = 4 }\n\n[run]')
@@ -52,11 +54,13 @@ def test_entries_close_and_the_final_is_a_run_anyone_reads_and_reproduces(tmp_pa
     before = state(league)
     assert one_line_refusal(add(league, "heuristic", check=False)).startswith("error: entries closed at ")
     assert state(league) == before, "a refused add changes nothing"
+    on_time = closing_time(league).timestamp() - 1  # an upload stored before entries closed, checked after
+    assert add_bot(league, "heuristic", sandboxed=False, games_per_rules=1, entered=on_time).new
 
     final = arena("league", "final", league, "--deals", "2", "--workers", "1", "--no-progress").stdout
-    assert "note: go_for_it:players=4 is not in the final: 2 of the finalists play it, a table seats 4" in final
+    assert "note: go_for_it:players=4 is not in the final: 3 of the finalists play it, a table seats 4" in final
     run = LeagueDir(league).final
-    assert "12 games" in final and run.manifest.is_file()  # 3 tables, 2 deals, 2 rotations
+    assert "24 games" in final and run.manifest.is_file()  # 6 tables, 2 deals, 2 rotations
     assert "digest" in final and "0 played now" in arena("league", "final", league, "--deals", "2", "--workers",
                                                           "1", "--no-progress").stdout
     assert "holds a final of other deals" in one_line_refusal(arena("league", "final", league, "--deals", "3",
@@ -66,7 +70,7 @@ def test_entries_close_and_the_final_is_a_run_anyone_reads_and_reproduces(tmp_pa
     monkeypatch.chdir(elsewhere)  # the final names the league's frozen copies, found from any folder
     assert "reproduced: identical results" in arena("reproduce", run.path).stdout
     rows = arena("ratings", run.path, "--format", "csv").stdout.splitlines()
-    assert {row.split(",")[3] for row in rows[1:]} == {"paced", "random", "greedy"}
+    assert {row.split(",")[3] for row in rows[1:]} == {"paced", "random", "greedy", "heuristic"}
     assert arena("report", run.path).stdout.startswith("wrote ")
     arena("league", "report", league)  # the static leaderboard says so too, and links to the final's report
     index = LeagueDir(league).report.read_text()
