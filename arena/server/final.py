@@ -30,7 +30,8 @@ class FinalView:
     frames: dict[str, pd.DataFrame]
     """Each variant's table with the bots' version, status and added date, as the standings have them."""
     tables: pd.DataFrame
-    """A row a table of the final: variant, table, players and its games' indices (`games`, in order)."""
+    """A row a table of the final: variant, table, its players (as the first game seats them) and its games' indices
+    (`games`, in order)."""
 
     def standings(self) -> dict[str, list[dict]]:
         """Each variant's rows, as `/api/standings` gives them."""
@@ -66,7 +67,8 @@ def read_final(directory: Path, bots: list[BotRow]) -> FinalView | None:
     rated = rate_run(run)
     games = pd.concat([part.to_pandas() for part in iter_results(run, GAME_COLUMNS)], ignore_index=True)
     games["players"] = games["players"].map(", ".join)
-    tables = games.groupby(["variant", "table", "players"], sort=False)["game_index"].agg(list).rename("games")
+    tables = games.groupby(["variant", "table"], sort=False).agg(players=("players", "first"),
+                                                                  games=("game_index", list))
     return FinalView(manifest["digest"], int(manifest["games"]), manifest.get("finished", ""), rated,
                      with_bots(rated, bots), tables.reset_index())
 
