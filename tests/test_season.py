@@ -168,6 +168,7 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         uploaded = arena("league", "upload", url, tmp_path / "counting.py:CountingBot", "--token", alice, check=False)
         assert uploaded.stdout == "accepted as 'counting'\n", uploaded.stderr
         assert "Entries" not in client.get("/").text
+        wait_for(lambda: client.get("/api/bots/counting").status_code == 200, "the view has the bot's page")
         page = f"{url}/bots/counting"
         if browser:  # the owner uploads a new version from the bot's page, another entrant cannot retire it
             second = visit(page, f"{OWNER % alice} && {UPLOAD % (COUNTING + '# two')} && {SAID}", VERDICT)
