@@ -171,7 +171,8 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         wait_for(lambda: client.get("/api/bots/counting").status_code == 200, "the view has the bot's page")
         page = f"{url}/bots/counting"
         if browser:  # the owner uploads a new version from the bot's page, another entrant cannot retire it
-            second = visit(page, f"{OWNER % alice} && {UPLOAD % (COUNTING + '# two')} && {SAID}", VERDICT)
+            second = visit(page, f"{OWNER % alice} && {UPLOAD % (COUNTING + '# two')} && {SAID}", VERDICT,
+                           timeout=180)  # the page waits for the sandboxed check
             assert second.ready and second.probe == ["Accepted as counting@2.", ""], second
             assert not second.console_errors and all("token" not in r and alice not in r for r in second.requests)
             theirs = visit(page, f"{OWNER % bob} && {RETIRE} && {SAID}", VERDICT)
