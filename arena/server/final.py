@@ -14,8 +14,8 @@ from arena.league.catalog import BotRow
 from arena.league.directory import LeagueDir
 from arena.league.standings import with_bots
 
-GAME_COLUMNS = ["game_index", "variant", "table", "deal", "rotation", "players", "scores", "termination"]
-"""What the final's page lists of each game, to link to its replay."""
+GAME_COLUMNS = ["game_index", "variant", "table", "players"]
+"""What the final's page reads of each game: a row a table, with a link to each game's replay."""
 
 
 @dataclass(frozen=True)
