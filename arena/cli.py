@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_common import WORKERS_HELP, Format, fail, user_errors
+from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
 from arena.cli_league import league_app
 
 app = typer.Typer(
@@ -195,33 +195,6 @@ def tournament(
             settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, batch_size=batch_size))
     run_config(settings, workers=workers, address=address, resume=resume, overwrite=overwrite, out=out,
                progress=progress)
-
-
-def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
-               progress: bool) -> None:
-    """Plays a config's run (to the end or until its stopping rule stops it) and prints the tables."""
-    from arena.display import counted, format_tables, progress_bar, stop_lines
-    from arena.results import RunDir
-    from arena.runner import RayLost, finish_run, play_missing
-
-    with user_errors():
-        run = RunDir(out / settings.name)
-        try:
-            with progress_bar(progress) as on_progress:
-                report = play_missing(settings, run, workers=workers, address=address, resume=resume,
-                                      overwrite=overwrite, on_progress=on_progress)
-        except KeyboardInterrupt:
-            fail(f"interrupted; every finished batch is saved in {run.results}: run again with --resume")
-        except RayLost as error:
-            fail(f"{error}; every finished batch is saved in {run.results}: run again with --resume")
-        manifest, rated = finish_run(settings, run, report)
-    typer.echo(format_tables(rated))
-    for line in stop_lines(manifest.get("stop")):
-        typer.echo(line)
-    typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
-               f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "
-               f"digest {manifest['digest'][:16]}; run directory {run.path}")
-    typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")
 
 
 class SprtModel(StrEnum):

@@ -1,9 +1,11 @@
-"""What every `arena` command shares: one line and exit status 2 for bad input, the output formats."""
+"""What every `arena` command shares: one line and exit status 2 for bad input, the output formats, playing a run's
+config and printing its tables."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from enum import StrEnum
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -38,3 +40,31 @@ class Format(StrEnum):
     csv = "csv"
     json = "json"
     markdown = "markdown"
+
+
+def run_config(settings, *, workers: int | None, address: str | None, resume: bool, overwrite: bool, out: Path,
+               progress: bool, folder: Path | None = None, again: str = "run again with --resume") -> None:
+    """Plays a config's run (to the end or until its stopping rule stops it) in OUT/<name>/ (or `folder`) and prints
+    the tables; `again` says how to finish a run cut short."""
+    from arena.display import counted, format_tables, progress_bar, stop_lines
+    from arena.results import RunDir
+    from arena.runner import RayLost, finish_run, play_missing
+
+    with user_errors():
+        run = RunDir(folder or out / settings.name)
+        try:
+            with progress_bar(progress) as on_progress:
+                report = play_missing(settings, run, workers=workers, address=address, resume=resume,
+                                      overwrite=overwrite, on_progress=on_progress)
+        except KeyboardInterrupt:
+            fail(f"interrupted; every finished batch is saved in {run.results}: {again}")
+        except RayLost as error:
+            fail(f"{error}; every finished batch is saved in {run.results}: {again}")
+        manifest, rated = finish_run(settings, run, report)
+    typer.echo(format_tables(rated))
+    for line in stop_lines(manifest.get("stop")):
+        typer.echo(line)
+    typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
+               f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "
+               f"digest {manifest['digest'][:16]}; run directory {run.path}")
+    typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_common import WORKERS_HELP, Format, fail, user_errors
+from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
 
 league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
@@ -183,6 +183,77 @@ def league_play(
                    f"round {report.rounds[0]}" if report.rounds else "no round")
     typer.echo(f"{rounds_text}: {counted(report.played_now, 'game')} played ({report.backend}); "
                f"stopped: {report.stopped}")
+
+
+@league_app.command("close")
+def league_close(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    at: Annotated[str | None, typer.Option(help="When entries close, RFC 3339 (e.g. 2026-12-01T18:00:00Z); "
+                                                "default: now. Overrides league.toml's [season] closes.")] = None,
+) -> None:
+    """Close entries: from then on `arena league add` and entrants' uploads are refused (uploads get 403), and the
+    pages say when entries closed. Play goes on; `arena league final` plays the final on the frozen field.
+
+    Example: arena league close club --at 2026-12-01T18:00:00Z
+    """
+    from datetime import UTC, datetime
+
+    from arena.league.season import close_entries, shown_time
+
+    with league_errors():
+        moment = close_entries(directory, at)
+    if moment > datetime.now(UTC):
+        typer.echo(f"entries close at {shown_time(moment)}")
+    else:
+        typer.echo(f"entries closed at {shown_time(moment)}; the final: arena league final {directory}")
+
+
+@league_app.command("final")
+def league_final(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    deals: Annotated[int | None, typer.Option(help="Deals a table plays, each in every seat rotation (default 100); "
+                                                   "with --until settled, the most.", min=1)] = None,
+    until: Annotated[Until | None, typer.Option(help="settled: play rounds of deals until each table is "
+                                                     "settled.")] = None,
+    workers: Annotated[int | None, typer.Option(help=WORKERS_HELP)] = None,
+    address: Annotated[str | None, typer.Option(help="Run on the Ray cluster at this address (host:port).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Play the season's final once entries are closed: a round robin of every active bot's latest version in every
+    variant of the league, on duplicate deals, from the league's frozen code, as the run folder DIR/final/ (`arena
+    ratings`, `report`, `replay` and `reproduce` work on it). Run it again to finish a final cut short.
+
+    Example: arena league final club --deals 200 --workers 2
+    """
+    from arena.league import load_settings
+    from arena.league.season import final_run
+
+    with league_errors():
+        settings = load_settings(directory)
+        config, run, left_out = final_run(directory, deals=deals, until_settled=until == Until.settled)
+    for line in left_out:
+        typer.echo(f"note: {line}")
+    run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,
+               out=Path(), progress=progress, folder=run.path, again=f"run `arena league final {directory}` again")
+
+
+@league_app.command("export")
+def league_export(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    out: Annotated[Path, typer.Argument(metavar="OUT.parquet", help="The Parquet file to write.")],
+    game: Annotated[str | None, typer.Option(help="Only this game (or variant label).")] = None,
+) -> None:
+    """Write the league's finished games as one Parquet file (a row per game: the run's result columns, players by
+    label, and the round), for training bots. Safe to run while the league plays.
+
+    Example: arena league export club games.parquet --game caterpillar
+    """
+    from arena.display import counted
+    from arena.league.games import export_games
+
+    with league_errors():
+        count = export_games(directory, out, game)
+    typer.echo(f"wrote {counted(count, 'game')} to {out}")
 
 
 @league_app.command("table")

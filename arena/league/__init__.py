@@ -4,7 +4,9 @@ A league directory (its paths named by LeagueDir, arena/league/directory.py) hol
 (arena/league/settings.py), the catalog (arena/league/catalog.py), `bots/` (frozen copies of the bots' code, by
 hash: arena/league/frozen.py), `results/` (Parquet parts, the run columns plus the round) and `leaderboard/`
 (the HTML pages). `play` (arena/league/play.py) asks the
-matchmaker (arena/league/matchmaker.py) for rounds and plays each as an ordinary tournament config.
+matchmaker (arena/league/matchmaker.py) for rounds and plays each as an ordinary tournament config. A season ends
+(arena/league/season.py) with entries closed and a final, the run folder `final/`; arena/league/games.py exports the
+games.
 """
 
 from __future__ import annotations

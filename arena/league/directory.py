@@ -63,3 +63,8 @@ class LeagueDir:
     def report(self) -> Path:
         """The static leaderboard's index page."""
         return self.leaderboard / "index.html"
+
+    @property
+    def final(self) -> RunDir:
+        """The season's final, an ordinary run folder (`arena league final`, arena/league/season.py)."""
+        return RunDir(self.path / "final")

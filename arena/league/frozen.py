@@ -52,16 +52,19 @@ def check_name(name: str) -> str:
 
 def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool = True, games_per_rules: int = 6,
             move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
-            limits: ArchiveLimits = ArchiveLimits(), owner: Owner | None = None) -> Added:
+            limits: ArchiveLimits = ArchiveLimits(), owner: Owner | None = None, entered: float | None = None) -> Added:
     """Checks the bot named by `spec` and adds it to the league (see the module's docstring). `spec`: a bot name,
     `path/file.py:Class`, a bot's folder or zip with a bot.toml, or either of these without one followed by
     `:module:Class`; a zip or folder holds at most `limits`. Given an `owner` (an entrant's upload), the bot's name
-    must be theirs or free, and becomes theirs in the same transaction."""
+    must be theirs or free, and becomes theirs in the same transaction. A bot `entered` (seconds since the epoch;
+    default now) after entries closed is refused (arena/league/season.py)."""
+    from arena.league.season import check_open
     from arena.submit import check_bot
 
     catalog = Catalog(league)
     staged = None
     try:
+        check_open(league, catalog, entered)
         if name is not None:
             check_name(name)
         bundle = _bundle_source(spec)

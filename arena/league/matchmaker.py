@@ -299,18 +299,28 @@ def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[
     ratings settings, the bots' frozen code by path relative to the league directory."""
     games = [{"game": settings.games[t.variant].game, "deals": settings.deals, "duplicate": True,
               "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots)} for t in tables]
+    config = {"name": f"{settings.name}-round-{number}", "seed": seed, **shared_tables(settings),
+              "games": games, "bots": bot_entries(settings, bots, sorted({b for t in tables for b in t.bots}))}
+    return f"# round {number} of the league {settings.name}\n" + toml_text(config)
+
+
+def shared_tables(settings: LeagueSettings) -> dict:
+    """The `[run]` and `[ratings]` tables of every config the league plays (its rounds and its final)."""
+    run, ratings = settings.run, settings.ratings
+    return {"run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
+                    "setup_time_limit": run.setup_time_limit},
+            "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")}}
+
+
+def bot_entries(settings: LeagueSettings, bots: dict[str, BotRow], labels: list[str]) -> list[dict]:
+    """The `[[bots]]` of a league's config for these labels: each bot's frozen code by its path relative to the
+    league (a bundled bot by name), a file bot isolated as the league says (a folder plays in the sandbox always)."""
     entries = []
-    for label in sorted({b for t in tables for b in t.bots}):
+    for label in labels:
         isolation = settings.isolation if bots[label].kind == "file" else "none"
         entries.append({"name": label, "path": bots[label].spec,
                         **({"isolation": isolation} if isolation != "none" else {})})
-    run, ratings = settings.run, settings.ratings
-    config = {"name": f"{settings.name}-round-{number}", "seed": seed,
-              "run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
-                      "setup_time_limit": run.setup_time_limit},
-              "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")},
-              "games": games, "bots": entries}
-    return f"# round {number} of the league {settings.name}\n" + toml_text(config)
+    return entries
 
 
 def _table_around(order: list[str], i: int, players: int, count: Counter) -> tuple[str, ...]:

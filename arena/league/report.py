@@ -42,6 +42,7 @@ def write_league_report(directory: Path) -> Path:
     body = [f"<h1>League {_e(settings.name)}</h1>",
             f"<p class=muted>{counted(len(bots), 'bot')} ({sum(b.status == 'active' for b in bots)} active), "
             f"{counted(len(rounds), 'round')}, {counted(games, 'game')}. {shared.standings_note()}</p>"]
+    body += _season(directory)
     if not frames:
         body.append("<p>No finished round yet: <code>arena league play</code> plays one.</p>")
     for variant, frame in frames.items():
@@ -57,6 +58,22 @@ def write_league_report(directory: Path) -> Path:
                      _bot_page(directory, settings.name, bot, versions(bots, bot.label), rated, frames, rounds,
                                out).encode())
     return index
+
+
+def _season(directory: Path) -> list[str]:
+    """When entries close or closed, and a link to the final's report once it is played (arena/league/season.py)."""
+    from datetime import UTC, datetime
+
+    from arena.league.season import closing_time, shown_time
+
+    closes = closing_time(directory)
+    final = "<a href='../final/report.html'>The final</a> is played." if LeagueDir(directory).final.manifest.is_file() \
+        else ""
+    if closes is None and not final:
+        return []
+    when = "" if closes is None else \
+        f"Entries {'closed' if closes <= datetime.now(UTC) else 'close'} at {shown_time(closes)}. "
+    return [f"<p id=season>{when}{final}</p>"]
 
 
 def _bot_page(directory: Path, league: str, bot: BotRow, its_versions: list[BotRow], rated: dict, frames: dict,

@@ -9,12 +9,14 @@
     [ratings]                 # as in a tournament
     [league]                  # deals per table, tables per round, placement tables, isolation, confidence, tie_margin
     [uploads]                 # what entrants may upload to a served league (UploadLimits)
+    [season]                  # closes = 2026-12-01T18:00:00Z: when entries close (`arena league close` overrides it)
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from arena.config import (
     ConfigError,
@@ -98,6 +100,8 @@ class LeagueSettings:
     """`--until settled`: each adjacent pair's rating difference is separated or a tie at this confidence."""
     tie_margin: float = RunSettings.tie_margin
     uploads: UploadLimits = UploadLimits()
+    closes: datetime | None = None
+    """`[season] closes`: when entries close (UTC), if the TOML says; `arena league close` overrides it."""
     text: str = ""
 
     def players(self, game: GameEntry) -> int:
@@ -111,7 +115,7 @@ def parse_settings(text: str) -> LeagueSettings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"malformed TOML: {error}") from None
-    check_keys(data, {"name", "seed", "games", "run", "ratings", "league", "uploads"}, "")
+    check_keys(data, {"name", "seed", "games", "run", "ratings", "league", "uploads", "season"}, "")
     for key in ("name", "seed", "games"):
         if key not in data:
             raise ConfigError(f"{key}: missing")
@@ -142,7 +146,28 @@ def parse_settings(text: str) -> LeagueSettings:
                           isolation, confidence,
                           checked_number(raw.get("tie_margin", LeagueSettings.tie_margin), "league.tie_margin",
                                          inclusive=True),
-                          _upload_limits(checked_table(data.get("uploads", {}), "uploads")), text)
+                          _upload_limits(checked_table(data.get("uploads", {}), "uploads")),
+                          _closes(checked_table(data.get("season", {}), "season")), text)
+
+
+def _closes(raw: dict) -> datetime | None:
+    check_keys(raw, {"closes"}, "season.")
+    return None if "closes" not in raw else rfc3339(raw["closes"], "season.closes")
+
+
+def rfc3339(value: object, where: str) -> datetime:
+    """A time given as RFC 3339 (a TOML offset date-time, or a string such as 2026-12-01T18:00:00Z), in UTC;
+    ConfigError for anything else, a time without its offset among them (whose clock would it be?)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ConfigError(f"{where}: {value!r} is not an RFC 3339 time such as 2026-12-01T18:00:00Z") from None
+    if not isinstance(value, datetime):
+        raise ConfigError(f"{where}: an RFC 3339 time such as 2026-12-01T18:00:00Z, not {value!r}")
+    if value.tzinfo is None:
+        raise ConfigError(f"{where}: {value.isoformat()} has no offset: add Z (UTC) or one such as +01:00")
+    return value.astimezone(UTC)
 
 
 def _upload_limits(raw: dict) -> UploadLimits:

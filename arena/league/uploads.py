@@ -58,6 +58,8 @@ class Upload:
     """"checking", "accepted" or "refused"."""
     label: str | None
     reason: str | None
+    created: float
+    """When it arrived (seconds since the epoch)."""
 
 
 def authenticate(league: Path, token: str) -> str | None:
@@ -105,12 +107,14 @@ def store_upload(league: Path, entrant: str, filename: str, data: bytes, class_n
                  limits: UploadLimits) -> str:
     """Stores an upload and records it as `checking` (see the module's docstring); returns its id. Raises
     BadUpload, TooLarge, Forbidden (another's bot name, or a league that plays outside the sandbox) or OverLimit
-    (too many uploads or bots) with nothing written."""
+    (too many uploads or bots) with nothing written; EntriesClosed (a Forbidden) once entries have closed."""
     from arena.league import load_settings
+    from arena.league.season import check_open
 
     if load_settings(league).isolation != "sandbox":
         raise Forbidden("this league takes no uploads: it plays its bots outside the sandbox "
                         "([league] isolation is not \"sandbox\")")
+    check_open(league)
     check_form(filename, len(data), class_name, name, limits)
     catalog = Catalog(league)
     staged = None
@@ -156,7 +160,7 @@ def _row(row: tuple) -> Upload:
     return Upload(*row)
 
 
-COLUMNS = "id, entrant, file, class, name, status, label, reason"
+COLUMNS = "id, entrant, file, class, name, status, label, reason, created"
 
 
 def find_upload(league: Path, upload_id: str) -> Upload:

@@ -2,8 +2,8 @@
 a JSON API over the same data, entrants' uploads (arena/server/uploads.py), errors as one line, and a lifespan
 that owns the refresher, the play loop and the upload checker.
 
-Why Starlette and not FastAPI: the server has eight GET routes whose only parameters are a label, a game index
-and `after`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
+Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
+`after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
 FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is Starlette underneath.
 uvicorn serves it, with one worker: the process is the league's one player.
 """
@@ -17,18 +17,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
+from itertools import chain
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.league.catalog import Catalog, LeagueError
 from arena.league.standings import versions
 from arena.server.checker import Checker
+from arena.server.final import FinalView
 from arena.server.player import PlayLoop
 from arena.server.render import leaderboard_context, standings_json, templates, with_etag
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
@@ -94,8 +97,10 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
 
     app = Starlette(routes=[
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
-        Route("/games/{index:int}", game_page),
-        Route("/api/health", api_health), Route("/api/standings", api_standings),
+        Route("/games/{index:int}", game_page), Route("/final", final_page),
+        Route("/final/games/{index:int}", final_game_page),
+        Route("/api/health", api_health), Route("/api/standings", api_standings), Route("/api/final", api_final),
+        Route("/api/games.parquet", api_games),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
         Route("/api/bots", api_upload, methods=["POST"]), Route("/api/uploads/{id}", api_upload_status),
         Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
@@ -211,22 +216,54 @@ async def rounds_page(request: Request) -> Response:
 
 async def game_page(request: Request) -> Response:
     """`/games/{index}`: the step-through replay page of one league game, regenerated in a child process."""
-    from arena.replay_page import replay_page_html
-
     index = request.path_params["index"]
     if not 0 <= index < _view(request).game_count:
         raise HTTPException(404, f"no game {index} in the finished rounds of this league")
+    return await _replay_page(request, index, final=False)
+
+
+async def final_game_page(request: Request) -> Response:
+    """`/final/games/{index}`: the replay page of one game of the final."""
+    index, final = request.path_params["index"], _final(request)
+    if not 0 <= index < final.games:
+        raise HTTPException(404, f"no game {index} in the final (its games are 0 to {final.games - 1})")
+    return await _replay_page(request, index, final=True)
+
+
+async def _replay_page(request: Request, index: int, final: bool) -> Response:
+    """A game's replay page (of the league, or of its `final`), regenerated in a child process, the last KEPT_PAGES
+    kept."""
+    from arena.replay_page import replay_page_html
+
     kept: OrderedDict = request.app.state.replays
-    if index not in kept:
+    key = (final, _final(request).digest if final else "", index)  # a final played again is another game
+    if key not in kept:
         try:
-            data = await replay_json(request.app.state.views.directory, index)
+            data = await replay_json(request.app.state.views.directory, index, final)
         except ReplayError as error:
             raise HTTPException(500, str(error)) from None
-        kept[index] = replay_page_html(data)
+        kept[key] = replay_page_html(data)
         while len(kept) > KEPT_PAGES:
             kept.popitem(last=False)
-    kept.move_to_end(index)
-    return HTMLResponse(kept[index])
+    kept.move_to_end(key)
+    return HTMLResponse(kept[key])
+
+
+NO_FINAL = "no final yet: once entries are closed, `arena league final` plays it"
+
+
+def _final(request: Request) -> FinalView:
+    """The view's final, or 404."""
+    final = _view(request).final
+    if final is None:
+        raise HTTPException(404, NO_FINAL)
+    return final
+
+
+async def final_page(request: Request) -> Response:
+    """`/final`: the final's standings with intervals and tiers, each pair's head-to-head, and its games' replays."""
+    _final(request)
+    return _page(request, "final.html", "final.html", lambda view: {"final": view.final})
 
 
 def bot_context(view: View, label: str) -> dict:
@@ -275,6 +312,41 @@ async def api_health(request: Request) -> Response:
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
     return _answer(request, _rendered(request, ("api", "standings"), standings_json), "application/json")
+
+
+async def api_final(request: Request) -> Response:
+    """`/api/final`: the final's rows by variant, as `/api/standings` has the league's, and each pair's record."""
+    _final(request)
+    return _answer(request, _rendered(request, ("api", "final"), final_json), "application/json")
+
+
+def final_json(view: View) -> str:
+    """The body of `/api/final`."""
+    final = view.final
+    return json.dumps({"games": final.games, "digest": final.digest, "finished": final.finished,
+                       "variants": final.standings(),
+                       "pairs": {variant: _records(final.pairs(variant)) for variant in final.frames}})
+
+
+async def api_games(request: Request) -> Response:
+    """`/api/games.parquet?variant=V&after=INDEX`: the finished rounds' games (of variant V, with a game index above
+    INDEX), streamed as one Parquet file a row group at a time."""
+    from arena.league.games import finished_games, parquet_stream
+
+    _only(request, {"variant", "after"})
+    view = _view(request)
+    text = request.query_params.get("after", "-1")
+    if not (text.isdigit() or text == "-1"):
+        raise HTTPException(400, f"after={text!r}: expected a game index (0 or more)")
+    chunks = parquet_stream(finished_games(request.app.state.views.directory, request.query_params.get("variant"),
+                                           int(text), view.rounds))  # the view's rounds: one snapshot
+    try:
+        first = await run_in_threadpool(next, chunks)  # an unknown variant is refused before anything is sent
+    except LeagueError as error:
+        raise HTTPException(404, str(error)) from None
+    name = f"{view.name}-games.parquet"
+    return StreamingResponse(chain([first], chunks), media_type="application/vnd.apache.parquet",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 async def api_bot(request: Request) -> Response:

@@ -44,7 +44,8 @@ def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
             class_name = entry_class(path)
         spec = f"{path}:{class_name}" if class_name else str(path)
         added = add_bot(league, spec, name=upload.name, sandboxed=True, games_per_rules=limits.check_games,
-                        limits=limits.archive(), owner=Owner(upload.entrant, limits.active_bots))
+                        limits=limits.archive(), owner=Owner(upload.entrant, limits.active_bots),
+                        entered=upload.created)  # an upload that arrived before entries closed was on time
     except (LeagueError, BotError, OSError) as error:
         return None, _shown(league, str(error))
     if added.problems:

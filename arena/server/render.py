@@ -13,6 +13,7 @@ from starlette.templating import Jinja2Templates
 
 from arena.display import places
 from arena.league.html import TEMPLATES, add_filters
+from arena.league.season import shown_time
 
 HERE = Path(__file__).parent
 POLL_SECONDS = 2
@@ -22,6 +23,7 @@ templates = Jinja2Templates(directory=[HERE / "templates", TEMPLATES])  # the le
 add_filters(templates.env)
 templates.env.globals["bot_href"] = lambda label: "/bots/" + quote(label, safe="/")  # as Jinja's urlencode
 templates.env.globals["poll_seconds"] = POLL_SECONDS
+templates.env.globals["shown_time"] = shown_time
 
 
 def with_etag(text: str) -> tuple[bytes, str]:

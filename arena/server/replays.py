@@ -4,6 +4,7 @@ in the server's process: replaying runs the bots' code again, and a bot that han
 cost that page only.
 
     python -m arena.server.replays DIR INDEX      prints the transcript of league game INDEX as JSON
+    python -m arena.server.replays DIR INDEX --final      the same of game INDEX of the final (DIR/final/)
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ class ReplayError(RuntimeError):
     """A game that cannot be replayed here (one line for the page)."""
 
 
-async def replay_json(directory: Path, index: int) -> dict:
-    """The transcript of league game `index`, regenerated in a child process (in its own session, so its bots'
-    processes go with it when it is killed at the time limit)."""
+async def replay_json(directory: Path, index: int, final: bool = False) -> dict:
+    """The transcript of league game `index` (`final`: of game `index` of the season's final), regenerated in a child
+    process (in its own session, so its bots' processes go with it when it is killed at the time limit)."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.server.replays", str(directory), str(index),
+        sys.executable, "-m", "arena.server.replays", str(directory), str(index), *(["--final"] if final else []),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
     try:
         out, err = await asyncio.wait_for(child.communicate(), REPLAY_SECONDS)
@@ -73,11 +74,15 @@ def _replay_in_child(directory: Path, index: int) -> dict:
 
 def main(argv: list[str]) -> int:
     """The child's entry point: the transcript on stdout, or one line on stderr and exit status 1."""
+    from arena.league.directory import LeagueDir
+    from arena.replay import replay_game
+
     directory, index = Path(argv[0]), int(argv[1])
     real_stdout = os.dup(1)
     os.dup2(2, 1)  # whatever a bot prints goes to stderr, not into the transcript
     try:
-        data = _replay_in_child(directory, index)
+        data = replay_game(LeagueDir(directory).final, index) if "--final" in argv[2:] else \
+            _replay_in_child(directory, index)
     except Exception as error:  # noqa: BLE001 - the parent shows the line on the page
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         return 1

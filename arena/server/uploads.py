@@ -3,8 +3,8 @@ verdict) and `POST /api/bots/{name}/retire`, and who a request's Bearer token be
 
 Each refusal is its own status with one line, and writes nothing: 401 (no token, a wrong or revoked one), 400 (a
 bad form), 413 (too large: refused from Content-Length before the body is read, else counted while it is read),
-403 (another's bot name), 429 (too many uploads an hour, or too many active bots). The token is hashed with
-scrypt in a thread, and the upload stored in one, so readers of the league are not kept waiting meanwhile. A
+403 (another's bot name, or entries closed), 429 (too many uploads an hour, or too many active bots). The token is
+hashed with scrypt in a thread, and the upload stored in one, so readers of the league are not kept waiting meanwhile. A
 token is never written anywhere: not in an answer, an error or the server's log.
 """
 
@@ -62,7 +62,8 @@ async def _entrant(request: Request) -> str:
 
 def refusal(error: LeagueError) -> HTTPException:
     """The HTTP answer to one of the league's refusals."""
-    return HTTPException(STATUSES.get(type(error), 400), str(error))
+    return HTTPException(next((status for kind, status in STATUSES.items() if isinstance(error, kind)), 400),
+                         str(error))
 
 
 async def read_body(request: Request, limit: int) -> bytes:

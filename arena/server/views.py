@@ -20,6 +20,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -29,9 +30,11 @@ import pyarrow.compute as pc
 from arena.league import load_settings
 from arena.league.catalog import BotRow
 from arena.league.play import league_parts
+from arena.league.season import closing_time
 from arena.league.standings import RatingHistory, head_to_head, snapshot, with_bots
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
+from arena.server.final import FinalView, final_digest, read_final
 from arena.server.orphans import die_with
 from arena.server.render import prerendered
 
@@ -86,6 +89,10 @@ class View:
     rendered: dict = field(default_factory=dict)
     """This view's pages and answers as (bytes, ETag) by key: the leaderboard and the standings rendered with the
     view, in the computing process; other pages added the first time they are asked for."""
+    closes: datetime | None = None
+    """When entries close or closed (arena/league/season.py), if they do."""
+    final: FinalView | None = None
+    """The season's final, once `arena league final` has finished it."""
 
     @property
     def game_count(self) -> int:
@@ -123,6 +130,11 @@ class View:
     def pairs(self, label: str) -> dict[str, pd.DataFrame]:
         """Head-to-head against every opponent, by variant: the rating tables' pairings seen from the bot."""
         return head_to_head(self.rated, label)
+
+    @property
+    def closed(self) -> bool:
+        """Whether entries have closed by now."""
+        return self.closes is not None and self.closes <= datetime.now(UTC)
 
     @property
     def last_round(self) -> int:
@@ -208,6 +220,8 @@ class _Making:
     recent: dict[str, pa.Table] = field(default_factory=dict)
     """Each bot's latest games so far (a league of a million games is not held in memory, only these)."""
     faulted: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
+    final: FinalView | None = None
+    """The finished final, rated once for its digest."""
 
 
 _leagues: dict[str, _Making] = {}
@@ -244,7 +258,11 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     catching_up = bool(rounds) and making.history.last_round == 0  # the history has read no round yet
     deferred = catching_up and not history and sum(
         r.games for r in rounds if r.number > making.history.fitted) > DEFERRED_HISTORY_GAMES
-    key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots))
+    closes, digest = closing_time(Path(directory)), final_digest(Path(directory))
+    if digest != (making.final.digest if making.final else None):  # a final finished (or played again) since
+        making.final = read_final(Path(directory), bots)
+    key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots), closes, digest,
+           closes is not None and closes <= datetime.now(UTC))  # a closing time passing changes the pages
     if key == making.key and version > 0 and not (catching_up and history):
         return None, time.process_time() - started
     new = [r for r in rounds if r.number > making.last_round]
@@ -265,8 +283,9 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     recent = pa.concat_tables([games.append_column("bot", pa.array([label] * games.num_rows, pa.string()))
                                for label, games in making.recent.items()]) if making.recent else None
     spans = [RoundSpan(r.number, r.first_index, r.games, r.finished) for r in rounds]
+    final = making.final and replace(making.final, frames=with_bots(making.final.rated, bots))  # statuses of now
     view = View(load_settings(Path(directory)).name, version + 1, bots, spans, rated, with_bots(rated, bots),
-                making.history.frame(), recent, making.faulted)
+                making.history.frame(), recent, making.faulted, closes=closes, final=final)
     view.rendered.update(prerendered(view))
     making.key = key
     return replace(view, rounds=spans[known:]), time.process_time() - started - unpaced
