@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The memory of exporting a league's games (`arena league export`, `/api/games.parquet`): streamed a part at a time,
 against the same games gathered first and written at once.
 
