@@ -66,7 +66,7 @@ REPLAY_SECONDS = 60.0
 
 
 def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | None, setup_time_limit: float,
-                    index: int) -> dict:
+                    index: int, wall_backstop: float = 10.0) -> dict:
     """`regenerate()` (a game's transcript, played again) in a forked child: replaying runs the bots' code again,
     and a bot that exits, kills its process or hangs must cost its replay, never the page that shows it (or the
     run or league that writes the page). The child's calls into bots are stamped on a backstop page, so one that
@@ -79,7 +79,7 @@ def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | Non
 
     from arena.clock import MoveWatch, new_board, use_board
 
-    moves = new_board(move_time_limit, setup_time_limit)
+    moves = new_board(move_time_limit, setup_time_limit, wall_backstop)
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks
