@@ -74,7 +74,7 @@ def row(scheduled, played: referee.Played, duration: float) -> tuple:
     block, outcome = scheduled.block, played.outcome
     return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
             scheduled.deal_seed, scheduled.seat_names, outcome.scores, outcome.ranks, outcome.termination,
-            played.fault_seat, played.fault, played.decisions, duration)
+            played.fault_seat, played.fault, played.decisions, duration, *(played.slowest or (None, None)))
 
 
 def columns(rows: list[tuple]) -> dict[str, list]:

@@ -434,6 +434,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         "games_by_variant": summary.games,
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
+        **({"move_times": summary.move_times} if summary.move_times else {}),
         "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,
