@@ -402,11 +402,13 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
+    from arena.clock import WALL_BACKSTOP
     from arena.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
-               f"move_time_limit {move_time_limit:g}s")
+               f"move_time_limit {move_time_limit:g}s (of the bot's CPU time; a call ends after "
+               f"{WALL_BACKSTOP:g} times its limit in wall time)")
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox)
@@ -417,7 +419,8 @@ def submit(
     for check in report.checks:
         verdict = "ok" if not check.problems else "FAILED"
         typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "
-                   f"slowest {1000 * check.slowest:.2f} ms/move")
+                   f"slowest {1000 * check.slowest:.2f} ms/move, slowest move {check.slowest_move[0]:.3f}s of CPU "
+                   f"time and {check.slowest_move[1]:.3f}s of wall time")
     if not report.ok:
         for problem in report.problems:
             typer.echo(f"  problem: {problem}", err=True)

@@ -38,6 +38,10 @@ class GameCheck:
     games: int = 0
     wins: int = 0
     slowest: float = 0.0
+    """The mean wall time per move of its slowest game (s)."""
+    slowest_move: tuple[float, float] = (0.0, 0.0)
+    """The most CPU time and the most wall time (s) a move took, as the clock timed them: wall time far past CPU
+    time is a loaded machine, which the time limits (of CPU time) leave out."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -152,6 +156,8 @@ def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: Gam
     check.games += 1
     check.wins += played.outcome.ranks[seat] == 0
     check.slowest = max(check.slowest, per_move)
+    cpu, wall = played.slowest or (0.0, 0.0)
+    check.slowest_move = max(check.slowest_move[0], cpu), max(check.slowest_move[1], wall)
     if transcripts[0] != transcripts[1]:
         return "not deterministic: the same seed gave another game (use only the rng given to reset)"
     return None
