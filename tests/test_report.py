@@ -143,6 +143,7 @@ def test_a_long_run_gives_a_small_report(tmp_path):
         "seed": np.arange(n), "players": players.tolist(), "scores": rng.integers(0, 900, (n, 2)).tolist(),
         "ranks": ranks.tolist(), "termination": ["normal"] * n, "fault_seat": [None] * n, "fault": [None] * n,
         "decisions": np.zeros(n, np.int32), "duration": np.zeros(n),
+        "slowest_move_cpu": np.zeros(n), "slowest_move_wall": np.zeros(n),
     }
     pq.write_table(pa.Table.from_pydict(columns, schema=SCHEMA), run.part(0, n))
     page = write_report(run).read_text()

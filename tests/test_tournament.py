@@ -223,7 +223,8 @@ def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path):
             "variant": ["x" if len(seated) == 2 else "y" for seated in players], "table": [0] * n,
             "deal": list(range(start, start + n)), "rotation": [0] * n, "seed": [10 * i for i in range(n)],
             "players": players, "scores": scores, "ranks": ranks, "termination": terminations,
-            "fault_seat": fault_seats, "fault": faults, "decisions": [5] * n, "duration": [0.5] * n})
+            "fault_seat": fault_seats, "fault": faults, "decisions": [5] * n, "duration": [0.5] * n,
+            "slowest_move_cpu": [0.1 * start] * n, "slowest_move_wall": [None] * n})  # timing: not in the digest
         start += n
     assert run_digest(run) == digest(load_results(run)) == (
         "1e6c8c44ec55cab443625daecdbe0f7b90571ddf6715cf6d3c70dc5389255f4d")
