@@ -182,12 +182,12 @@ WORKER_START = 2.0
 def assert_stopped_from_outside(how: str, workers: int, tmp_path, baseline) -> None:
     """A bot that defeats the clock: the backstop kills the worker after the limit plus its grace (of CPU time for
     a bot that loops, of the wall-clock backstop for one that sleeps), quarantine ends each such game as the bot's
-    `timeout`, and the run completes in bounded time. A loop's backstop is long (3 s), so that a loaded machine
+    `timeout`, and the run completes in bounded time. A loop's backstop is long (10 s), so that a loaded machine
     cannot have its wall time run out before its CPU time."""
     from arena.clock import BACKSTOP_GRACE
 
     sleeps = how in ("block", "ignore")
-    backstop = 10 if sleeps else 30
+    backstop = 10 if sleeps else 100
     started = time.perf_counter()
     text = config_text("caterpillar", "defeats_clock.py:DefeatsClockBot", {"how": how}, workers=workers,
                        limit=CLOCK_LIMIT, wall_backstop=backstop)

@@ -110,7 +110,7 @@ def test_a_bot_that_cannot_be_built_in_time_is_refused_when_its_config_is_checke
     config.write_text('name = "refused"\nseed = 1\n[[games]]\ngame = "caterpillar"\ndeals = 1\n'
                       f'[[bots]]\nname = "stranger"\npath = "{ZOO / bot}"\nisolation = "{mode}"\n'
                       f'[[bots]]\nname = "random"\n[run]\nsetup_time_limit = {SETUP}\n'
-                      f'wall_backstop = {BACKSTOP if sleeps else 10}\n')  # a spin's: left to a loaded machine
+                      f'wall_backstop = {BACKSTOP if sleeps else 50}\n')  # a spin's: left to a loaded machine
     started = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", str(config), "--out", str(tmp_path),
                              "--no-progress"], capture_output=True, text=True, timeout=60)
