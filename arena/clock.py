@@ -87,10 +87,8 @@ class MoveClock:
         self.slowest = [0.0, 0.0]
         """The most CPU time and the most wall time (s) a move of the game so far took, as far as timed."""
         self.ticket = 0
-        self.cpu_clock = _thread_cpu_clock()
+        self.cpu_clock, self.thread = _thread_cpu_clock(), threading.get_native_id()
         self.preemptive = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_kill")
-        if _board is not None:  # the sentinel reads this thread's CPU time from outside
-            _board[_THREAD] = threading.get_native_id()
         _install(self)
 
     def cpu_ns(self) -> int:
@@ -128,10 +126,12 @@ def clock_for(limit: float | None, setup: float | None = None, wall: float = WAL
     `wall` times that in wall time: the one it had when it fits (a clock keeps nothing of a game after it, and
     making one would cost each game microseconds)."""
     clock = _clocks.get(threading.get_ident())
-    if (clock is not None and clock.limit == limit and clock.setup == setup and clock.wall == wall
-            and clock.board is _board):
-        return clock
-    return MoveClock(limit, setup, wall)
+    if (clock is None or clock.limit != limit or clock.setup != setup or clock.wall != wall
+            or clock.board is not _board):
+        clock = MoveClock(limit, setup, wall)
+    if _board is not None:  # the sentinel reads the CPU time of the thread that plays from outside
+        _board[_THREAD] = clock.thread
+    return clock
 
 
 def note_move(cpu: float, wall: float) -> None:
