@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import MANIFEST, BotError, read_manifest
+from arena.clock import WALL_BACKSTOP
 from arena.config.models import (
     BotEntry,
     ConfigError,
@@ -113,7 +114,7 @@ _checked: dict[tuple, dict] = {}
 in this process does not start its bots' processes again."""
 
 
-def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backstop: float = 10.0
+def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backstop: float = WALL_BACKSTOP
                  ) -> tuple[BotEntry, ...]:
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 

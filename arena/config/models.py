@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.clock import WALL_BACKSTOP
+
 
 class ConfigError(ValueError):
     """A config that cannot be run; the message names the field and the problem."""
@@ -112,7 +114,7 @@ class RunSettings:
     tie_margin: float = 0.5
     """`settled`: a rating difference known to lie within +-tie_margin is a tie (0.5 = 53% head to head)."""
     sprt: SprtSettings | None = None
-    wall_backstop: float = 10.0
+    wall_backstop: float = WALL_BACKSTOP
     """How many times its limit a call into a bot may last in wall time (arena.clock.WALL_BACKSTOP): it stops a bot
     that sleeps or blocks, which uses no CPU time."""
 
