@@ -58,8 +58,8 @@ may use CPU time faster than the wall clock runs."""
 
 class Allowance:
     """The time an answer of process `pid` may take from now: `cpu` seconds of its CPU time (None: not counted) and
-    `wall` seconds of wall time (None: no end). Where its CPU time cannot be read, `cpu` seconds of wall time stand
-    in for it, as before CPU time was counted."""
+    `wall` seconds of wall time (None: no end). Where its CPU time cannot be read (no pid, no Linux), `cpu` seconds of
+    wall time stand in for it, as before CPU time was counted."""
 
     def __init__(self, pid: int | None, cpu: float | None, wall: float | None) -> None:
         self.pid, self.started = pid, time.perf_counter()

@@ -105,10 +105,6 @@ class BotProcess:
         self._write(data, allowance)
         return decode_answer(self._read_line(allowance))
 
-    def allow(self, cpu: float | None, wall: float | None) -> Allowance:
-        """The Allowance of an answer asked now: `cpu` seconds of the process's CPU time, `wall` of wall time."""
-        return Allowance(None if cpu is None else self.bot_pid(), cpu, wall)
-
     def _write(self, data: bytes, allowance: Allowance) -> None:
         view = memoryview(data)
         while view:
@@ -193,11 +189,11 @@ class BotProcess:
             running_processes.remove(self)
 
     def request(self, message: dict, cpu: float | None, wall: float) -> dict:
-        """Sends a hello or reset and returns the answer, within `allow(cpu, wall)`; anything amiss kills the process
-        and raises BotProcessError (an answer `{"error": ...}` included; SetupTimeout when late)."""
+        """Sends a hello or reset and returns the answer (`cpu` seconds of the process's CPU time, None: not counted;
+        `wall` of wall time); anything amiss kills it and raises BotProcessError (SetupTimeout when late)."""
         what = message["type"]
         try:
-            answer = self.exchange(message_line(message), self.allow(cpu, wall))
+            answer = self.exchange(message_line(message), Allowance(self.bot_pid(), cpu, wall))
         except NoAnswer as late:
             self.kill(f"no answer to {what}")
             within = f"{wall:g}s of wall time" if late.wall and cpu is not None else f"{cpu or wall:g}s"
@@ -229,7 +225,7 @@ class BotProcess:
     def _handshake(self, params: dict, setup_time_limit: float | None, wall_backstop: float) -> dict:
         if is_host(self.command):
             try:
-                ready = decode_answer(self._read_line(self.allow(None, HELLO_TIMEOUT)))
+                ready = decode_answer(self._read_line(Allowance(None, None, HELLO_TIMEOUT)))
             except (NoAnswer, ProtocolError):
                 ready = None
             if ready != {"ready": True}:
@@ -423,10 +419,11 @@ class ProcessBot(Bot):
         if process is None or process.broken:
             raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
         data = b'{"type":"act","observation":' + encode_json(self.game.observation_json(observation)).encode() + b"}\n"
-        limit = self.move_time_limit
+        allowance = Allowance(process.bot_pid(), limit := self.move_time_limit, limit and limit * self.wall_backstop)
         try:
-            answer = process.exchange(data, allowance := process.allow(limit, limit and limit * self.wall_backstop))
+            answer = process.exchange(data, allowance)
         except NoAnswer as late:
+            note_move(*allowance.took())  # a late move is the game's slowest
             process.kill("timeout")
             raise MoveTimeout(late.wall) from None
         except ProtocolError as error:
