@@ -123,6 +123,8 @@ def test_a_loaded_core_decides_no_game():
         game = played[name]
         assert (game["fault_seat"], game["termination"], game["fault"], game["decisions"]) == (
             0, "timeout", "no move within 1s", 0), (name, game)
+        cpu, wall = game["slowest"]
+        assert 0.95 < cpu < 1.5 < wall, (name, game)  # ended by its CPU time, long after 1 s of wall time
     for name in ("sleeps in process", "sleeps sandboxed"):
         game = played[name]
         assert (game["fault_seat"], game["termination"], game["fault"], game["decisions"]) == (
