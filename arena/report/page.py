@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import tomllib
 
 import pandas as pd
 from plotly.colors import qualitative
@@ -92,15 +93,19 @@ def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None,
             f"</header>")
 
 
-def limits_text(config_text: str) -> str:
-    """The run's time limits, as its config gives them."""
-    import tomllib
-
+def time_limits_of(config_text: str) -> tuple[float | None, float, float]:
+    """The run's move time limit (None: none), setup time limit and wall-clock backstop, as its config gives them."""
     from arena.config import RunSettings
 
     run = tomllib.loads(config_text).get("run", {})
-    move, setup, wall = (run.get(key, getattr(RunSettings, key))
-                         for key in ("move_time_limit", "setup_time_limit", "wall_backstop"))
+    limit = run.get("move_time_limit", RunSettings.move_time_limit)
+    return (None if not limit else float(limit), float(run.get("setup_time_limit", RunSettings.setup_time_limit)),
+            float(run.get("wall_backstop", RunSettings.wall_backstop)))
+
+
+def limits_text(config_text: str) -> str:
+    """The run's time limits, as its config gives them."""
+    move, setup, wall = time_limits_of(config_text)
     return (f"{f'{move:g}s' if move else 'no limit'} of CPU time per move, {setup:g}s per setup call (construction "
             f"and reset); a call ends after {wall:g} times its limit in wall time")
 
