@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.clock import WALL_BACKSTOP
 from arena.config import Config, ConfigError, load_config, parse_config
 from arena.config.toml import toml_text
 from arena.results import RunDir
@@ -86,14 +87,16 @@ def open_run(path: str | Path) -> Run:
 
 
 def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any] | None = None,
-         move_time_limit: float | None = None, setup_time_limit: float | None = 10.0) -> dict:
+         move_time_limit: float | None = None, setup_time_limit: float | None = 10.0,
+         wall_backstop: float = WALL_BACKSTOP) -> dict:
     """Plays one game and returns its transcript (the JSON object of `arena play --json`).
 
     `bots` holds one bot per seat: a name, a spec such as `path/to/file.py:Class`, or a bot instance. A game
     with a `players` option is played with as many seats as bots unless `rules` says otherwise. A bundled bot
     named is built by the referee, within `setup_time_limit` like its `reset`; any other bot named plays from a
     host process of its own, never in this one (arena/hosted.py), and must be built there within
-    `setup_time_limit` (else BotError). A bot over a limit forfeits.
+    `setup_time_limit` (else BotError). A bot over a limit (of its CPU time, or `wall_backstop` times it in wall
+    time) forfeits.
     """
     from arena import referee
     from arena.bots import BotError, can_play
@@ -107,7 +110,7 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     made = make_rules(module.Rules, overrides)
     if len(bots) != module.players(made):
         raise BotError(f"{game} with these rules needs {module.players(made)} bots, got {len(bots)}")
-    classes = [seat_class(bot, move_time_limit, setup_time_limit) if isinstance(bot, str) else type(bot)
+    classes = [seat_class(bot, move_time_limit, setup_time_limit, wall_backstop) if isinstance(bot, str) else type(bot)
                for bot in bots]
     for bot_class in classes:
         if not can_play(bot_class, game):
@@ -115,7 +118,7 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     pairs = list(zip(bots, classes, strict=True))
     makers = [bot_class if isinstance(bot, str) else (lambda bot=bot: bot) for bot, bot_class in pairs]
     played = referee.play(module, made, makers, seed, move_time_limit=move_time_limit,
-                          setup_time_limit=setup_time_limit, built=False)
+                          setup_time_limit=setup_time_limit, built=False, wall_backstop=wall_backstop)
     names = [bot_class.name if isinstance(bot, str) else bot.name for bot, bot_class in pairs]
     return referee.transcript(module, made, names, seed, played)
 

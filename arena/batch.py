@@ -36,7 +36,7 @@ def _bot_class(entry, config: Config) -> type:
         from arena.isolation import entry_bot_class
 
         return entry_bot_class(entry, move_time_limit=config.run.move_time_limit,
-                               setup_time_limit=config.run.setup_time_limit)
+                               setup_time_limit=config.run.setup_time_limit, wall_backstop=config.run.wall_backstop)
     return load_bot_class(entry.spec)
 
 
@@ -65,7 +65,8 @@ def play_scheduled(config: Config, makers: list[Callable[[], object]], scheduled
 
 def time_limits(config: Config) -> dict:
     """The referee's time limits of a config's games."""
-    return {"move_time_limit": config.run.move_time_limit, "setup_time_limit": config.run.setup_time_limit}
+    return {"move_time_limit": config.run.move_time_limit, "setup_time_limit": config.run.setup_time_limit,
+            "wall_backstop": config.run.wall_backstop}
 
 
 def row(scheduled, played: referee.Played, duration: float) -> tuple:
@@ -73,7 +74,7 @@ def row(scheduled, played: referee.Played, duration: float) -> tuple:
     block, outcome = scheduled.block, played.outcome
     return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
             scheduled.deal_seed, scheduled.seat_names, outcome.scores, outcome.ranks, outcome.termination,
-            played.fault_seat, played.fault, played.decisions, duration)
+            played.fault_seat, played.fault, played.decisions, duration, *(played.slowest or (None, None)))
 
 
 def columns(rows: list[tuple]) -> dict[str, list]:
@@ -86,6 +87,6 @@ def columns(rows: list[tuple]) -> dict[str, list]:
 def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
     clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
-    arm_backstop(config.run.move_time_limit, config.run.setup_time_limit)
+    arm_backstop(config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
     return play_batch(config, start, end)
 

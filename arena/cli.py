@@ -13,6 +13,9 @@ import typer
 from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
 from arena.cli_league import league_app
 
+WALL_BACKSTOP_HELP = ("The wall-clock backstop: a call into a bot that sleeps or blocks ends after this many times its "
+                      "limit in wall time (the limits count the bot's CPU time).")
+
 app = typer.Typer(
     help="Tournaments and a bot arena for four card games by David Parlett.\n\n"
     "Examples:\n\n  arena games\n\n  arena play caterpillar random greedy --seed 7\n\n"
@@ -124,9 +127,11 @@ def play(
     html: Annotated[Path | None, typer.Option(
         "--html", metavar="FILE", help="Write a self-contained replay page of the game to FILE.")] = None,
     move_time_limit: Annotated[float, typer.Option(
-        help="Seconds a bot may take per move (0: no limit); no limit when a seat is human.", min=0)] = 1.0,
+        help="Seconds of its CPU time a bot may take per move (0: no limit); no limit when a seat is human.",
+        min=0)] = 1.0,
     setup_time_limit: Annotated[float, typer.Option(
-        help="Seconds a bot may take to be built, and for its reset.", min=0.001)] = 10.0,
+        help="Seconds of its CPU time a bot may take to be built, and for its reset.", min=0.001)] = 10.0,
+    wall_backstop: Annotated[float, typer.Option(help=WALL_BACKSTOP_HELP, min=1)] = 10.0,
 ) -> None:
     """Play one game and print a readable account (or the transcript JSON).
 
@@ -145,7 +150,7 @@ def play(
         limit = None if "human" in bots or not move_time_limit else move_time_limit
         try:
             data = play_game(game, seats, seed, parse_rule_args(rule or []), move_time_limit=limit,
-                             setup_time_limit=setup_time_limit)
+                             setup_time_limit=setup_time_limit, wall_backstop=wall_backstop)
         except LeaveGame as left:  # q or Ctrl-D at a human seat: one line, exit 0, no account of half a game
             typer.echo(str(left))
             return
@@ -368,13 +373,14 @@ def replay(
 @app.command()
 def submit(
     spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, or an installed module:Class.")],
-    move_time_limit: Annotated[float, typer.Option(help="Seconds allowed per move.", min=0.001)] = 1.0,
+    move_time_limit: Annotated[float, typer.Option(help="Seconds of its CPU time per move.", min=0.001)] = 1.0,
     setup_time_limit: Annotated[float, typer.Option(
-        help="Seconds allowed to load and build the bot, and for each reset.", min=0.001)] = 10.0,
+        help="Seconds of its CPU time to load and build the bot, and for each reset.", min=0.001)] = 10.0,
     games: Annotated[int, typer.Option(help="Validation games per game and rules variant.", min=1)] = 6,
     sandbox: Annotated[bool, typer.Option(
         help="Check the bot inside the sandbox (docs/sandbox.md); --no-sandbox: in a plain process.")] = True,
     replace: Annotated[bool, typer.Option(help="Give a name registered before to this bot.")] = False,
+    wall_backstop: Annotated[float, typer.Option(help=WALL_BACKSTOP_HELP, min=1)] = 10.0,
 ) -> None:
     """Check a bot against `random` in every game it claims, then make it available by name.
 
@@ -386,10 +392,11 @@ def submit(
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
-               f"move_time_limit {move_time_limit:g}s")
+               f"move_time_limit {move_time_limit:g}s (of the bot's CPU time; a call ends after "
+               f"{wall_backstop:g} times its limit in wall time)")
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
-                            setup_time_limit=setup_time_limit, sandboxed=sandbox)
+                            setup_time_limit=setup_time_limit, sandboxed=sandbox, wall_backstop=wall_backstop)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     built = "FAILED" if report.built is None else "ok"
     typer.echo(f"  {'setup':<13} {built:<7} " + (f"started and built in {report.built:.2f}s" if report.built
@@ -397,7 +404,8 @@ def submit(
     for check in report.checks:
         verdict = "ok" if not check.problems else "FAILED"
         typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "
-                   f"slowest {1000 * check.slowest:.2f} ms/move")
+                   f"slowest {1000 * check.slowest:.2f} ms/move, slowest move {check.slowest_move[0]:.3f}s of CPU "
+                   f"time and {check.slowest_move[1]:.3f}s of wall time")
     if not report.ok:
         for problem in report.problems:
             typer.echo(f"  problem: {problem}", err=True)

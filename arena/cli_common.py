@@ -46,7 +46,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
                progress: bool, folder: Path | None = None, again: str = "run again with --resume") -> None:
     """Plays a config's run (to the end or until its stopping rule stops it) in OUT/<name>/ (or `folder`) and prints
     the tables; `again` says how to finish a run cut short."""
-    from arena.display import counted, format_tables, progress_bar, stop_lines
+    from arena.display import counted, format_tables, move_times_line, progress_bar, stop_lines
     from arena.results import RunDir
     from arena.runner import RayLost, finish_run, play_missing
 
@@ -67,4 +67,6 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
+    if (times := move_times_line(manifest.get("move_times"))) is not None:
+        typer.echo(times)
     typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")

@@ -74,6 +74,27 @@ SECTIONS = ("pairs", "seats", "neighbours")
 """The tables shown beside the headline table on request (`arena ratings --pairs`, ...); `--all` shows them all."""
 
 
+LOADED = 1.5
+"""The slowest moves of a run that took this many times their CPU time in wall time (the interval's low end) say
+the machine was loaded: their bots waited for a busy machine (arena.report.summary.MoveTimes)."""
+
+
+def move_times_line(times: dict | None) -> str | None:
+    """What a run's slowest moves took (`MoveTimes.result`), and whether the machine was loaded; None when no move
+    was timed."""
+    if not times:
+        return None
+    line = f"slowest move {times['cpu']:.2f}s of CPU time, {times['wall']:.2f}s of wall time"
+    if "wall_per_cpu" not in times:
+        return line
+    line += (f"; the slowest moves of {counted(times['games'], 'game')} took "
+             f"{interval(times['wall_per_cpu'], times['low'], times['high'], 2)} times their CPU time in wall time")
+    if times["low"] is not None and times["low"] >= LOADED:
+        line += (": the machine was loaded (or the bots waited); time limits count CPU time, so load decided no "
+                 "game short of the wall-clock backstop")
+    return line
+
+
 def counted(n: int, noun: str) -> str:
     """`1 game`, `3,960 games`: a count with its noun in the number that agrees with it."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import SPEC_LOADERS, BotError, load_bot_class
+from arena.clock import WALL_BACKSTOP
 from arena.listing import is_bundled, listed_bots
 
 
-def seat_class(spec: str, move_time_limit: float | None, setup_time_limit: float | None) -> type:
+def seat_class(spec: str, move_time_limit: float | None, setup_time_limit: float | None,
+               wall_backstop: float = WALL_BACKSTOP) -> type:
     """The class that plays the bot `spec` (a name, `file.py:Class`, `module:Class`, `command: ...`) in a game
     refereed here with these time limits: a bundled bot's own class, a `command:` bot's process, any other bot's
     stand-in for its host process (started now: its name and games come from its hello). Raises BotError for a
@@ -36,7 +38,7 @@ def seat_class(spec: str, move_time_limit: float | None, setup_time_limit: float
         spec = f"{Path(where).resolve()}:{class_name}"
     try:
         return process_bot_class(python_command(spec), move_time_limit=move_time_limit,
-                                 setup_time_limit=setup_time_limit, strict=True)
+                                 setup_time_limit=setup_time_limit, wall_backstop=wall_backstop, strict=True)
     except SetupTimeout:
         raise BotError(f"bot {spec} could not be built within setup_time_limit = {setup_time_limit:g}s") from None
     except BotProcessError as error:

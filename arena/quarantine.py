@@ -88,8 +88,8 @@ def _quarantine_host() -> None:
     sys.path[:] = path
     schedule = Schedule(config)
     board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
-    limit, setup = config.run.move_time_limit, config.run.setup_time_limit
-    moves = new_board(limit, setup)  # the children's clock stamps it
+    limit, setup, wall = config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop
+    moves = new_board(limit, setup, wall)  # the children's clock stamps it
     index = start
     while index < end:
         board[_GAME], board[_SEAT], board[_COUNT] = -1, _NO_SEAT, 0
@@ -101,13 +101,14 @@ def _quarantine_host() -> None:
             die_with(host)
             use_board(moves)
             _quarantine_child(config, index, end, out, board)
-        status, overran = _watch(child, moves)
+        status, overran, by_wall = _watch(child, moves)
         index = board[_GAME]
         if index in (-1, end):  # done, or the child could not start (and said why)
             break
         try:
             if overran:
-                fault = referee.setup_fault(setup) if overran == "setup" else referee.move_fault(limit)
+                times = wall if by_wall else None
+                fault = referee.setup_fault(setup, times) if overran == "setup" else referee.move_fault(limit, times)
                 row = _died_row(schedule, index, board, fault, "timeout")
             else:
                 row = _died_row(schedule, index, board, _death(status))
@@ -118,19 +119,20 @@ def _quarantine_host() -> None:
         index += 1
 
 
-def _watch(child: int, moves) -> tuple[int, str | None]:
+def _watch(child: int, moves) -> tuple[int, str | None, bool]:
     """Waits for a child to end, killing it if a call into a bot outruns the backstop: (exit status, None or
-    what overran: "move" or "setup")."""
+    what overran: "move" or "setup", and whether it ran out of wall time rather than CPU time)."""
     import signal
 
     watch = MoveWatch(moves)
     while True:
         pid, status = os.waitpid(child, os.WNOHANG)
         if pid:
-            return os.waitstatus_to_exitcode(status), None
+            return os.waitstatus_to_exitcode(status), None, False
         if watch.overrun():  # a bot that defeated the clock inside the child
             os.kill(child, signal.SIGKILL)
-            return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), "setup" if watch.in_setup else "move"
+            status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+            return status, "setup" if watch.in_setup else "move", watch.by_wall
         time.sleep(0.01)
 
 

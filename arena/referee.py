@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.clock import MoveTimeout, clock_for
+from arena.clock import WALL_BACKSTOP, MoveTimeout, clock_for
 from arena.games import Game, Outcome
 from arena.seeds import derive_seeds, seeded_rng
 
@@ -23,6 +23,9 @@ class Played:
     fault: str | None
     decisions: int
     state: Any
+    slowest: tuple[float, float] | None = None
+    """The most CPU time and the most wall time (s) any move of the game took, as far as the clock timed them
+    (moves shorter than its period are not timed); None when moves had no time limit."""
 
 
 def bot_seeds(seed: int, players: int) -> list[int]:
@@ -30,27 +33,31 @@ def bot_seeds(seed: int, players: int) -> list[int]:
     return derive_seeds((seed, "bot"), players)
 
 
-def move_fault(limit: float) -> str:
-    """The fault of a move over the time limit."""
-    return f"no move within {limit:g}s"
+def move_fault(limit: float, wall: float | None = None) -> str:
+    """The fault of a move over the time limit (of CPU time), or over `wall` times it in wall time."""
+    return f"no move within {limit:g}s" if wall is None else f"no move within {limit * wall:g}s of wall time"
 
 
-def setup_fault(limit: float) -> str:
-    """The fault of a construction or reset over the setup time limit."""
-    return f"no setup within {limit:g}s"
+def setup_fault(limit: float, wall: float | None = None) -> str:
+    """The fault of a construction or reset over the setup time limit (of CPU time), or over `wall` times it in
+    wall time."""
+    return f"no setup within {limit:g}s" if wall is None else f"no setup within {limit * wall:g}s of wall time"
 
 
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,
-         move_time_limit: float | None = None, setup_time_limit: float | None = None, built: bool = True) -> Played:
+         move_time_limit: float | None = None, setup_time_limit: float | None = None, built: bool = True,
+         wall_backstop: float = WALL_BACKSTOP) -> Played:
     """Plays one game from `seed`; a bot that raises, plays an illegal move or runs over time forfeits.
 
     `bots` are the bots by seat or, when not `built`, what makes each (called with no arguments: the
-    construction is the bot's code, timed like its `reset` by `setup_time_limit`)."""
+    construction is the bot's code, timed like its `reset` by `setup_time_limit`). The limits count the CPU time
+    of the thread that plays (a bot process's own, for one); a call that lasts `wall_backstop` times its limit in
+    wall time is over time too."""
     rules = _own_copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
     state = game.new_state(rules, seed)
     seeds = seeds or bot_seeds(seed, len(bots))
     timed = move_time_limit is not None or setup_time_limit is not None
-    clock = clock_for(move_time_limit, setup_time_limit) if timed else None
+    clock = clock_for(move_time_limit, setup_time_limit, wall_backstop) if timed else None
     # Calls are numbered on across the clock's games, so that its watchdog tells each from the one before;
     # this game's decisions so far are the moves numbered after `first`. One count serves both.
     number = clock.ticket if clock is not None else 0
@@ -65,23 +72,32 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
                 number += 1
                 _setup_call(clock, number, bot.reset, game.id, seat, rules, seeded_rng(seeds[seat]),
                             own_deadlines=getattr(type(bot), "own_deadlines", False))
-            except MoveTimeout:
+            except MoveTimeout as timeout:
                 if setup_time_limit is None:  # raised by the bot itself: no clock ran
                     raise
-                return forfeit(game, state, seat, "timeout", setup_fault(setup_time_limit), 0)
+                return forfeit(game, state, seat, "timeout",
+                               setup_fault(setup_time_limit, wall_backstop if timeout.wall else None), 0)
             except Exception as error:
                 return forfeit(game, state, seat, "crash", describe_error(error), 0)
             players.append(bot)
     finally:
         if clock is not None:
             clock.ticket = number
-    observe, apply, to_move = game.observe, game.apply, game.to_move
-    acts = [bot.act for bot in players]
     if move_time_limit is None:
-        clock = None
+        return _moves(game, state, [bot.act for bot in players], None, number)
+    clock.slowest = [0.0, 0.0]
+    played = _moves(game, state, [bot.act for bot in players], clock, number)
+    played.slowest = clock.slowest[0], clock.slowest[1]
+    return played
+
+
+def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
+    """The game's moves from `state` by the bots' `acts`, numbered on from `number` on the clock (None: no move
+    time limit)."""
+    observe, apply, to_move = game.observe, game.apply, game.to_move
     first = number
     if clock is not None:
-        stamp, fired = clock.stamp, clock.fired
+        stamp, seen = clock.stamp, clock.seen
     try:
         while (seat := to_move(state)) is not None:
             observation = observe(state, seat)
@@ -95,10 +111,11 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
                         move = acts[seat](observation)
                     finally:
                         stamp[0] = 0  # whatever happened, no alarm for this move any more
-                    if fired[0] == number:  # a bot that swallowed MoveTimeout, or no signals here
-                        raise MoveTimeout
-            except MoveTimeout:
-                return forfeit(game, state, seat, "timeout", move_fault(clock.limit), number - first - 1)
+                        if seen[0] == number:  # a long move: timed, and over time if the watchdog said so
+                            clock.finish(number)
+            except MoveTimeout as timeout:
+                fault = move_fault(clock.limit, clock.wall if timeout.wall else None)
+                return forfeit(game, state, seat, "timeout", fault, number - first - 1)
             except Exception as error:
                 return forfeit(game, state, seat, "crash", describe_error(error), number - first - 1)
             legal = observation.legal_moves
@@ -124,12 +141,11 @@ def _setup_call(clock, number: int, call, *args, own_deadlines: bool = False):
     stamp = clock.stamp
     stamp[0] = -number
     try:
-        result = call(*args)
+        return call(*args)
     finally:
         stamp[0] = 0
-    if clock.fired[0] == -number:  # a bot that swallowed MoveTimeout, or no signals here
-        raise MoveTimeout
-    return result
+        if clock.seen[0] == -number:  # over time if the watchdog said so (a bot that swallowed the signal)
+            clock.finish(-number)
 
 
 def _own_copy(rules: Any) -> Any:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from arena import referee
 from arena.batch import play_scheduled, prepare
+from arena.clock import WALL_BACKSTOP
 from arena.config import Config
 from arena.config.saved import saved_config
 from arena.games import get_game
@@ -66,7 +67,7 @@ REPLAY_SECONDS = 60.0
 
 
 def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | None, setup_time_limit: float,
-                    index: int) -> dict:
+                    index: int, wall_backstop: float = WALL_BACKSTOP) -> dict:
     """`regenerate()` (a game's transcript, played again) in a forked child: replaying runs the bots' code again,
     and a bot that exits, kills its process or hangs must cost its replay, never the page that shows it (or the
     run or league that writes the page). The child's calls into bots are stamped on a backstop page, so one that
@@ -79,7 +80,7 @@ def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | Non
 
     from arena.clock import MoveWatch, new_board, use_board
 
-    moves = new_board(move_time_limit, setup_time_limit)
+    moves = new_board(move_time_limit, setup_time_limit, wall_backstop)
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks

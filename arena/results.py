@@ -31,8 +31,13 @@ SCHEMA = pa.schema([
     ("fault", pa.string()),
     ("decisions", pa.int32()),
     ("duration", pa.float64()),
+    ("slowest_move_cpu", pa.float64()),
+    ("slowest_move_wall", pa.float64()),
 ])
-TIMING_COLUMNS = {"duration"}
+TIMING_COLUMNS = {"duration", "slowest_move_cpu", "slowest_move_wall"}
+"""How long a game took (wall seconds), and the most CPU time and the most wall time any of its moves took (null
+without a move time limit, or in parts written before they were kept): what load on the machine changes, never
+part of the digest."""
 PART_NAME = re.compile(r"part-(\d{12})-(\d{12})\.parquet")
 
 
@@ -153,8 +158,22 @@ def read_part(path: Path, schema: pa.Schema, columns: list[str] | None = None) -
     parts of a 232,560-game run, read once a column as its digest reads them, took 2.3-2.9 s of CPU that way
     and 1.3 s this way."""
     names = schema.names if columns is None else columns
-    table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=names, use_threads=False)
-    return table.cast(pa.schema([schema.field(name) for name in names]))
+    file = pq.ParquetFile(path, page_checksum_verification=True)
+    return _typed(file.read(columns=_present(file, names), use_threads=False), schema, names)
+
+
+def _present(file: pq.ParquetFile, names: list[str]) -> list[str]:
+    """Those of `names` that a part file holds (one written before a timing column was kept lacks it)."""
+    held = set(file.schema_arrow.names)
+    return [name for name in names if name in held or name not in TIMING_COLUMNS]
+
+
+def _typed(table: pa.Table, schema: pa.Schema, names: list[str]) -> pa.Table:
+    """The columns `names` of a part's table with `schema`'s types, a timing column it lacks as nulls."""
+    for name in names:
+        if name not in table.column_names:
+            table = table.append_column(schema.field(name), pa.nulls(table.num_rows, schema.field(name).type))
+    return table.select(names).cast(pa.schema([schema.field(name) for name in names]))
 
 
 def live_parts(results: Path) -> list[tuple[int, int, Path]]:
@@ -191,9 +210,8 @@ def read_rows(path: Path, schema: pa.Schema, columns: list[str] | None, first: i
             groups.append(group)
             skipped = offset if skipped is None else skipped
         offset += rows
-    table = file.read_row_groups(groups, columns=names, use_threads=False)
-    table = table.slice(first - (skipped or 0), end - first)
-    return table.cast(pa.schema([schema.field(name) for name in names]))
+    table = file.read_row_groups(groups, columns=_present(file, names), use_threads=False)
+    return _typed(table.slice(first - (skipped or 0), end - first), schema, names)
 
 
 def _read_parts(run: RunDir, columns: list[str] | None = None):

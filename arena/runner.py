@@ -391,7 +391,7 @@ def _comparable(config: Config) -> tuple:
     """A config without its text and resolved bot paths, to compare a saved run with a new one."""
     bots = tuple((b.name, b.path, repr(b.params), b.isolation, b.command, b.memory_mb, b.cpu_seconds)
                  for b in config.bots)
-    limits = (config.run.move_time_limit, config.run.setup_time_limit)
+    limits = (config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
     stopping = (config.run.until, config.run.round_deals, config.run.confidence, config.run.tie_margin,
                 repr(config.run.sprt))  # where a rule stops decides which games the run holds
     return (config.name, config.seed, repr(config.games), bots, limits, stopping, repr(config.ratings))
@@ -434,6 +434,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         "games_by_variant": summary.games,
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
+        **({"move_times": summary.move_times} if summary.move_times else {}),
         "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,

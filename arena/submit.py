@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena import referee
 from arena.bots import BUNDLED_DIR, MANIFEST, BotError, can_play, is_bot_folder, load_spec, read_manifest
+from arena.clock import WALL_BACKSTOP
 from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
 from arena.registry import load_registry, register
@@ -38,6 +39,10 @@ class GameCheck:
     games: int = 0
     wins: int = 0
     slowest: float = 0.0
+    """The mean wall time per move of its slowest game (s)."""
+    slowest_move: tuple[float, float] = (0.0, 0.0)
+    """The most CPU time and the most wall time (s) a move took, as the clock timed them: wall time far past CPU
+    time is a loaded machine, which the time limits (of CPU time) leave out."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -61,8 +66,8 @@ class SubmitReport:
         return not self.problems
 
 
-def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0,
-              setup_time_limit: float = 10.0, sandboxed: bool = True) -> SubmitReport:
+def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
+              sandboxed: bool = True, wall_backstop: float = WALL_BACKSTOP) -> SubmitReport:
     """Starts the bot named by `spec` in its own process (in the sandbox unless `sandboxed` is False) and plays
     the validation games; registers nothing. Raises BotError when the bot cannot be loaded at all, or when no
     sandbox can be made for it."""
@@ -79,7 +84,7 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
     started = time.perf_counter()
     try:
         bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit,
-                                      sandboxed=sandboxed, folder=folder)
+                                      wall_backstop=wall_backstop, sandboxed=sandboxed, folder=folder)
     except SetupTimeout:
         close_all()
         return SubmitReport(spec, spec, [], [f"not built within setup_time_limit = {setup_time_limit:g}s"])
@@ -87,8 +92,8 @@ def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1
         close_all()
         raise BotError(f"{spec}: {str(error).removeprefix('BotError: ')}") from None
     try:
-        return _play_checks(spec, bot_class, time.perf_counter() - started, games_per_rules, move_time_limit,
-                            setup_time_limit)
+        return _play_checks(spec, bot_class, time.perf_counter() - started, games_per_rules,
+                            (move_time_limit, setup_time_limit, wall_backstop))
     finally:
         close_all()
 
@@ -108,8 +113,7 @@ def _folder_command(folder: Path) -> tuple[list[str], str | None]:
         raise BotError(str(error)) from None
 
 
-def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int, move_time_limit: float,
-                 setup_time_limit: float) -> SubmitReport:
+def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int, limits: tuple) -> SubmitReport:
     name = bot_class.name
     claimed = [g for g in GAME_IDS if can_play(bot_class, g)]
     problems = [] if claimed else [f"it claims no game arena knows (games = {sorted(bot_class.games)})"]
@@ -123,8 +127,7 @@ def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int,
             seats = game.players(rules)
             for number in range(games_per_rules):
                 seat, seed = number % seats, 1000 + number
-                problem = _one_game(game, rules, bot_class, random_bot, seat, seed,
-                                    (move_time_limit, setup_time_limit), check)
+                problem = _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check)
                 if problem:
                     check.problems.append(f"{game_id} {_rules_text(overrides)}seed {seed} seat {seat}: {problem}")
                     break
@@ -134,7 +137,7 @@ def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int,
 
 
 def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: GameCheck) -> str | None:
-    """Plays one validation game twice; the problem found, or None."""
+    """Plays one validation game twice under `limits` (move, setup, wall backstop); the problem found, or None."""
     transcripts = []
     for _ in range(2):
         try:
@@ -143,7 +146,8 @@ def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: Gam
         except Exception as error:
             return f"cannot create the bot: {type(error).__name__}: {error}"
         started = time.perf_counter()
-        played = referee.play(game, rules, lineup, seed, move_time_limit=limits[0], setup_time_limit=limits[1])
+        played = referee.play(game, rules, lineup, seed, move_time_limit=limits[0], setup_time_limit=limits[1],
+                              wall_backstop=limits[2])
         per_move = (time.perf_counter() - started) / max(1, played.decisions)
         if played.fault_seat == seat:
             return f"{played.outcome.termination}: {played.fault}"
@@ -152,6 +156,8 @@ def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: Gam
     check.games += 1
     check.wins += played.outcome.ranks[seat] == 0
     check.slowest = max(check.slowest, per_move)
+    cpu, wall = played.slowest or (0.0, 0.0)
+    check.slowest_move = max(check.slowest_move[0], cpu), max(check.slowest_move[1], wall)
     if transcripts[0] != transcripts[1]:
         return "not deterministic: the same seed gave another game (use only the rng given to reset)"
     return None

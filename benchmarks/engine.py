@@ -12,11 +12,12 @@ For each game and variant it prints:
   with random moves to the end of the game, in moves/s (what ismcts spends its time on).
 
 `--baseline DIR` also measures another checkout of arena (e.g. `git worktree add /tmp/base REV`), each
-measurement of the two alternating in one run, and prints the speed-up of this one over it. `--interpreted`
-measures the baseline with its games interpreted (ARENA_INTERPRETED=1); without `--baseline` the baseline
-is then this checkout, which prints the speed-up of the compiled games over the same modules interpreted. For the search
-loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's own
-cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
+measurement of the two alternating in one run, and prints the speed-up of this one over it: of the referee without
+and with the 1 s move clock (the clock's cost on the hot path), of the search loop and inside the engine.
+`--interpreted` measures the baseline with its games interpreted (ARENA_INTERPRETED=1); without `--baseline` the
+baseline is then this checkout, which prints the speed-up of the compiled games over the same modules interpreted.
+For the search loop it prints two: of the whole loop, and inside the engine's functions, which leaves out the loop's
+own cost per move (picking a move, calling the five functions), measured on a game whose functions do nothing.
 That loop calls Python functions: a compiled game's cost less to call, so for compiled games "inside the
 engine" overstates the speed-up, and the whole loop is the figure to read.
 
@@ -222,7 +223,7 @@ def main() -> None:
         args.baseline = HERE.parent
     kinds = ["lean", "referee", "clocked", "search"]
     if args.baseline:
-        kinds += ["loop", "base referee", "base search"]
+        kinds += ["loop", "base referee", "base clocked", "base search"]
     from arena.games import how_they_run
 
     print(f"the games run {how_they_run()} (ARENA_INTERPRETED=1 runs them interpreted)")
@@ -233,8 +234,8 @@ def main() -> None:
           "measured in every round")
     head = (f"{'game':<14}{'rules':<32}{'lean':>9}{'decisions/s':>12}{'x lean':>19}{'1s clock':>10}"
             f"{'search moves/s':>16}")
-    print(head + ("   baseline: decisions/s  search   speed-up: decisions, search loop, inside the engine"
-                  if args.baseline else ""))
+    print(head + ("   baseline: decisions/s  1s clock  search   speed-up: decisions, 1s clock, search loop, inside "
+                  "the engine" if args.baseline else ""))
     figures = {"rows": []}
     for game_id, variants in VARIANTS.items():
         for overrides in variants:
@@ -252,13 +253,16 @@ def main() -> None:
                     f"{shown(ratios['x lean']):>19}{best['clocked']:>10,.0f}{best['search']:>16,.0f}")
             if args.baseline:
                 ratios["decisions"] = ratio_and_range(runs["referee"], runs["base referee"])
+                ratios["1s clock"] = ratio_and_range(runs["clocked"], runs["base clocked"])
                 ratios["search loop"] = ratio_and_range(runs["search"], runs["base search"])
                 # moves/s inside the engine: per move, the loop's time less that of the do-nothing loop
                 engine = {kind: [1 / (1 / rate - 1 / loop) for rate, loop in zip(runs[kind], runs["loop"], strict=True)]
                           for kind in ("search", "base search")}
                 ratios["inside the engine"] = ratio_and_range(engine["search"], engine["base search"])
-                speedups = (shown(ratios[name], "x") for name in ("decisions", "search loop", "inside the engine"))
-                line += f"   {best['base referee']:>12,.0f} {best['base search']:>9,.0f}   " + ", ".join(speedups)
+                speedups = (shown(ratios[name], "x")
+                            for name in ("decisions", "1s clock", "search loop", "inside the engine"))
+                line += (f"   {best['base referee']:>12,.0f} {best['base clocked']:>9,.0f} {best['base search']:>9,.0f}"
+                         "   " + ", ".join(speedups))
             figures["rows"].append({"game": game_id, "rules": overrides, "runs": runs, "ratios": ratios})
             print(line, flush=True)
     if args.json:

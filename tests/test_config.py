@@ -104,3 +104,15 @@ def test_a_leagues_defaults_are_a_tournaments():
     assert league.run == tournament.run and league.ratings == tournament.ratings
     assert (league.confidence, league.tie_margin) == (tournament.run.confidence, tournament.run.tie_margin)
 
+
+
+
+@pytest.mark.parametrize("value, shown", [("0.5", "0.5"), ("0", "0"), ('"ten"', "'ten'"), ("nan", "nan")])
+def test_wall_backstop_is_checked(value, shown):
+    """`[run] wall_backstop`: how many times its limit a call into a bot may last in wall time, a number of at least
+    1 (10 by default)."""
+    assert parse_config(GOOD).run.wall_backstop == 10
+    assert parse_config(edit("workers = 1", "workers = 1\nwall_backstop = 1")).run.wall_backstop == 1
+    with pytest.raises(ConfigError) as error:
+        parse_config(edit("workers = 1", f"workers = 1\nwall_backstop = {value}"))
+    assert str(error.value) == f"run.wall_backstop: must be a number >= 1, not {shown}"

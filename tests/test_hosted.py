@@ -152,10 +152,10 @@ def test_reading_a_source_finds_its_bots_or_says_what_it_cannot_tell(tmp_path, s
 def test_a_users_bot_that_defeats_the_clock_forfeits_arena_play_on_time(tmp_path):
     started = time.perf_counter()
     played = subprocess.run([*ARENA, "play", "caterpillar", f"{ZOO / 'defeats_clock.py'}:DefeatsClockBot", "random",
-                             "--move-time-limit", "0.5"], env=env_with(tmp_path), capture_output=True, text=True,
-                            timeout=60)
-    assert played.returncode == 0, played.stderr
-    assert "seat 0 (zoo-defeats-clock) forfeits: no move within 0.5s" in played.stdout.splitlines()
+                             "--move-time-limit", "0.5", "--wall-backstop", "2"], env=env_with(tmp_path),
+                            capture_output=True, text=True, timeout=60)
+    assert played.returncode == 0, played.stderr  # it blocks the clock's signal and sleeps: the backstop ends it
+    assert "seat 0 (zoo-defeats-clock) forfeits: no move within 1s of wall time" in played.stdout.splitlines()
     assert time.perf_counter() - started < 30
 
 
@@ -204,8 +204,8 @@ def test_arena_replay_plays_a_users_bot_from_its_own_process_move_for_move(tmp_p
 def test_a_users_bot_that_sleeps_at_import_is_refused_by_arena_play_within_the_setup_limit(tmp_path):
     started = time.perf_counter()
     played = subprocess.run([*ARENA, "play", "caterpillar", f"{ZOO / 'sleeps_at_import.py'}:SleepsAtImportBot",
-                             "random", "--setup-time-limit", "1"], env=env_with(tmp_path), capture_output=True,
-                            text=True, timeout=60)
+                             "random", "--setup-time-limit", "1", "--wall-backstop", "2"], env=env_with(tmp_path),
+                            capture_output=True, text=True, timeout=60)
     assert played.returncode == 2 and played.stdout == ""
     assert played.stderr.endswith("could not be built within setup_time_limit = 1s\n")
     assert len(played.stderr.splitlines()) == 1 and time.perf_counter() - started < 30

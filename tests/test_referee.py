@@ -47,11 +47,18 @@ def returning(value):
     return Returns
 
 
+def burn(seconds):
+    """Spends `seconds` of this thread's CPU time."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
 class Slow(Bot):
     name = "slow"
 
     def act(self, observation):
-        time.sleep(0.05)
+        burn(0.05)
         return observation.legal_moves[0]
 
 
@@ -145,31 +152,33 @@ class Swallows(Bot):
 
 @pytest.mark.parametrize("hog", [BusyLoop, Sleeps, Swallows])
 def test_the_time_limit_preempts_a_move(hog):
+    """A busy loop runs out of CPU time (its backstop, 5 s, is left to a loaded machine); a sleep, or a bot that
+    swallows the signal while it sleeps, runs out of the wall-clock backstop (here twice the limit)."""
     started = time.perf_counter()
-    played = play([RANDOM(), hog()], move_time_limit=0.1)
+    played = play([RANDOM(), hog()], move_time_limit=0.1, wall_backstop=50 if hog is BusyLoop else 2)
     assert played.outcome.termination == "timeout" and played.fault_seat == 1
-    # preempted (BusyLoop and Sleeps would take 30 s; Swallows ends itself after 0.3 s and still forfeits): 2 s
-    # leave room for a loaded machine
-    assert time.perf_counter() - started < 2
+    assert played.fault == ("no move within 0.1s" if hog is BusyLoop else "no move within 0.2s of wall time")
+    assert time.perf_counter() - started < (5.0 if hog is BusyLoop else 2.0)  # room for a loaded machine
     after = play([RANDOM(), RANDOM()], move_time_limit=0.1)  # the clock leaves later games alone
     assert after.fault_seat is None
 
 
 class Steady(Bot):
-    """Takes `seconds` over every move."""
+    """Spends `seconds` of CPU time on every move, after sleeping `sleep` seconds."""
 
     name = "steady"
-    defaults = {"seconds": 0.0}
+    defaults = {"seconds": 0.0, "sleep": 0.0}
 
     def act(self, observation):
-        time.sleep(self.params["seconds"])
+        time.sleep(self.params["sleep"])
+        burn(self.params["seconds"])
         return observation.legal_moves[0]
 
 
 def test_each_move_has_the_whole_limit():
-    """Moves are told apart: eight moves of 0.03 s each take longer than the 0.1 s limit together, and
-    none of them is a timeout (0.07 s to spare each, for a loaded machine); a move of 0.3 s is one."""
-    played = play([Steady(seconds=0.03), RANDOM()], move_time_limit=0.1)
+    """Moves are told apart: eight moves of 0.06 s of CPU time each take longer than the 0.1 s limit together,
+    and none of them is a timeout; a move of 0.3 s is one."""
+    played = play([Steady(seconds=0.06), RANDOM()], move_time_limit=0.1)
     assert played.fault_seat is None and played.decisions > 16
     slow = play([RANDOM(), Steady(seconds=0.3)], move_time_limit=0.1)
     assert slow.outcome.termination == "timeout" and slow.fault_seat == 1 and slow.decisions == 1
@@ -190,3 +199,14 @@ def test_the_backstop_times_each_move_from_when_it_first_sees_it():
     assert watch.overrun()
     board[0] = 0
     assert not watch.overrun() and not watch.overrun()
+
+
+def test_the_limit_counts_cpu_time_and_the_slowest_move_is_recorded():
+    """A move that sleeps 0.3 s and spends 0.05 s of CPU time is within a limit of 0.1 s of CPU time (a wall-clock
+    backstop of 5 s leaves room for a loaded machine); the game records its slowest move's CPU and wall time, as the
+    watchdog timed it (from when it first saw the move, within a period of 5 ms here)."""
+    played = play([Steady(seconds=0.05, sleep=0.3), RANDOM()], move_time_limit=0.1, wall_backstop=50)
+    assert played.fault_seat is None and played.decisions > 20
+    cpu, wall = played.slowest
+    assert 0.04 < cpu < 0.1 and wall > 0.3
+    assert play([RANDOM(), RANDOM()]).slowest is None  # no move time limit: not timed

@@ -142,6 +142,7 @@ def test_a_long_run_gives_a_small_report(tmp_path):
         "seed": np.arange(n), "players": players.tolist(), "scores": rng.integers(0, 900, (n, 2)).tolist(),
         "ranks": ranks.tolist(), "termination": ["normal"] * n, "fault_seat": [None] * n, "fault": [None] * n,
         "decisions": np.zeros(n, np.int32), "duration": np.zeros(n),
+        "slowest_move_cpu": np.zeros(n), "slowest_move_wall": np.zeros(n),
     }
     pq.write_table(pa.Table.from_pydict(columns, schema=SCHEMA), run.part(0, n))
     page = write_report(run).read_text()
@@ -214,3 +215,30 @@ def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
     colours = len(np.unique(rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]))
     ink = np.any(pixels[..., :3] < 200, axis=2).mean()
     assert colours > 200 and ink > 0.02, f"the page looks blank ({colours} colours, {ink:.1%} ink): {shot}"
+
+
+def test_move_times_say_when_wall_time_ran_far_past_cpu_time():
+    """The slowest moves' wall time over their CPU time, with an interval over deals (a deal's rotations are one
+    unit); the line says the machine was loaded only when the whole interval lies above LOADED."""
+    from arena.display import LOADED, move_times_line
+    from arena.report.summary import MoveTimes
+
+    def summed(wall_per_cpu: list[float]) -> dict:
+        times = MoveTimes()
+        n = 2 * len(wall_per_cpu)  # two rotations of each deal
+        times.add(pa.table({"variant": ["caterpillar"] * n, "seed": [i // 2 for i in range(n)],
+                            "slowest_move_cpu": [0.5] * (n - 1) + [0.01],  # the last is too short to count
+                            "slowest_move_wall": [0.5 * r for r in wall_per_cpu for _ in range(2)]}))
+        return times.result()
+
+    loaded = summed([3.0, 3.2, 2.8, 3.1, 2.9])
+    assert (loaded["cpu"], loaded["wall"], loaded["games"], loaded["deals"]) == (0.5, 1.6, 9, 5)
+    assert LOADED < loaded["low"] < loaded["wall_per_cpu"] < loaded["high"] < 3.3
+    assert move_times_line(loaded).endswith("short of the wall-clock backstop")
+    calm = summed([1.0, 1.1, 1.0, 1.05, 1.02])
+    assert calm["low"] < 1.1 and "loaded" not in move_times_line(calm)
+    assert move_times_line(None) is None
+    unlimited = MoveTimes()
+    unlimited.add(pa.table({"variant": ["caterpillar"], "seed": [1], "slowest_move_cpu": pa.array([None], pa.float64()),
+                            "slowest_move_wall": pa.array([None], pa.float64())}))
+    assert unlimited.result() is None

@@ -2,7 +2,8 @@
 worker and with Ray workers, in real tournaments.
 
 Four attackers (tests/zoo/slow_setup.py) sleep, or block SIGALRM and sleep, in `__init__` or in `reset`, each
-in a game of its own against `random`, before the honest games of `random` and `greedy` in the same worker.
+in a game of its own against `random`, before the honest games of `random` and `greedy` in the same worker. A sleep
+uses no CPU time: the wall-clock backstop ends it (here 1.5 times the setup time limit).
 They behave while the config is checked (which builds each bot once) and misbehave once their trigger file
 exists. Each run completes within the limits it states; every
 game of an attacker is its `timeout`; the honest games are those of a run without the attackers. A bot that
@@ -28,8 +29,10 @@ ZOO = ROOT / "tests" / "zoo"
 MODES = ["none", "process", "sandbox"]
 """Isolation modes of the attackers: a new mode is one more word here."""
 SETUP = 2.0
-"""The setup time limit of these runs (seconds). Checking a bundled bot given by name imports every bundled bot
-(about 0.3 s of CPU), which a machine at a load of about 10 on 2 cores once stretched past a limit of 1 s."""
+"""The setup time limit of these runs (seconds of CPU time)."""
+BACKSTOP = 1.5
+"""The wall-clock backstop of these runs: a setup call that sleeps ends after SETUP * BACKSTOP seconds."""
+WALL = SETUP * BACKSTOP
 ATTACKS = {"caterpillar": ("init", "sleep"), "give_or_take": ("init", "block"),
            "duke_of_york": ("reset", "sleep"), "go_for_it": ("reset", "block")}
 """The game each attacker plays, and where and how it stalls."""
@@ -56,7 +59,8 @@ def config_text(trigger: Path | None, mode: str = "none", workers: int = 1) -> s
                       f'params = {{ where = "{where}", how = "{how}", '
                       f'trigger = "{"rebuilt" if mode == "sandbox" else trigger}" }}']
     lines += ["[[bots]]", 'name = "random"', "[[bots]]", 'name = "greedy"',
-              "[run]", f"workers = {workers}", "batch_size = 1", "move_time_limit = 1.0", f"setup_time_limit = {SETUP}"]
+              "[run]", f"workers = {workers}", "batch_size = 1", "move_time_limit = 1.0", f"setup_time_limit = {SETUP}",
+              f"wall_backstop = {BACKSTOP}"]
     return "\n".join(lines) + "\n"
 
 
@@ -89,28 +93,31 @@ def test_a_bot_too_slow_to_set_up_forfeits_each_game_and_the_run_goes_on(mode, w
     for row in attacked:
         attacker = next(name for name in row["players"] if name not in HONEST)
         assert (row["players"][row["fault_seat"]], row["termination"], row["fault"], row["decisions"]) == (
-            attacker, "timeout", f"no setup within {SETUP:g}s", 0), row
-        assert row["duration"] < SETUP + BACKSTOP_GRACE + SLACK, row
+            attacker, "timeout", f"no setup within {WALL:g}s of wall time", 0), row
+        assert row["duration"] < WALL + BACKSTOP_GRACE + SLACK, row
     assert by_game(row for row in rows if set(row["players"]) <= HONEST) == by_game(clean)
     # Each timed-out game costs at most its limit and grace; a backstop kill adds a new worker and a replay
     # in quarantine (and a retry on Ray). A run that waited on a bot would take an hour.
-    assert seconds < len(attacked) * (SETUP + BACKSTOP_GRACE + SLACK) * 3 + 30
+    assert seconds < len(attacked) * (WALL + BACKSTOP_GRACE + SLACK) * 3 + 30
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("bot", ["sleeps_at_import.py:SleepsAtImportBot", "spins_in_init.py:SpinsInInitBot"])
 def test_a_bot_that_cannot_be_built_in_time_is_refused_when_its_config_is_checked(mode, bot, tmp_path):
+    sleeps = bot.startswith("sleeps")
     config = tmp_path / "refused.toml"
     config.write_text('name = "refused"\nseed = 1\n[[games]]\ngame = "caterpillar"\ndeals = 1\n'
                       f'[[bots]]\nname = "stranger"\npath = "{ZOO / bot}"\nisolation = "{mode}"\n'
-                      f'[[bots]]\nname = "random"\n[run]\nsetup_time_limit = {SETUP}\n')
+                      f'[[bots]]\nname = "random"\n[run]\nsetup_time_limit = {SETUP}\n'
+                      f'wall_backstop = {BACKSTOP if sleeps else 50}\n')  # a spin's: left to a loaded machine
     started = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", str(config), "--out", str(tmp_path),
                              "--no-progress"], capture_output=True, text=True, timeout=60)
     seconds = time.perf_counter() - started
     assert result.returncode == 2, result.stderr
-    assert result.stderr.splitlines() == [
-        f"error: {config}: bots[0].path: bot 'stranger' could not be built within setup_time_limit = {SETUP:g}s"]
+    waited = f" (waited {WALL:g}s of wall time)" if sleeps else ""  # a spin runs out of CPU time
+    assert result.stderr.splitlines() == [f"error: {config}: bots[0].path: bot 'stranger' could not be built within "
+                                          f"setup_time_limit = {SETUP:g}s{waited}"]
     assert not (tmp_path / "refused").exists()
     assert seconds < 15  # two interpreters' start-up and the limit: the bot itself is never waited for

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import trueskill
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 from arena import referee
 from arena.cli import app
 from arena.config import load_config
-from arena.results import RunDir, digest, load_results, run_digest, write_part
+from arena.results import SCHEMA, RunDir, digest, load_results, run_digest, write_part
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 runner = CliRunner()
@@ -206,7 +207,9 @@ def test_ratings_of_an_unknown_game(run):
 
 def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path):
     """Parts whose later ones bring new strings, missing values and lists of other lengths: the digest read
-    part by part is the digest of the whole, and the value it has always had (manifests record it)."""
+    part by part is the digest of the whole, and the value it has always had (manifests record it). The first part
+    is written as parts were before the slowest moves' times were kept: it reads with them null, and neither they
+    nor their values in the later parts change the digest."""
     run = RunDir(tmp_path / "parts")
     parts = [  # per game: players, scores, ranks, termination, fault_seat, fault
         [(["a", "b"], [3, 1], [0, 1], "normal", None, None), (["b", "a"], [2, 2], [0, 0], "normal", None, None)],
@@ -218,12 +221,17 @@ def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path):
     for games in parts:
         n = len(games)
         players, scores, ranks, terminations, fault_seats, faults = map(list, zip(*games, strict=True))
-        write_part(run, start, start + n, {
+        columns = {
             "game_index": list(range(start, start + n)), "game": ["caterpillar"] * n,
             "variant": ["x" if len(seated) == 2 else "y" for seated in players], "table": [0] * n,
             "deal": list(range(start, start + n)), "rotation": [0] * n, "seed": [10 * i for i in range(n)],
             "players": players, "scores": scores, "ranks": ranks, "termination": terminations,
-            "fault_seat": fault_seats, "fault": faults, "decisions": [5] * n, "duration": [0.5] * n})
+            "fault_seat": fault_seats, "fault": faults, "decisions": [5] * n, "duration": [0.5] * n,
+            "slowest_move_cpu": [0.1 * start + 0.2] * n, "slowest_move_wall": [None] * n}
+        if start == 0:  # an older part
+            del columns["slowest_move_cpu"], columns["slowest_move_wall"]
+        write_part(run, start, start + n, columns, pa.schema([field for field in SCHEMA if field.name in columns]))
         start += n
+    assert load_results(run).column("slowest_move_cpu").to_pylist() == [None, None, 0.4, 0.4, 0.4, 0.7]
     assert run_digest(run) == digest(load_results(run)) == (
         "1e6c8c44ec55cab443625daecdbe0f7b90571ddf6715cf6d3c70dc5389255f4d")

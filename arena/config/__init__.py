@@ -75,7 +75,7 @@ def parse_config(text: str, base: Path = Path("."), folders: Sequence[str | Path
     if (twice := first_repeat(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
     run = run_settings(checked_table(data.get("run", {}), "run"), bots)
-    bots = checked_bots(bots, run.setup_time_limit)
+    bots = checked_bots(bots, run.setup_time_limit, run.wall_backstop)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
     games = tuple(_game_entry(checked_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)
@@ -195,7 +195,7 @@ def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tu
 def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     """The `[run]` table checked and made RunSettings, with the defaults for the keys it leaves out."""
     check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "until", "max_deals",
-                      "round_deals", "confidence", "tie_margin", "sprt"}, "run.")
+                      "round_deals", "confidence", "tie_margin", "sprt", "wall_backstop"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
     if isinstance(workers, str):  # a Ray address in `workers` runs on that cluster
@@ -207,6 +207,7 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     limit = raw.get("move_time_limit", RunSettings.move_time_limit)
     limit = None if limit == 0 else checked_number(limit, "run.move_time_limit")
     setup_limit = checked_number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
+    wall_backstop = checked_number(raw.get("wall_backstop", RunSettings.wall_backstop), "run.wall_backstop", 1.0, True)
     until = raw.get("until", "all")
     if until not in STOP_RULES:
         raise ConfigError(f"run.until: must be one of {', '.join(map(repr, STOP_RULES))}, not {until!r}")
@@ -221,7 +222,7 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     tie_margin = checked_number(raw.get("tie_margin", RunSettings.tie_margin), "run.tie_margin", inclusive=True)
     sprt = _sprt_settings(checked_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
     return RunSettings(workers, address, batch_size, limit, setup_limit, until, max_deals, round_deals, confidence,
-                       tie_margin, sprt)
+                       tie_margin, sprt, wall_backstop)
 
 
 def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import MANIFEST, BotError, read_manifest
+from arena.clock import WALL_BACKSTOP
 from arena.config.models import (
     BotEntry,
     ConfigError,
@@ -113,27 +114,30 @@ _checked: dict[tuple, dict] = {}
 in this process does not start its bots' processes again."""
 
 
-def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[BotEntry, ...]:
+def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backstop: float = WALL_BACKSTOP
+                 ) -> tuple[BotEntry, ...]:
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 
     This process never runs a bot's code: a Python bot is imported and built with its params in a host
-    process (arena/isolation/), which must answer within the setup time limit; a command bot answers hello."""
+    process (arena/isolation/), which must answer within the setup time limit (of its CPU time, and `wall_backstop`
+    times that of wall time); a command bot answers hello."""
     import dataclasses
     import json
 
     from arena.isolation import BotProcessError, SetupTimeout, check_bots, entry_bot_class
 
-    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit,
+    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit, wall_backstop,
                 str(Path.cwd()), _stamp(entry.spec), entry.isolation == "sandbox")
             for i, entry in enumerate(bots) if entry.command is None}
     missing = [i for i, key in keys.items() if key not in _checked]
     checks = [(bots[i].spec, bots[i].params, keys[i][-1]) for i in missing]
-    for i, answer in zip(missing, check_bots(checks, setup_time_limit), strict=True):
+    for i, answer in zip(missing, check_bots(checks, setup_time_limit, wall_backstop), strict=True):
         entry, where = bots[i], f"bots[{i}]."
         field_name = "path" if entry.path is not None else "name"
         if isinstance(answer, SetupTimeout):
+            waited = f" (waited {setup_time_limit * wall_backstop:g}s of wall time)" if answer.wall else ""
             raise ConfigError(f"{where}{field_name}: bot {entry.name!r} could not be built within "
-                              f"setup_time_limit = {setup_time_limit:g}s")
+                              f"setup_time_limit = {setup_time_limit:g}s{waited}")
         if isinstance(answer, BotProcessError):
             text = str(answer).removeprefix("BotError: ")
             raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}")
@@ -147,7 +151,8 @@ def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float) -> tuple[B
                                         plays=None if games is None else tuple(games))
         else:
             try:
-                games = entry_bot_class(entry, setup_time_limit=setup_time_limit, strict=True).games
+                games = entry_bot_class(entry, setup_time_limit=setup_time_limit, strict=True,
+                                        wall_backstop=wall_backstop).games
             except BotProcessError as error:
                 raise ConfigError(f"bots[{i}].command: {error}") from None
             entry = dataclasses.replace(entry, plays=None if games is None else tuple(sorted(games)))

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.clock import WALL_BACKSTOP
+
 
 class ConfigError(ValueError):
     """A config that cannot be run; the message names the field and the problem."""
@@ -98,8 +100,9 @@ class RunSettings:
     """A Ray cluster to run on instead of a local instance."""
     batch_size: int = 2000
     move_time_limit: float | None = 1.0
+    """Seconds of its own CPU time a bot may take per move (None: no limit)."""
     setup_time_limit: float = 10.0
-    """Seconds a bot may take to be built (its module's import included) and for each `reset`."""
+    """Seconds of its own CPU time a bot may take to be built (its module's import included) and for each `reset`."""
     until: str = "all"
     """When to stop: "all" deals; "settled", once a variant's table is settled; "sprt", once the test decides."""
     max_deals: int | None = None
@@ -111,6 +114,9 @@ class RunSettings:
     tie_margin: float = 0.5
     """`settled`: a rating difference known to lie within +-tie_margin is a tie (0.5 = 53% head to head)."""
     sprt: SprtSettings | None = None
+    wall_backstop: float = WALL_BACKSTOP
+    """How many times its limit a call into a bot may last in wall time (arena.clock.WALL_BACKSTOP): it stops a bot
+    that sleeps or blocks, which uses no CPU time."""
 
 
 RATING_METHODS = ("batch", "online")

@@ -1,5 +1,5 @@
 """The operating system's limits on a bot process: its address space and CPU time, its death with the arena,
-its CPU time used, and where its stderr goes."""
+its CPU time used (and the time an answer may take, in CPU and in wall time), and where its stderr goes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from arena.isolation.protocol import NoAnswer
 
 STDERR_ENV = "ARENA_BOT_STDERR"
 """A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
@@ -34,6 +37,57 @@ def cpu_used(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def process_cpu_ns(pid: int) -> int | None:
+    """CPU nanoseconds (user + system, all its threads) process `pid` has used, or None where that cannot be read.
+
+    Linux lets any process read the CPU clock of another: its id encodes the pid as glibc's clock_getcpuclockid
+    makes it (`~pid << 3 | CPUCLOCK_SCHED`), and one read is a system call (a third of a microsecond here, where
+    /proc/PID/stat costs 16 µs), cheap enough for every move."""
+    try:
+        return time.clock_gettime_ns(~pid << 3 | 2)
+    except (OSError, OverflowError):  # gone, or not Linux
+        return None
+
+
+CPU_LOOK = 0.05
+"""The longest wait (s) between two looks at the CPU time of a bot process that is thinking: a bot with threads
+may use CPU time faster than the wall clock runs."""
+
+
+class Allowance:
+    """The time an answer of process `pid` may take from now: `cpu` seconds of its CPU time (None: not counted) and
+    `wall` seconds of wall time (None: no end). Where its CPU time cannot be read (no pid, no Linux), `cpu` seconds of
+    wall time stand in for it, as before CPU time was counted."""
+
+    def __init__(self, pid: int | None, cpu: float | None, wall: float | None) -> None:
+        self.pid, self.started = pid, time.perf_counter()
+        self.cpu_started = None if cpu is None or pid is None else process_cpu_ns(pid)
+        self.cpu_end = None if self.cpu_started is None else self.cpu_started + int(cpu * 1e9)
+        self.stand_in = cpu is not None and self.cpu_started is None and (wall is None or cpu < wall)
+        self.deadline = None if wall is None and not self.stand_in else self.started + (cpu if self.stand_in else wall)
+
+    def wait_ms(self) -> int | None:
+        """Milliseconds to wait for the answer before looking again (None: as long as it takes); raises NoAnswer
+        once the time is up."""
+        timeout = None if self.deadline is None else self.deadline - time.perf_counter()
+        if timeout is not None and timeout <= 0:
+            raise NoAnswer(wall=not self.stand_in)
+        if self.cpu_end is not None:  # look again when the bot may have used up its CPU time
+            used = process_cpu_ns(self.pid)
+            left = CPU_LOOK if used is None else (self.cpu_end - used) / 1e9
+            if left <= 0:
+                raise NoAnswer(wall=False)
+            timeout = min(left, CPU_LOOK) if timeout is None else min(left, CPU_LOOK, timeout)
+        return None if timeout is None else math.ceil(timeout * 1000)
+
+    def took(self) -> tuple[float, float]:
+        """The CPU time and the wall time (s) since the question (its wall time for both where CPU time cannot be
+        read)."""
+        wall = time.perf_counter() - self.started
+        used = None if self.cpu_started is None else process_cpu_ns(self.pid)
+        return (wall if used is None else (used - self.cpu_started) / 1e9), wall
 
 
 def child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):

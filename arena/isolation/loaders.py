@@ -8,6 +8,7 @@ from typing import Any
 
 from arena import bots
 from arena.bots import BotError
+from arena.clock import WALL_BACKSTOP
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,
@@ -20,16 +21,18 @@ from arena.isolation.protocol import (
 )
 
 
-def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None) -> list:
+def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None,
+               wall_backstop: float = WALL_BACKSTOP) -> list:
     """Each Python bot `(spec, params, sandboxed)` imported and built in a host process of its own (in the sandbox
     if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
-    SetupTimeout when it took longer than `setup_time_limit`). The hosts start together; each is closed once it
-    has answered."""
+    SetupTimeout when it took longer than `setup_time_limit` of CPU time, or `wall_backstop` times that in wall
+    time). The hosts start together; each is closed once it has answered."""
     return check_commands([(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots],
-                          setup_time_limit)
+                          setup_time_limit, wall_backstop)
 
 
-def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_time_limit: float | None) -> list:
+def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_time_limit: float | None,
+                   wall_backstop: float = WALL_BACKSTOP) -> list:
     """`check_bots` for bot processes given by their commands `(command, params, sandboxed)`: the built-in host's
     (`python_command`), timed by `setup_time_limit` once it is ready, or any other, whose start-up and hello
     together have HELLO_TIMEOUT."""
@@ -46,7 +49,7 @@ def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_t
                 answers.append(process)
                 continue
             try:
-                answers.append(process.handshake(params, setup_time_limit))
+                answers.append(process.handshake(params, setup_time_limit, wall_backstop))
             except BotProcessError as error:
                 answers.append(error)
     finally:
@@ -57,13 +60,14 @@ def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_t
 
 
 def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                    strict: bool = False) -> type:
+                    strict: bool = False, wall_backstop: float = WALL_BACKSTOP) -> type:
     """The process bot class of a config `[[bots]]` entry (its `command`, or its Python class in the host), in the
     sandbox for `isolation = "sandbox"`."""
     command = entry.command or python_command(entry.spec)
     return process_bot_class(command, name=entry.name, params=entry.params, memory_mb=entry.memory_mb,
                              cpu_seconds=entry.cpu_seconds, move_time_limit=move_time_limit,
-                             setup_time_limit=setup_time_limit, sandboxed=entry.isolation == "sandbox",
+                             setup_time_limit=setup_time_limit, wall_backstop=wall_backstop,
+                             sandboxed=entry.isolation == "sandbox",
                              strict=strict, folder=entry.folder)
 
 

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from arena import sandbox
 from arena.bots import Bot
-from arena.clock import MoveTimeout
+from arena.clock import WALL_BACKSTOP, MoveTimeout, note_move
 from arena.games import get_game
-from arena.isolation.limits import child_setup, cpu_used, resource_module, stderr_tail_file
+from arena.isolation.limits import Allowance, child_setup, cpu_used, resource_module, stderr_tail_file
 from arena.isolation.protocol import (
     MAX_LINE,
     PROTOCOL,
@@ -46,7 +46,7 @@ HELLO_TIMEOUT = 30.0
 """Seconds for a new process to start: the built-in host to say it is ready, a command bot to answer hello
 (an interpreter starting on a loaded machine)."""
 RESET_TIMEOUT = 10.0
-"""Seconds for an answer to hello (the built-in host) or reset when no setup time limit is given."""
+"""Seconds of CPU time for an answer to hello (the built-in host) or reset when no setup time limit is given."""
 DEFAULT_MEMORY_MB = 4096
 """Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
 
@@ -98,25 +98,24 @@ class BotProcess:
         running_processes.append(self)
         _register_cleanup()
 
-    def exchange(self, data: bytes, deadline: float | None) -> dict:
-        """Sends one message line and returns the answer object; raises BotProcessError, ProtocolError or
-        NoAnswer (by `deadline`, a perf_counter time; None waits as long as it takes)."""
+    def exchange(self, data: bytes, allowance: Allowance) -> dict:
+        """Sends one message line and returns the answer; raises BotProcessError, ProtocolError or NoAnswer."""
         if self.buffer:
             raise ProtocolError(f"output before the question: {snippet(bytes(self.buffer))}")
-        self._write(data, deadline)
-        return decode_answer(self._read_line(deadline))
+        self._write(data, allowance)
+        return decode_answer(self._read_line(allowance))
 
-    def _write(self, data: bytes, deadline: float | None) -> None:
+    def _write(self, data: bytes, allowance: Allowance) -> None:
         view = memoryview(data)
         while view:
             try:
                 view = view[os.write(self.stdin, view):]
             except BlockingIOError:
-                self._wait(self.writable, deadline)
+                self._wait(self.writable, allowance)
             except OSError:  # EPIPE: it closed its input or exited
                 raise BotProcessError(self.gone()) from None
 
-    def _read_line(self, deadline: float | None) -> bytes:
+    def _read_line(self, allowance: Allowance) -> bytes:
         buffer = self.buffer
         while True:
             end = buffer.find(b"\n")
@@ -126,22 +125,15 @@ class BotProcess:
                 return line
             if len(buffer) > MAX_LINE:
                 raise ProtocolError(f"a line longer than {MAX_LINE} bytes")
-            self._wait(self.readable, deadline)
+            self._wait(self.readable, allowance)
             chunk = os.read(self.stdout, 65536)
             if not chunk:
                 raise BotProcessError(self.gone())
             buffer += chunk
 
-    def _wait(self, poller: select.poll, deadline: float | None) -> None:
+    def _wait(self, poller: select.poll, allowance: Allowance) -> None:
         while True:
-            if deadline is None:
-                timeout = None
-            else:
-                timeout = deadline - time.perf_counter()
-                if timeout <= 0:
-                    raise NoAnswer
-                timeout = math.ceil(timeout * 1000)
-            ready = [fd for fd, _ in poller.poll(timeout)]
+            ready = [fd for fd, _ in poller.poll(allowance.wait_ms())]
             if self.stderr.fd in ready:
                 ready.remove(self.stderr.fd)
                 self.stderr.read()
@@ -196,15 +188,16 @@ class BotProcess:
         if self in running_processes:
             running_processes.remove(self)
 
-    def request(self, message: dict, timeout: float) -> dict:
-        """Sends a hello or reset and returns the answer; anything amiss kills the process and raises
-        BotProcessError (an answer `{"error": ...}` included)."""
+    def request(self, message: dict, cpu: float | None, wall: float) -> dict:
+        """Sends a hello or reset and returns the answer (`cpu` seconds of the process's CPU time, None: not counted;
+        `wall` of wall time); anything amiss kills it and raises BotProcessError (SetupTimeout when late)."""
         what = message["type"]
         try:
-            answer = self.exchange(message_line(message), time.perf_counter() + timeout)
-        except NoAnswer:
+            answer = self.exchange(message_line(message), Allowance(self.bot_pid(), cpu, wall))
+        except NoAnswer as late:
             self.kill(f"no answer to {what}")
-            raise SetupTimeout(f"no answer to {what} within {timeout:g}s") from None
+            within = f"{wall:g}s of wall time" if late.wall and cpu is not None else f"{cpu or wall:g}s"
+            raise SetupTimeout(f"no answer to {what} within {within}", late.wall) from None
         except ProtocolError as error:
             self.kill(f"bad answer to {what}")
             raise BotProcessError(f"bad answer to {what}: {error}") from None
@@ -216,32 +209,32 @@ class BotProcess:
             raise BotProcessError(error_text(answer["error"]))
         return answer
 
-    def handshake(self, params: dict, setup_time_limit: float | None = None) -> dict:
+    def handshake(self, params: dict, setup_time_limit: float | None = None, wall_backstop=WALL_BACKSTOP) -> dict:
         """Says hello with the bot's params; returns its answer ({"name", "games"}) or raises BotProcessError
         (SetupTimeout when late). The built-in host says first that it is ready: its start-up is arena's, and
         only what follows (loading and building the bot) is timed by the setup time limit. A process that exits
         meanwhile is explained by the last lines of its stderr, added to the error."""
         try:
-            return self._handshake(params, setup_time_limit)
+            return self._handshake(params, setup_time_limit, wall_backstop)
         except BotProcessError as error:
             words = self.stderr.last_words() if self.exited else ""
             if words:
                 raise BotProcessError(f"{error}: {words}") from None
             raise
 
-    def _handshake(self, params: dict, setup_time_limit: float | None) -> dict:
+    def _handshake(self, params: dict, setup_time_limit: float | None, wall_backstop: float) -> dict:
         if is_host(self.command):
             try:
-                ready = decode_answer(self._read_line(time.perf_counter() + HELLO_TIMEOUT))
+                ready = decode_answer(self._read_line(Allowance(None, None, HELLO_TIMEOUT)))
             except (NoAnswer, ProtocolError):
                 ready = None
             if ready != {"ready": True}:
                 self.kill("did not start")
                 raise BotProcessError(f"the bot host did not start within {HELLO_TIMEOUT:g}s")
-            timeout = RESET_TIMEOUT if setup_time_limit is None else setup_time_limit
-        else:
-            timeout = HELLO_TIMEOUT
-        answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, timeout)
+            wall = (cpu := RESET_TIMEOUT if setup_time_limit is None else setup_time_limit) * wall_backstop
+        else:  # a command's start-up is in its hello: wall time only
+            cpu, wall = None, HELLO_TIMEOUT
+        answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, cpu, wall)
         games = answer.get("games")
         if answer.get("protocol", PROTOCOL) != PROTOCOL:
             problem = f"speaks protocol {snippet(answer.get('protocol'))}, not {PROTOCOL}"
@@ -328,7 +321,7 @@ def pool_key(command: tuple, memory_mb: int | None, cpu_seconds: float | None, p
     return command, memory_mb, cpu_seconds, json.dumps(params, sort_keys=True, default=repr), sandboxed, folder
 
 
-def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> BotProcess:
+def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None, wall_backstop=WALL_BACKSTOP) -> BotProcess:
     """A healthy process for `key` that no other live bot instance holds; starts one (and says hello)
     when there is none. Broken and exited processes are reaped here."""
     for process in [p for p in running_processes if p.broken and p.creator == os.getpid()]:
@@ -349,7 +342,7 @@ def _acquire(key: tuple, owner: Any, setup_time_limit: float | None = None) -> B
     process = BotProcess(command, memory_mb, cpu_seconds, host_env() if is_host(command) else None, sandboxed,
                          folder)
     try:
-        process.handshake(json.loads(params), setup_time_limit)
+        process.handshake(json.loads(params), setup_time_limit, wall_backstop)
     except BaseException:
         process.close()
         raise
@@ -368,10 +361,11 @@ class ProcessBot(Bot):
     memory_mb: ClassVar[int | None] = None
     cpu_seconds: ClassVar[float | None] = None
     move_time_limit: ClassVar[float | None] = None
-    """The referee's move time limit (keep them equal): the deadline for an answer, should the referee's
-    clock not preempt the wait."""
+    """The referee's move time limit (keep them equal): the process's CPU time for an answer."""
     setup_time_limit: ClassVar[float | None] = None
-    """The referee's setup time limit (keep them equal): the deadline for answers to hello and reset."""
+    """The referee's setup time limit (keep them equal): the CPU time for answers to hello and reset."""
+    wall_backstop: ClassVar[float] = WALL_BACKSTOP
+    """The referee's wall-clock backstop (keep them equal): an answer's wall time is this many times its limit."""
     own_deadlines: ClassVar[bool] = True
     """Its setup calls wait on the process with deadlines of their own, which leave out arena's start-up of
     a fresh process: the referee does not time them with its clock."""
@@ -401,20 +395,20 @@ class ProcessBot(Bot):
         if state is not None:
             message["rng_state"] = pack_rng_state(state)
         key = pool_key(self.command, self.memory_mb, self.cpu_seconds, self.params, self.sandboxed, self.folder)
-        setup = self.setup_time_limit
+        setup, wall = self.setup_time_limit, self.wall_backstop
         try:
-            self.process = process = _acquire(key, self, setup)
+            self.process = process = _acquire(key, self, setup, wall)
             try:
                 process.limit_cpu()
             except BotProcessError:  # its lifetime CPU budget is spent (or cannot be raised): a fresh process, no fault
                 process.kill("CPU budget used up")
-                self.process = process = _acquire(key, self, setup)
+                self.process = process = _acquire(key, self, setup, wall)
             process.fresh = False  # it has begun a game: its CPU limit is raised from the next one on
-            answer = process.request(message, RESET_TIMEOUT if setup is None else setup)
-        except SetupTimeout:
+            answer = process.request(message, cpu := RESET_TIMEOUT if setup is None else setup, cpu * wall)
+        except SetupTimeout as late:
             if setup is None:
                 raise
-            raise MoveTimeout from None  # the referee's timeout, as for a bot in its process
+            raise MoveTimeout(late.wall) from None  # the referee's timeout, as for a bot in its process
         if answer.get("ok") is not True:
             process.kill("refused reset")
             raise BotProcessError(f"bad answer to reset: {snippet(answer)}")
@@ -425,12 +419,13 @@ class ProcessBot(Bot):
         if process is None or process.broken:
             raise BotProcessError(f"bot process is gone ({process.broken if process else 'no reset'})")
         data = b'{"type":"act","observation":' + encode_json(self.game.observation_json(observation)).encode() + b"}\n"
-        limit = self.move_time_limit
+        allowance = Allowance(process.bot_pid(), limit := self.move_time_limit, limit and limit * self.wall_backstop)
         try:
-            answer = process.exchange(data, None if limit is None else time.perf_counter() + limit)
-        except NoAnswer:
+            answer = process.exchange(data, allowance)
+        except NoAnswer as late:
+            note_move(*allowance.took())  # a late move is the game's slowest
             process.kill("timeout")
-            raise MoveTimeout from None
+            raise MoveTimeout(late.wall) from None
         except ProtocolError as error:
             process.kill("malformed answer")
             return BadAnswer(f"(malformed answer: {error})")
@@ -440,6 +435,7 @@ class ProcessBot(Bot):
         except BaseException:  # a crash, an interrupt: never reuse it
             process.kill("failed in act")
             raise
+        note_move(*allowance.took())  # towards the game's slowest move, by the process's own CPU time
         try:
             return move_from_answer(self.game, answer)
         except BotProcessError:
@@ -453,7 +449,8 @@ _classes: dict[tuple, type] = {}
 def process_bot_class(command: Sequence[str], *, name: str | None = None, params: dict | None = None,
                       memory_mb: int | None = DEFAULT_MEMORY_MB, cpu_seconds: float | None = None,
                       move_time_limit: float | None = None, setup_time_limit: float | None = None,
-                      sandboxed: bool = False, strict: bool = True, folder: str | None = None) -> type:
+                      wall_backstop: float = WALL_BACKSTOP, sandboxed: bool = False, strict: bool = True,
+                      folder: str | None = None) -> type:
     """A bot class whose instances play through a process running `command` (made once per arguments), in
     `folder` when given. It says hello once now, to learn the bot's name and games (that process then plays the
     first games); a failed hello raises BotProcessError when `strict`, else the class plays on and every game's
@@ -462,12 +459,12 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
     command = tuple(command)
     params = dict(params or {})
     key = (command, name, json.dumps(params, sort_keys=True, default=repr), memory_mb, cpu_seconds, move_time_limit,
-           setup_time_limit, sandboxed, folder)
+           setup_time_limit, wall_backstop, sandboxed, folder)
     if key not in _classes or strict and _classes[key].hello_error:
         hello, hello_error = {}, None
         try:
             pool = pool_key(command, memory_mb, cpu_seconds, params, sandboxed, folder)
-            hello = _acquire(pool, None, setup_time_limit).hello or {}
+            hello = _acquire(pool, None, setup_time_limit, wall_backstop).hello or {}
         except BotProcessError as error:
             if strict:
                 raise
@@ -476,7 +473,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
         attrs = {"name": name or hello.get("name") or Path(command[0]).name, "games": None if games is None
                  else frozenset(games), "command": command, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                  "move_time_limit": move_time_limit, "setup_time_limit": setup_time_limit,
-                 "sandboxed": sandboxed, "sends_rng_state": is_host(command),
+                 "wall_backstop": wall_backstop, "sandboxed": sandboxed, "sends_rng_state": is_host(command),
                  "hello_error": hello_error, "spec": hello.get("spec") if is_host(command) else None, "folder": folder,
                  "__doc__": f"The bot process `{' '.join(command)}`."}
         _classes[key] = type("ProcessBot", (ProcessBot,), attrs)

@@ -21,7 +21,11 @@ class BotProcessError(Exception):
 
 
 class SetupTimeout(BotProcessError):
-    """No answer to hello or reset within its time limit."""
+    """No answer to hello or reset within its time limit (`wall`: within its wall-clock backstop)."""
+
+    def __init__(self, message: str, wall: bool = False) -> None:
+        super().__init__(message)
+        self.wall = wall
 
 
 class ProtocolError(Exception):
@@ -29,7 +33,11 @@ class ProtocolError(Exception):
 
 
 class NoAnswer(Exception):
-    """No (complete) answer before the deadline."""
+    """No (complete) answer before the deadline (`wall`), or within the CPU time allowed."""
+
+    def __init__(self, wall: bool = True) -> None:
+        super().__init__(wall)
+        self.wall = wall
 
 
 class BadAnswer:

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import special
 
+from arena.clock import WALL_BACKSTOP
 from arena.config import parse_config
 from arena.config.toml import toml_text
 from arena.league.catalog import BotRow, Catalog, RoundRow
@@ -308,7 +309,8 @@ def shared_tables(settings: LeagueSettings) -> dict:
     """The `[run]` and `[ratings]` tables of every config the league plays (its rounds and its final)."""
     run, ratings = settings.run, settings.ratings
     return {"run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
-                    "setup_time_limit": run.setup_time_limit},
+                    "setup_time_limit": run.setup_time_limit,
+                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {})},
             "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")}}
 
 

@@ -113,7 +113,7 @@ def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[R
         first = sum(g.deals * len(g.bots) for g in config.games[:entries[0]])  # the table's first game
         try:  # in a child under the round's time limits, as the run report replays its examples
             data = replay_in_child(partial(replay_scheduled, config, first), config.run.move_time_limit,
-                                   config.run.setup_time_limit, round_.first_index + first)
+                                   config.run.setup_time_limit, round_.first_index + first, config.run.wall_backstop)
         except Exception:  # noqa: BLE001 - a bot that cannot be replayed here (or hangs) costs its link only
             return None
         name = f"replay-{page_name(label)[4:-5]}-{round_.first_index + first}.html"

@@ -5,7 +5,7 @@
     [[games]]                 # the variants the league plays (every table on duplicate deals)
     game = "go_for_it"
     rules = { players = 4 }
-    [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit
+    [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit, wall_backstop
     [ratings]                 # as in a tournament
     [league]                  # deals per table, tables per round, placement tables, isolation, confidence, tie_margin
     [uploads]                 # what entrants may upload to a served league (UploadLimits)
@@ -39,7 +39,7 @@ from arena.config.models import (
 from arena.games import get_game, make_rules
 from arena.league.bundles import ArchiveLimits
 
-RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit"}
+RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "wall_backstop"}
 ISOLATIONS = ("sandbox", "process", "none")
 
 

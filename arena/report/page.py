@@ -5,11 +5,12 @@ from __future__ import annotations
 import html
 import json
 import re
+import tomllib
 
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import bounds, counted, interval, places, stop_lines
+from arena.display import bounds, counted, interval, move_times_line, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     figure_html,
@@ -63,6 +64,9 @@ def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None,
         if manifest.get("stop"):
             facts.append(("stopped", "<br>".join(e(line) for line in stop_lines(manifest["stop"]))))
         facts.append(("digest", f"<code>{e(manifest['digest'])}</code>"))
+        facts.append(("time limits", e(limits_text(config_text))))
+        if (times := move_times_line(summary.move_times)) is not None:
+            facts.append(("move times", e(times)))
         facts.append(("wall time", f"{manifest['wall_seconds']:,.1f} s (playing {manifest.get('play_seconds', 0):,.1f} "
                                    f"s, rating {manifest.get('rating_seconds', 0):,.1f} s)"))
         facts.append(("played", f"{e(str(manifest.get('started', '?')))} to {e(str(manifest.get('finished', '?')))}, "
@@ -87,6 +91,23 @@ def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None,
     return (f"<header><h1>Arena report: {e(name)}</h1>\n<table class='facts'>{rows}</table>\n"
             f"<details><summary>config.toml</summary><pre class='config'>{e(config_text)}</pre></details>"
             f"</header>")
+
+
+def time_limits_of(config_text: str) -> tuple[float | None, float, float]:
+    """The run's move time limit (None: none), setup time limit and wall-clock backstop, as its config gives them."""
+    from arena.config import RunSettings
+
+    run = tomllib.loads(config_text).get("run", {})
+    limit = run.get("move_time_limit", RunSettings.move_time_limit)
+    return (None if not limit else float(limit), float(run.get("setup_time_limit", RunSettings.setup_time_limit)),
+            float(run.get("wall_backstop", RunSettings.wall_backstop)))
+
+
+def limits_text(config_text: str) -> str:
+    """The run's time limits, as its config gives them."""
+    move, setup, wall = time_limits_of(config_text)
+    return (f"{f'{move:g}s' if move else 'no limit'} of CPU time per move, {setup:g}s per setup call (construction "
+            f"and reset); a call ends after {wall:g} times its limit in wall time")
 
 
 def variant_section(variant: str, slug: str, rated: VariantRatings, scores: pd.DataFrame | None, games: int,

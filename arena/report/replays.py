@@ -4,10 +4,9 @@ written as a replay page beside the report."""
 from __future__ import annotations
 
 import html
-import tomllib
 
 from arena.ratings import VariantRatings
-from arena.report.page import variant_slugs
+from arena.report.page import time_limits_of, variant_slugs
 from arena.results import RunDir
 
 
@@ -39,17 +38,9 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
     return out
 
 
-def _time_limits(config_text: str) -> tuple[float | None, float]:
-    """The run's move time limit (None: none) and setup time limit, as its config gives them."""
-    from arena.config import RunSettings
-
-    run = tomllib.loads(config_text).get("run", {})
-    limit = run.get("move_time_limit", RunSettings.move_time_limit)
-    return None if not limit else float(limit), float(run.get("setup_time_limit", RunSettings.setup_time_limit))
-
-
 def _isolated_replay(run: RunDir, index: int) -> dict:
     """`replay_game(run, index)` in a forked child, under the run's time limits (arena.replay.replay_in_child)."""
     from arena.replay import replay_game, replay_in_child
 
-    return replay_in_child(lambda: replay_game(run, index), *_time_limits(run.config.read_text()), index)
+    limit, setup, wall = time_limits_of(run.config.read_text())
+    return replay_in_child(lambda: replay_game(run, index), limit, setup, index, wall)

@@ -1,5 +1,5 @@
 """What the report reads of a run's results besides the ratings, a part at a time: game counts,
-terminations, exact counts of every score, and the example games worth a replay."""
+terminations, exact counts of every score, the example games worth a replay, and its moves' times."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ REPLAY_TABLES = 4
 """Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
-SUMMARY_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination"]
+SUMMARY_COLUMNS = ["game_index", "variant", "seed", "players", "scores", "ranks", "termination", "slowest_move_cpu",
+                   "slowest_move_wall"]
 """What the report reads of the results besides the ratings."""
 
 
@@ -35,6 +36,8 @@ class ResultsSummary:
     """Per variant, per bot: the box-plot statistics of its scores (`ScoreCounts.boxes`)."""
     examples: dict[str, list[tuple[int, str]]]
     """Per variant, the games worth a replay (`example_games`)."""
+    move_times: dict | None = None
+    """The slowest moves' CPU and wall time (`MoveTimes.result`; None when no move was timed)."""
 
     @property
     def total(self) -> int:
@@ -47,7 +50,7 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
     (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
     games: dict[str, int] = {}
     terminations: dict[str, dict[str, int]] = {}
-    scores, examples = ScoreCounts(), ExampleFinder(ratings)
+    scores, examples, times = ScoreCounts(), ExampleFinder(ratings), MoveTimes()
     for part in parts:
         variant, termination = _strings(part, "variant"), _strings(part, "termination")
         variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
@@ -62,7 +65,8 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
             by_end[ends[t]] = by_end.get(ends[t], 0) + n
         scores.add(part)
         examples.add(part)
-    return ResultsSummary(games, terminations, scores.boxes(), examples.result())
+        times.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result())
 
 
 def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
@@ -75,6 +79,54 @@ def _seated_bots(games: pa.Table) -> tuple[np.ndarray, pa.DictionaryArray]:
     players = games.column("players").combine_chunks()
     return (pc.list_value_length(players).to_numpy(zero_copy_only=False),
             pc.list_flatten(players).dictionary_encode())
+
+
+TIMED_CPU = 0.05
+"""The slowest move of a game counts towards how far wall time ran past CPU time when it took at least this much
+CPU time (s): the clock times shorter moves coarsely (from when its watchdog first saw them), or not at all."""
+
+
+class MoveTimes:
+    """The slowest move of each game, a part at a time: the most CPU time and the most wall time any move took, and
+    how many times their CPU time in wall time the slowest moves took (moves that waited for a busy machine took
+    more), with a 95% interval that treats a deal (all its rotations) as one unit."""
+
+    def __init__(self) -> None:
+        self.cpu = self.wall = 0.0
+        self.games = 0
+        self.deals: dict[tuple[str, int], list[float]] = {}
+        """(variant, deal seed) -> the CPU and wall time of its games' slowest moves of TIMED_CPU or more."""
+
+    def add(self, part: pa.Table) -> None:
+        """Takes the slowest moves of one part's games (null where moves had no time limit)."""
+        cpu, wall = (part.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
+                     for name in ("slowest_move_cpu", "slowest_move_wall"))
+        known = ~np.isnan(wall)
+        if not known.any():
+            return
+        self.cpu, self.wall = max(self.cpu, float(cpu[known].max())), max(self.wall, float(wall[known].max()))
+        timed = np.flatnonzero(known & (cpu >= TIMED_CPU))
+        self.games += len(timed)
+        variants, seeds = part.column("variant").to_pylist(), part.column("seed").to_numpy()
+        for row in timed.tolist():
+            sums = self.deals.setdefault((variants[row], int(seeds[row])), [0.0, 0.0])
+            sums[0] += cpu[row]
+            sums[1] += wall[row]
+
+    def result(self) -> dict | None:
+        """`cpu` and `wall`: the most any move took (s); over the `games` whose slowest move took TIMED_CPU or more,
+        in `deals` deals: `wall_per_cpu`, their wall time over their CPU time, with its interval `low`..`high`
+        (the delta method over deals; None for fewer than two deals)."""
+        if not self.wall:
+            return None
+        out = {"cpu": round(self.cpu, 4), "wall": round(self.wall, 4), "games": self.games, "deals": len(self.deals)}
+        if self.deals:
+            cpu, wall = np.array(list(self.deals.values())).T
+            ratio, n = wall.sum() / cpu.sum(), len(cpu)
+            half = 1.96 * np.sqrt(n / (n - 1) * ((wall - ratio * cpu) ** 2).sum()) / cpu.sum() if n > 1 else None
+            out.update(wall_per_cpu=round(float(ratio), 4), low=None if half is None else round(float(ratio - half), 4),
+                       high=None if half is None else round(float(ratio + half), 4))
+        return out
 
 
 class ScoreCounts:
