@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The move clock's cost on the hot path: random bots through the referee with a 1 s move clock (engine.py's
 "1s clock" column), this checkout against another, alternating in one sitting, each measurement in a fresh
 interpreter.
