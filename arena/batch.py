@@ -5,12 +5,13 @@ every game through these pieces, so a game is played and recorded one way wherev
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Callable
 from functools import partial
 
 from arena import referee
-from arena.bots import load_bot_class
+from arena.bots import load_bot_class, unshadowed
 from arena.clock import arm_backstop
 from arena.config import Config
 from arena.games import get_game
@@ -87,5 +88,6 @@ def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
     clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
     arm_backstop(config.run.move_time_limit, config.run.setup_time_limit)
+    unshadowed([*config.folders, os.getcwd()])  # Ray puts the driver's folders first on a worker's import path
     return play_batch(config, start, end)
 

@@ -85,16 +85,17 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 
     Their files are read, not run: a class whose source does not say its name and games is asked in a process of
     its own, within a few seconds."""
+    import arena.isolation  # noqa: F401  (asks in their own processes the bots whose source does not tell)
+    from arena.bots.listing import listed_bots
+    from arena.bots.registry import load_registry, unregister
     from arena.display import console, table
     from arena.games import get_game
-    from arena.listing import listed_bots
-    from arena.registry import load_registry, unregister
 
     if forget is not None:
-        spec = unregister(forget)
-        if spec is None:
+        source = unregister(forget)
+        if source is None:
             fail(f"no registered bot {forget!r} (registered: {', '.join(sorted(load_registry())) or 'none'})")
-        typer.echo(f"forgot {forget!r} ({spec})")
+        typer.echo(f"forgot {forget!r} ({source.spec})")
         return
     with user_errors():
         if game is not None:
@@ -385,7 +386,8 @@ def replay(
 
 @app.command()
 def submit(
-    spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, or an installed module:Class.")],
+    spec: Annotated[str, typer.Argument(help="The bot: path/to/file.py:Class, a folder or zip with a bot.toml, "
+                                        "folder-or.zip:module:Class, \"command: PROGRAM ARGS\", or module:Class.")],
     move_time_limit: Annotated[float, typer.Option(help="Seconds allowed per move.", min=0.001)] = 1.0,
     setup_time_limit: Annotated[float, typer.Option(
         help="Seconds allowed to load and build the bot, and for each reset.", min=0.001)] = 10.0,
@@ -400,6 +402,7 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
+    from arena.display import counted
     from arena.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
@@ -408,20 +411,28 @@ def submit(
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox)
+    if report.unchanged:
+        typer.echo(f"unchanged: {report.name!r} is registered with this very code (sha256 "
+                   f"{report.source.sha256[:12]}); nothing to check again")
+        return
     typer.echo(f"bot {report.name!r} ({report.spec})")
-    built = "FAILED" if report.built is None else "ok"
-    typer.echo(f"  {'setup':<13} {built:<7} " + (f"started and built in {report.built:.2f}s" if report.built
-                                                   is not None else f"not built within {setup_time_limit:g}s"))
+    if report.built is None:
+        typer.echo(f"  {'setup':<13} {'FAILED':<7} not built within {setup_time_limit:g}s")
+    else:
+        typer.echo(f"  {'setup':<13} {'ok':<7} started and built in {report.built:.2f}s")
     for check in report.checks:
-        verdict = "ok" if not check.problems else "FAILED"
-        typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "
-                   f"slowest {1000 * check.slowest:.2f} ms/move")
+        if check.problems:
+            typer.echo(f"  {check.game:<13} FAILED  after {counted(check.games, 'game')}")
+        else:
+            typer.echo(f"  {check.game:<13} {'ok':<7} {counted(check.games, 'game')}, {check.wins} won against "
+                       f"random, slowest {1000 * check.slowest:.2f} ms/move")
     if not report.ok:
         for problem in report.problems:
             typer.echo(f"  problem: {problem}", err=True)
         typer.echo(f"error: {report.name!r} was not registered", err=True)
         raise typer.Exit(2)
-    typer.echo(f"registered: {report.name!r} can now be named in `arena play` and in configs")
+    typer.echo(f"registered: {report.name!r} can now be named in every command (arena play, match, configs, "
+               "league add)")
 
 
 @app.command()

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arena.bots import is_host
+
 STDERR_ENV = "ARENA_BOT_STDERR"
 """A file to append every bot process's stderr to; discarded when unset. It is never parsed."""
 TAILS_ENV = "ARENA_BOT_STDERR_TAILS"
@@ -85,7 +87,7 @@ def stderr_tail_file(command) -> Path | None:
     `bots/<hash>`) has a name to file them under."""
     folder = os.environ.get(TAILS_ENV)
     argv = list(command)
-    if not folder or len(argv) != 4 or argv[1:3] != ["-m", "arena.isolation"]:
+    if not folder or not is_host(argv):
         return None
     file = argv[3].rpartition(":")[0]
     frozen = Path(file).parent if file.endswith(".py") else Path(argv[3]) if not file else None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import bots
-from arena.bots import BotError
+from arena.bots import BotError, listing
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,
@@ -77,4 +77,13 @@ def _load_command_spec(spec: str) -> type:
         raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
 
 
+def ask_hosts(specs: Sequence[str], time_limit: float) -> list:
+    """Each spec's hello (a `command:` in its sandbox, a Python class in the built-in host), or its BotProcessError."""
+    import shlex
+
+    return check_commands([(shlex.split(spec.removeprefix("command:")), {}, True) if spec.startswith("command:")
+                           else (python_command(spec), {}, False) for spec in specs], time_limit)
+
+
 bots.SPEC_LOADERS["command:"] = _load_command_spec
+listing.ASK_HOSTS = ask_hosts

@@ -7,7 +7,7 @@ either no record (and at most an unused copy, which the next add of the same cod
 record. A bundled bot is arena's own code: it is recorded by name and arena's version.
 
 A bot's folder or zip (a package with `entry = "module:Class"` in its bot.toml, or a command bot with
-`command = ...`) is copied or unpacked (arena/league/bundles.py) beside `bots/` in the same way, hashed by its
+`command = ...`) is copied or unpacked (arena/bots/bundles.py) beside `bots/` in the same way, hashed by its
 whole content, checked, and renamed to `bots/<hash>/`, which is then its spec: a round's config names that folder.
 """
 
@@ -24,7 +24,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from arena.bots import BUNDLED_DIR, MANIFEST, BotError, read_manifest
-from arena.league.bundles import ArchiveLimits, copy_folder, tree_hash, unpack
+from arena.bots.bundles import ArchiveLimits, copy_folder, tree_hash, unpack
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
 from arena.league.entrants import Owner, owner_of
