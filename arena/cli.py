@@ -411,10 +411,6 @@ def submit(
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox)
-    if report.unchanged:
-        typer.echo(f"unchanged: {report.name!r} is registered with this very code (sha256 "
-                   f"{report.source.sha256[:12]}); nothing to check again")
-        return
     typer.echo(f"bot {report.name!r} ({report.spec})")
     if report.built is None:
         typer.echo(f"  {'setup':<13} {'FAILED':<7} not built within {setup_time_limit:g}s")
@@ -431,6 +427,9 @@ def submit(
             typer.echo(f"  problem: {problem}", err=True)
         typer.echo(f"error: {report.name!r} was not registered", err=True)
         raise typer.Exit(2)
+    if report.unchanged:
+        typer.echo(f"unchanged: {report.name!r} is registered with this very code (sha256 {report.source.sha256[:12]})")
+        return
     typer.echo(f"registered: {report.name!r} can now be named in every command (arena play, match, configs, "
                "league add)")
 

@@ -144,23 +144,23 @@ def _rules_text(overrides: dict) -> str:
 
 def submit(spec: str, replace: bool = False, **options) -> SubmitReport:
     """Checks the bot and, when it passes, registers its source by name for every command; `replace` lets it take a
-    name registered to another bot before (never that of a bundled or installed bot). Code registered already (the
-    same SHA-256, from a folder or its zip alike) is `unchanged` and not checked again; new code from the place a
-    name was registered from replaces it."""
+    name registered to another bot before (never that of a bundled or installed bot). Code registered already under
+    its name (the same SHA-256, from a folder or its zip alike) is `unchanged`; new code from the place a name was
+    registered from replaces it."""
     source = resolve(spec, registered=False)
-    registry = load_registry()
-    for name, known in registry.items():
-        if known.sha256 is not None and known.sha256 == source.sha256:
-            return SubmitReport(name, source.spec, [], [], None, known, unchanged=True)
     report = check_bot(source, **options)
-    if report.ok:
-        name = report.name
-        bundled = source_names().get(name)
-        if bundled is not None and bundled.start() != source.start():
-            raise BotError(f"the name {name!r} is taken by a bundled or installed bot ({bundled.spec}); rename yours")
-        known = registry.get(name)
-        if known is not None and known.start() != source.start() and not replace:
-            raise BotError(f"the name {name!r} is registered to another bot ({known.spec}); rename yours, or "
-                           "submit it with --replace")
-        register(name, report.source)
+    if not report.ok:
+        return report
+    name = report.name
+    known = load_registry().get(name)
+    if known is not None and known.sha256 is not None and known.sha256 == source.sha256:
+        report.unchanged = True
+        return report
+    bundled = source_names().get(name)
+    if bundled is not None and bundled.start() != source.start():
+        raise BotError(f"the name {name!r} is taken by a bundled or installed bot ({bundled.spec}); rename yours")
+    if known is not None and known.start() != source.start() and not replace:
+        raise BotError(f"the name {name!r} is registered to another bot ({known.spec}); rename yours, or "
+                       "submit it with --replace")
+    register(name, report.source)
     return report

@@ -59,7 +59,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits) -> Path:
                     while chunk := source.read(CHUNK):
                         written += len(chunk)
                         if written > limits.unpacked:
-                            raise BotError(f"{Path(path).name}: unpacks to more than {_size(limits.unpacked)} "
+                            raise BotError(f"{Path(path).name}: unpacks to more than {size_text(limits.unpacked)} "
                                               "(its headers understate it)")
                         sink.write(chunk)
                 target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
@@ -94,7 +94,7 @@ def check_folder(folder: Path, limits: ArchiveLimits) -> list[Path]:
         if count > limits.files:
             raise BotError(f"{folder}: more than {limits.files} files")
         if total > limits.unpacked:
-            raise BotError(f"{folder}: more than {_size(limits.unpacked)}")
+            raise BotError(f"{folder}: more than {size_text(limits.unpacked)}")
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
@@ -158,7 +158,7 @@ def _checked_entries(path: Path, archive: zipfile.ZipFile, limits: ArchiveLimits
         seen.add(parts)
     declared = sum(info.file_size for info in entries)
     if declared > limits.unpacked:
-        raise BotError(f"{where}: unpacks to {_size(declared)}, more than {_size(limits.unpacked)}")
+        raise BotError(f"{where}: unpacks to {size_text(declared)}, more than {size_text(limits.unpacked)}")
     return entries
 
 
@@ -167,7 +167,8 @@ def _parts(name: str) -> tuple[str, ...]:
     return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _size(size: int) -> str:
+def size_text(size: int) -> str:
+    """A size as people read it: `2.0 MiB`, `1,200 bytes`."""
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 

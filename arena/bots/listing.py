@@ -276,8 +276,15 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
             elif source.told:
                 found[name] = Listed(name, source.games, _about(source.entry) if source.form == "file" else "",
                                      source.start())
-            else:
-                asked.append((source.start(), f"registered bot {name}"))
+            else:  # an older arena's record: what its source tells, else its host
+                try:
+                    bot = read_spec(source.entry) if source.entry and ":" in source.entry else None
+                except (Unclear, BotError):
+                    bot = None
+                if bot is not None:
+                    found[name] = Listed(name, bot.games, bot.about, bot.spec)
+                else:
+                    asked.append((source.start(), f"registered bot {name}"))
     from importlib.metadata import entry_points  # 50 ms: only here
 
     for point in entry_points(group=ENTRY_POINT_GROUP):

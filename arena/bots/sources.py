@@ -50,6 +50,8 @@ def resolve(spec: str, folders: tuple[Path, ...] | None = None, *, registered: b
         if spec.startswith(prefix):
             return BotSource("installed", spec, entry=spec)
     where, _, rest = spec.partition(":")
+    if spec.endswith(".py"):
+        spec = _only_class(spec, folders)
     if ".py:" in spec:
         return _file(spec, folders)
     bundle = _bundle_path(where, bool(rest), folders)
@@ -136,6 +138,21 @@ def _file(spec: str, folders: tuple[Path, ...]) -> BotSource:
     if path.parent == BUNDLED_DIR:
         return BotSource("bundled", spec, name, games, entry=entry)
     return BotSource("file", spec, name, games, str(path), entry, sha256=files_hash([path]))
+
+
+def _only_class(spec: str, folders: tuple[Path, ...]) -> str:
+    """`file.py` as `file.py:Class` when the file holds one bot class (read from its source)."""
+    from arena.bots.listing import read_file
+
+    path = found_in(spec, folders, is_file)
+    if path is None:
+        raise BotError(f"no bot file {spec}")
+    listed, unclear = read_file(path)
+    classes = [bot.spec.rpartition(":")[2] for bot in listed] + unclear
+    if len(classes) != 1:
+        raise BotError(f"{spec} holds {len(classes)} bot classes{' (' + ', '.join(classes) + ')' if classes else ''}: "
+                       "give path/to/file.py:Class")
+    return f"{spec}:{classes[0]}"
 
 
 def _bundle_path(where: str, has_entry: bool, folders: tuple[Path, ...]) -> Path | None:
