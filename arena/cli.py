@@ -428,7 +428,8 @@ def submit(
         typer.echo(f"error: {report.name!r} was not registered", err=True)
         raise typer.Exit(2)
     if report.unchanged:
-        typer.echo(f"unchanged: {report.name!r} is registered with this very code (sha256 {report.source.sha256[:12]})")
+        pin = f"sha256 {report.source.sha256[:12]}" if report.source.sha256 else "arena's own"
+        typer.echo(f"unchanged: {report.name!r} can be named already, with this very code ({pin})")
         return
     typer.echo(f"registered: {report.name!r} can now be named in every command (arena play, match, configs, "
                "league add)")

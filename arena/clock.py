@@ -203,7 +203,7 @@ def arm_backstop(limit: float | None, setup: float | None = None) -> None:
         fd = os.memfd_create("arena-backstop")
         os.ftruncate(fd, _BOARD_BYTES)
         use_board(new_board(limit, setup, fd))
-        _sentinel = subprocess.Popen([sys.executable, "-c", SENTINEL, str(fd), str(os.getpid())], pass_fds=[fd],
+        _sentinel = subprocess.Popen([sys.executable, "-P", "-c", SENTINEL, str(fd), str(os.getpid())], pass_fds=[fd],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
         os.close(fd)
     else:

@@ -147,13 +147,13 @@ def submit(spec: str, replace: bool = False, **options) -> SubmitReport:
     name registered to another bot before (never that of a bundled or installed bot). Code registered already under
     its name (the same SHA-256, from a folder or its zip alike) is `unchanged`; new code from the place a name was
     registered from replaces it."""
-    source = resolve(spec, registered=False)
+    source = resolve(spec)
     report = check_bot(source, **options)
     if not report.ok:
         return report
     name = report.name
     known = load_registry().get(name)
-    if known is not None and known.sha256 is not None and known.sha256 == source.sha256:
+    if source.bundled or known is not None and known.sha256 is not None and known.sha256 == source.sha256:
         report.unchanged = True
         return report
     bundled = source_names().get(name)

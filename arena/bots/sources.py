@@ -63,18 +63,23 @@ def resolve(spec: str, folders: tuple[Path, ...] | None = None, *, registered: b
 
 
 def _program(spec: str, folders: tuple[Path, ...]) -> BotSource:
-    """`command: PROGRAM ARGS`: its program found (a path, or a name on PATH), each argument that names a file made
-    absolute; an argument written as a file that is nowhere is refused here, before the bot starts."""
     try:
         argv = shlex.split(spec.removeprefix("command:"))
     except ValueError as error:
         raise BotError(f"{spec}: cannot split it: {error}") from None
     if not argv:
         raise BotError(f"{spec!r} names no program; give \"command: PROGRAM ARGS\"")
-    command = checked_command(argv, folders, spec.strip())
+    return program_source(argv, folders, spec.strip())
+
+
+def program_source(argv: list[str], folders: tuple[Path, ...], where: str) -> BotSource:
+    """`command: PROGRAM ARGS`: its program found (a path, or a name on PATH), each argument that names a file made
+    absolute; an argument written as a file that is nowhere is refused here (`where` starts the line), before the
+    bot starts."""
+    command = checked_command(argv, folders, where)
     files = [Path(arg) for arg in command if Path(arg).is_absolute() and Path(arg).is_file()]
     digest = files_hash(files) if files else None
-    return BotSource("program", spec.strip(), command=tuple(command), sha256=digest)
+    return BotSource("program", "command: " + shlex.join(argv), command=tuple(command), sha256=digest)
 
 
 def checked_command(argv: list[str], folders: tuple[Path, ...], where: str) -> list[str]:
@@ -230,6 +235,37 @@ def folder_command(argv: tuple[str, ...], folder: Path, where: str) -> list[str]
     if "/" in argv[0] and not Path(command[0]).is_relative_to(folder):
         raise BotError(f"{where}: no program {argv[0]} in {folder.name}/")
     return command
+
+
+def as_folder(source: BotSource, dest: Path) -> Path:
+    """A bot's code written into `dest`, a new folder, as a folder bot (what a league freezes and an upload sends): a
+    folder bot's files (with the entry given after it written into its bot.toml), or for a `command:` program each
+    file its command names, beside a bot.toml whose command names them there."""
+    import json
+
+    from arena.bots.bundles import copy_folder
+
+    if source.form in ("package", "command"):
+        copy_folder(Path(source.root), dest)
+        entry = source.entry.removeprefix(source.root).removeprefix(":") if source.entry else ""
+        if entry:
+            (dest / MANIFEST).write_text(f"entry = {json.dumps(entry)}\n")
+        return dest
+    if source.form != "program":
+        raise BotError(f"{source.spec}: not a folder bot, a package or a command")
+    dest.mkdir()
+    argv = []
+    for i, arg in enumerate(source.command or ()):
+        path = Path(arg)
+        if path.is_absolute() and path.is_file():
+            shutil.copy2(path, dest / path.name)  # its mode too: a program stays executable
+            arg = f"./{path.name}" if i == 0 else path.name
+        elif path.is_absolute() and path.is_dir():
+            shutil.copytree(path, dest / path.name)
+            arg = path.name
+        argv.append(arg)
+    (dest / MANIFEST).write_text(f"command = {json.dumps(argv)}\n")
+    return dest
 
 
 def unpacked(zip_path: Path, limits: ArchiveLimits = ArchiveLimits()) -> Path:

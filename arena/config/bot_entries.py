@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotError
+from arena.bots import BotError, sources
 from arena.bots.registry import BotSource
 from arena.bots.sources import resolve
 from arena.config.models import (
@@ -77,13 +77,12 @@ def _argv(value: Any, where: str) -> list[str]:
     return argv
 
 
-def program_source(argv: list[str], folders: tuple[Path, ...], where: str):
+def program_source(argv: list[str], folders: tuple[Path, ...], where: str) -> BotSource:
     """The source of a config's `command`, as `command: ...` resolves (ConfigError naming the field)."""
     try:
-        return resolve("command: " + shlex.join(argv), folders)
+        return sources.program_source(argv, folders, where)
     except BotError as error:
-        text = str(error)
-        raise ConfigError(f"{where}: {text.partition(': ')[2] if text.startswith('command: ') else text}") from None
+        raise ConfigError(str(error)) from None
 
 
 _checked: dict[tuple, dict] = {}

@@ -24,9 +24,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 from arena.bots import BUNDLED_DIR, MANIFEST
-from arena.bots.bundles import ArchiveLimits, copy_folder, tree_hash
+from arena.bots.bundles import ArchiveLimits, check_folder, tree_hash
 from arena.bots.registry import BotSource
-from arena.bots.sources import resolve
+from arena.bots.sources import as_folder, resolve
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
 from arena.league.entrants import Owner, owner_of
@@ -171,9 +171,10 @@ def _kind(source: BotSource) -> str:
         return "bundled"
     if source.form in ("file", "package", "command"):
         return source.form
+    if source.form == "program":
+        return "command"
     raise LeagueError(f"{source.spec}: a league freezes a bot's code: give path/file.py:Class, a folder or zip with a "
-                      f"{MANIFEST} (entry = \"module:Class\" or command = \"...\", docs/writing-a-bot.md), "
-                      "folder-or.zip:module:Class, or a bundled bot's name")
+                      f"{MANIFEST}, folder-or.zip:module:Class, \"command: PROGRAM ARGS\", or a bundled bot's name")
 
 
 def _check_plays(name: str | None, games, league_games: list[str]) -> None:
@@ -184,14 +185,12 @@ def _check_plays(name: str | None, games, league_games: list[str]) -> None:
 
 
 def _staged_bundle(league: Path, source: BotSource, limits: ArchiveLimits) -> Path:
-    """The bot's folder (a zip's, as unpacked) copied beside the frozen bots, with the entry given after it written
-    into its bot.toml."""
+    """The bot's folder (a zip's as unpacked, a program's files, `as_folder`) written beside the frozen bots, within
+    `limits`."""
     staged = _bots_dir(league) / f".staged-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    copy_folder(Path(source.root), staged, limits)
     try:
-        entry = source.entry.removeprefix(source.root).removeprefix(":") if source.entry else ""
-        if entry:
-            (staged / MANIFEST).write_text(f"entry = {json.dumps(entry)}\n")
+        as_folder(source, staged)
+        check_folder(staged, limits)
         return staged
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.bundles import ArchiveLimits, check_folder
-from arena.bots.sources import resolve
+from arena.bots.sources import as_folder, resolve
 from arena.league.catalog import LeagueError
 
 POLL_SECONDS = 0.5
@@ -54,26 +54,29 @@ def upload_bot(url: str, spec: str, token: str, *, name: str | None = None, clas
 
 
 def upload_of(spec: str) -> tuple[str, bytes, str | None]:
-    """What an upload of `spec` sends: (file name, bytes, class or entry or None). A file bot is its file, a folder
-    bot a zip of its folder (as it is, if it was given as a zip)."""
+    """What an upload of `spec` sends: (file name, bytes, class or None). A file bot is its file, a zip as it is, any
+    other bot a zip of its code as a folder bot (`as_folder`)."""
+    import tempfile
+
     source = resolve(spec)
     if source.form == "file":
         return Path(source.root).name, Path(source.root).read_bytes(), source.entry.rpartition(":")[2]
-    if source.form not in ("package", "command"):
-        raise LeagueError(f"{spec}: an upload is a bot's code: path/file.py:Class, a folder or zip with a bot.toml, "
-                          "or folder-or.zip:module:Class")
-    entry = source.entry.removeprefix(source.root).removeprefix(":") if source.entry else ""
     given = Path(spec.partition(":")[0])
-    if given.suffix.lower() == ".zip" and given.is_file():
-        return given.name, given.read_bytes(), entry or None
+    if given.suffix.lower() == ".zip" and given.is_file() and source.entry in (None, source.root):
+        return given.name, given.read_bytes(), None
+    if source.form not in ("package", "command", "program"):
+        raise LeagueError(f"{spec}: an upload is a bot's code (path/file.py:Class, a folder or zip with a bot.toml, "
+                          "folder-or.zip:module:Class, \"command: PROGRAM ARGS\"); a bundled bot is every league's "
+                          "to add: arena league add DIR NAME")
     buffer = io.BytesIO()
-    root = Path(source.root)
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in check_folder(root, ArchiveLimits()):
-            info = zipfile.ZipInfo(path.relative_to(root).as_posix())
-            info.external_attr = (0o100755 if path.stat().st_mode & 0o111 else 0o100644) << 16
-            archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
-    return f"{root.name}.zip", buffer.getvalue(), entry or None
+    with tempfile.TemporaryDirectory() as scratch:
+        root = as_folder(source, Path(scratch) / "bot")
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in check_folder(root, ArchiveLimits()):
+                info = zipfile.ZipInfo(path.relative_to(root).as_posix())
+                info.external_attr = (0o100755 if path.stat().st_mode & 0o111 else 0o100644) << 16
+                archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
+    return f"{Path(source.root).name if source.root else 'bot'}.zip", buffer.getvalue(), None
 
 
 def _answer(response, base: str) -> dict:
