@@ -27,8 +27,15 @@ def prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
     key = repr(config)
     if key not in _prepared:
         _prepared.clear()
-        _prepared[key] = (Schedule(config), [partial(_bot_class(b, config), **b.params) for b in config.bots])
+        _prepared[key] = (Schedule(config), bot_makers(config))
     return _prepared[key]
+
+
+def bot_makers(config: Config, seated: set[int] | None = None) -> list[Callable[[], object] | None]:
+    """For each bot of a config (of those `seated` only, None for the others: a replay of one game starts only its
+    table's processes) what makes a fresh one with its params."""
+    return [partial(_bot_class(b, config), **b.params) if seated is None or i in seated else None
+            for i, b in enumerate(config.bots)]
 
 
 def _bot_class(entry, config: Config) -> type:
