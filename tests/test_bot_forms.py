@@ -195,12 +195,12 @@ def server(world, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def ray_run(world):
-    """`arena.run` of every form on a local Ray instance (the one Ray start of this file)."""
+def api_run(world):
+    """`arena.run` of every form, in one local worker."""
     import arena as api
 
     work, forms = world
-    return api.run(config_text(forms, 2).replace('name = "forms"', 'name = "forms-ray"'), out=work / "reports")
+    return api.run(config_text(forms, 1).replace('name = "forms"', 'name = "forms-api"'), out=work / "reports")
 
 
 @pytest.mark.parametrize("name", FORMS)
@@ -294,9 +294,84 @@ def test_league_upload(server, world, name):
 
 
 @pytest.mark.parametrize("name", FORMS)
-def test_run(ray_run, world, name):
+def test_run(api_run, world, name):
     _, bot = form(world, name)
-    played = ray_run.results[ray_run.results["players"].map(lambda players: bot in list(players))]
+    played = api_run.results[api_run.results["players"].map(lambda players: bot in list(players))]
     assert len(played) > 0 and played["fault"].isna().all()
-    assert bot in set(ray_run.ratings["bot"])
+    assert bot in set(api_run.ratings["bot"])
 
+
+def test_a_package_and_a_program_play_on_ray_workers(world):
+    """Ray's workers put the driver's folder first on their import path: the copy.py there stays unimported."""
+    import arena as api
+
+    work, forms = world
+    chosen = {name: forms[name] for name in ("package", "program")}
+    run = api.run(config_text(chosen, 2).replace('name = "forms"', 'name = "forms-ray"'), out=work / "reports")
+    assert run.manifest["backend"] == "ray" and run.manifest["workers"] == 2
+    assert set(run.ratings["bot"]) == {"random", "pkgbot", "prog"} and run.results["fault"].isna().all()
+
+
+def files_under(folder: Path) -> dict[str, int]:
+    """Every file under `folder` with its size: what a refused command must leave as it was."""
+    return {str(p.relative_to(folder)): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_league_refuses_a_bot_that_plays_none_of_its_games(world):
+    work, forms = world
+    (work / "other.toml").write_text('name = "other"\nseed = 1\n\n[[games]]\ngame = "caterpillar"\n\n[[games]]\n'
+                                     'game = "go_for_it"\nrules = { players = 2 }\n')
+    arena("league", "new", work / "other", work / "other.toml")
+    before = files_under(work / "other")
+    for spec, bot in (forms["file"], forms["command"]):  # told by its source, and told only by its hello
+        refused = arena("league", "add", work / "other", spec, "--games", "1", check=False)
+        assert refused.exit_code == 2
+        assert refused.output == (f"error: {bot} plays none of this league's games (caterpillar, go_for_it); it "
+                                  f"plays {GAME}\n")
+    assert files_under(work / "other") == before
+
+
+def test_a_spec_that_names_nothing_gets_the_nearest_names(world):
+    work, _ = world
+    before = files_under(work)
+    for verb in (["play", GAME, "gredy", "random"], ["submit", "gredy"], ["match", GAME, "gredy", "random"]):
+        refused = arena(*verb, check=False)
+        assert refused.exit_code == 2 and refused.output.splitlines()[-1] == \
+            "error: unknown bot 'gredy': did you mean greedy?", refused.output
+    assert files_under(work) == before
+
+
+def test_a_missing_file_is_named_as_written(world):
+    work, _ = world
+    before = files_under(work)
+    for spec, line in (("nothere.py:Bot", "no bot file nothere.py"), ("nothere.zip", "no bot zip nothere.zip"),
+                       ("command: python3 nothere.py", "command: python3 nothere.py: no file nothere.py"),
+                       ("command: ./nothere", "command: ./nothere: no program ./nothere")):
+        for verb in (["play", GAME, spec, "random"], ["submit", spec]):
+            refused = arena(*verb, check=False)
+            assert refused.exit_code == 2 and refused.output.splitlines()[-1] == f"error: {line}", refused.output
+    assert files_under(work) == before
+
+
+def test_resubmitting_the_same_code_is_unchanged(world):
+    work, forms = world
+    registry = (work / "home" / "registry.json").read_bytes()
+    for spec in (forms["package"][0], "pkg"):  # the same folder, written two ways
+        again = arena("submit", spec, "--games", "1")
+        assert again.output.splitlines()[-1].startswith("unchanged: 'pkgbot' can be named already, with this very "
+                                                        "code (sha256 ")
+    assert (work / "home" / "registry.json").read_bytes() == registry
+
+
+def test_a_failed_check_prints_no_empty_figures(world):
+    work, _ = world
+    (work / "crashes.py").write_text(python_bot("crashes", "Crashes").replace(
+        "return self.rng.choice(observation.legal_moves)", "raise RuntimeError('no idea')"))
+    before = (work / "home" / "registry.json").read_bytes()
+    failed = arena("submit", "crashes.py:Crashes", "--games", "1", check=False)
+    assert failed.exit_code == 2
+    assert f"  {GAME:<13} FAILED  after 0 games\n" in failed.output and "slowest" not in failed.output
+    assert "error: 'crashes' was not registered" in failed.output
+    assert (work / "home" / "registry.json").read_bytes() == before
+    passed = arena("submit", "filebot.py:FileBot", "--games", "1")
+    assert f"  {GAME:<13} ok      1 game, " in passed.output

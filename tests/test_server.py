@@ -160,6 +160,7 @@ def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
 
         replay = client.get(f"/games/{recent[0]}")
         assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text
+        assert '<a href="/">&larr; the league ' in replay.text  # back to the leaderboard
         live = client.get("/", headers={"HX-Request": "true"})
         version = re.search(r'id="live" data-version="(\d+)"', live.text)[1]
         assert "<html" not in live.text, "htmx gets the live part only"

@@ -222,7 +222,7 @@ async def game_page(request: Request) -> Response:
             data = await replay_json(request.app.state.views.directory, index)
         except ReplayError as error:
             raise HTTPException(500, str(error)) from None
-        kept[index] = replay_page_html(data)
+        kept[index] = replay_page_html(data, back=("/", f"the league {_view(request).name}"))
         while len(kept) > KEPT_PAGES:
             kept.popitem(last=False)
     kept.move_to_end(index)
