@@ -308,7 +308,7 @@ def test_a_package_and_a_program_play_on_ray_workers(world):
     work, forms = world
     chosen = {name: forms[name] for name in ("package", "program")}
     run = api.run(config_text(chosen, 2).replace('name = "forms"', 'name = "forms-ray"'), out=work / "reports")
-    assert run.manifest["backend"] == "ray" and run.manifest["workers"] == 2
+    assert run.manifest["backend"] == "ray-local" and run.manifest["workers"] == 2
     assert set(run.ratings["bot"]) == {"random", "pkgbot", "prog"} and run.results["fault"].isna().all()
 
 
