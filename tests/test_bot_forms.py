@@ -185,7 +185,8 @@ def server(world, tmp_path_factory):
     work, _ = world
     (work / "served.toml").write_text('name = "served"\nseed = 1\n\n[[games]]\ngame = "give_or_take"\n'
                                       "rules = { max_deals = 1 }\n\n[league]\ndeals = 1\n\n[uploads]\n"
-                                      "check_games = 1\nactive_bots = 20\nuploads_per_hour = 100\n")
+                                      "check_games = 1\nactive_bots = 20\nuploads_per_hour = 100\n"
+                                      "file_bytes = 1048576\nzip_bytes = 1048576\nrequest_bytes = 1048576\n")
     arena("league", "new", work / "served", work / "served.toml")
     token = arena("league", "entrant", work / "served", "alice").stdout.splitlines()[-1]
     with pytest.MonkeyPatch.context() as patch:  # started as a user starts it: the `arena` script, not `python -m`
@@ -375,3 +376,33 @@ def test_a_failed_check_prints_no_empty_figures(world):
     assert (work / "home" / "registry.json").read_bytes() == before
     passed = arena("submit", "filebot.py:FileBot", "--games", "1")
     assert f"  {GAME:<13} ok      1 game, " in passed.output
+
+
+def test_a_zip_whose_bot_toml_is_one_folder_down_is_refused_naming_it(world, league):
+    work, _ = world
+    zipped(work / "src", work / "nested.zip")  # src/cmdzip/bot.toml and the others, one folder down
+    before = files_under(league)
+    for verb in (["submit", "nested.zip"], ["league", "add", league, "nested.zip"], ["play", GAME, "nested.zip",
+                                                                                     "random"]):
+        refused = arena(*verb, check=False)
+        assert refused.exit_code == 2 and refused.output.splitlines()[-1] == (
+            "error: nested.zip: its bot.toml is at cmdzip/bot.toml, one folder down; zip what is inside that folder "
+            "(cd cmdzip && zip -r ../nested.zip .)"), refused.output
+    assert files_under(league) == before
+
+
+def test_an_upload_with_a_wrong_token_names_the_option_and_a_large_one_says_mib(world, server):
+    import os
+
+    work, forms = world
+    url, _ = server
+    wrong = arena("league", "upload", url, forms["file"][0], "--token", "not-a-token", check=False)
+    assert wrong.exit_code == 2 and wrong.output.startswith(f"error: {url} answered 401: ")
+    assert wrong.output.rstrip().endswith("(check --token, or ARENA_LEAGUE_TOKEN)")
+    write(work / "src" / "big", {"bot.toml": 'command = "python3 main.py"\n', "main.py": COMMAND})
+    (work / "src" / "big" / "weights.bin").write_bytes(os.urandom(3 << 19))  # 1.5 MiB that no zip can shrink
+    zipped(work / "src" / "big", work / "big.zip")
+    token = arena("league", "entrant", work / "served", "bob").stdout.splitlines()[-1]
+    large = arena("league", "upload", url, "big.zip", "--token", token, check=False)
+    assert large.exit_code == 2 and large.output.startswith(f"error: {url} answered 413: the request is 1.5 MiB; "
+                                                            "this league takes 1.0 MiB at most"), large.output
