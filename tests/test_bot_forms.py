@@ -356,6 +356,7 @@ def test_a_missing_file_is_named_as_written(world):
 
 def test_resubmitting_the_same_code_is_unchanged(world):
     work, forms = world
+    arena("submit", forms["package"][0], "--games", "1")
     registry = (work / "home" / "registry.json").read_bytes()
     for spec in (forms["package"][0], "pkg"):  # the same folder, written two ways
         again = arena("submit", spec, "--games", "1")
