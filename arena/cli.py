@@ -112,7 +112,8 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 def play(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar (see `arena games`).")],
     bots: Annotated[list[str], typer.Argument(
-        help="One bot per seat: a name or path/to/file.py:Class; human for a seat you play at the terminal.")],
+        help="One bot per seat, any form (a name, path/to/file.py:Class, a folder or zip, \"command: ...\"); human "
+             "for a seat you play at the terminal.")],
     seed: Annotated[int, typer.Option(help="Seed of the deal and the bots' rngs.")] = 1,
     rule: Annotated[list[str] | None, typer.Option(help="A rules option, key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
@@ -229,7 +230,8 @@ class SprtModel(StrEnum):
 @app.command()
 def match(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar.")],
-    first: Annotated[str, typer.Argument(metavar="A", help="The bot tested: a name or path/to/file.py:Class.")],
+    first: Annotated[str, typer.Argument(metavar="A", help="The bot tested, any form: a name, path/to/file.py:Class, "
+                                         "a folder or zip, \"command: ...\".")],
     second: Annotated[str, typer.Argument(metavar="B", help="Its opponent (may be A again: a self-match).")],
     sprt: Annotated[str, typer.Option(
         help="The test: elo0,elo1[,alpha,beta]. H0: A is elo0 Elo stronger than B; H1: elo1.")] = "0,5,0.05,0.05",
