@@ -1,6 +1,10 @@
-"""The Bot protocol and how bots are found: bundled in `bots/`, installed under the `arena.bots`
+"""The Bot protocol and loading a bot's class in this process: bundled in `bots/`, installed under the `arena.bots`
 entry-point group, registered with `arena submit`, named by a spec `path/to/file.py:ClassName`, or a folder
-whose `bot.toml` says what the bot is (a package's `entry = "module:Class"`, or a `command`)."""
+whose `bot.toml` says what the bot is (a package's `entry = "module:Class"`, or a `command`).
+
+The package's modules: `sources` (one resolution of every spec form into a `BotSource`, what every command plays),
+`registry` (the names `arena submit` registered, with their sources), `listing` (the bots that can be named, read
+from their source) and `bundles` (a bot's zip or folder checked, unpacked and hashed)."""
 
 from __future__ import annotations
 
@@ -188,10 +192,11 @@ _warned: set[str] = set()
 
 
 def registered_bots() -> dict[str, str]:
-    """Bots made available by `arena submit`: name -> the spec that starts it (`BotSource.start`)."""
+    """Bots made available by `arena submit`: name -> the spec that starts it (`BotSource.start`); a command bot's
+    folder is left out: it runs in its folder, which only its source says (`arena.bots.sources.resolve`)."""
     from arena.bots.registry import load_registry
 
-    return {name: source.start() for name, source in load_registry().items()}
+    return {name: source.start() for name, source in load_registry().items() if source.folder is None}
 
 
 SPEC_LOADERS: dict[str, Any] = {}
