@@ -261,7 +261,7 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
                 "is not yours")
         refused(413, post(client, bob, "big.py", b"#" * 65537), "65536 at most")
         refused(413, post(client, bob, "big.zip", b"#" * 131073), "131072 at most")
-        refused(413, post(client, bob, "big.py", b"#" * 300_000), "262144 at most")  # by Content-Length, unread
+        refused(413, post(client, bob, "big.py", b"#" * 300_000), "262,144 bytes at most")  # by Content-Length, unread
         chunked = client.post("/api/bots", headers={"Authorization": f"Bearer {bob}",
                                                     "Content-Type": "multipart/form-data; boundary=x"},
                               content=(b"#" * 65536 for _ in range(5)))  # no Content-Length: counted while read

@@ -30,6 +30,8 @@ def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
     name = checked_string(raw["name"], where + "name")
     path = checked_string(raw["path"], where + "path") if raw.get("path") is not None else None
     params = checked_table(raw.get("params", {}), where + "params")
+    if raw.get("isolation", "none") not in ("none", "process", "sandbox"):
+        raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {raw["isolation"]!r}')
     if "command" in raw:
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
@@ -41,8 +43,6 @@ def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
             raise ConfigError(f"{where}{'path' if path is not None else 'name'}: {error}") from None
     own_process = not source.python or source.form == "package"
     isolation = raw.get("isolation", "sandbox" if own_process else "none")
-    if isolation not in ("none", "process", "sandbox"):
-        raise ConfigError(f'{where}isolation: must be "none", "process" or "sandbox", not {isolation!r}')
     if isolation == "none" and own_process:
         what = "a bot with a command" if not source.python else "a bot's folder"
         raise ConfigError(f'{where}isolation: {what} always runs in its own process '
