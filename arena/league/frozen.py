@@ -24,7 +24,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
-from arena.bots import BUNDLED_DIR, MANIFEST
+from arena.bots import BUNDLED_DIR, MANIFEST, BotError
 from arena.bots.bundles import ArchiveLimits, check_folder, tree_hash
 from arena.bots.registry import BotSource
 from arena.bots.sources import as_folder, resolve
@@ -191,7 +191,10 @@ def _staged_bundle(league: Path, source: BotSource, limits: ArchiveLimits) -> Pa
     staged = _bots_dir(league) / f".staged-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         as_folder(source, staged)
-        check_folder(staged, limits)
+        try:
+            check_folder(staged, limits)
+        except BotError as error:  # named as the user gave it, not by the folder it was staged in
+            raise LeagueError(str(error).replace(str(staged), source.spec)) from None
         return staged
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
