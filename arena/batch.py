@@ -5,12 +5,13 @@ every game through these pieces, so a game is played and recorded one way wherev
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Callable
 from functools import partial
 
 from arena import referee
-from arena.bots import load_bot_class
+from arena.bots import load_bot_class, unshadowed
 from arena.clock import arm_backstop
 from arena.config import Config
 from arena.games import get_game
@@ -26,8 +27,15 @@ def prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
     key = repr(config)
     if key not in _prepared:
         _prepared.clear()
-        _prepared[key] = (Schedule(config), [partial(_bot_class(b, config), **b.params) for b in config.bots])
+        _prepared[key] = (Schedule(config), bot_makers(config))
     return _prepared[key]
+
+
+def bot_makers(config: Config, seated: set[int] | None = None) -> list[Callable[[], object] | None]:
+    """For each bot of a config (of those `seated` only, None for the others: a replay of one game starts only its
+    table's processes) what makes a fresh one with its params."""
+    return [partial(_bot_class(b, config), **b.params) if seated is None or i in seated else None
+            for i, b in enumerate(config.bots)]
 
 
 def _bot_class(entry, config: Config) -> type:
@@ -88,5 +96,6 @@ def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
     clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
     arm_backstop(config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
+    unshadowed([*config.folders, os.getcwd()])  # Ray puts the driver's folders first on a worker's import path
     return play_batch(config, start, end)
 

@@ -94,16 +94,17 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 
     Examples: arena bots --game caterpillar; arena bots --forget counting
     """
+    import arena.isolation  # noqa: F401  (asks in their own processes the bots whose source does not tell)
+    from arena.bots.listing import listed_bots
+    from arena.bots.registry import load_registry, unregister
     from arena.display import console, table
     from arena.games import get_game
-    from arena.listing import listed_bots
-    from arena.registry import load_registry, unregister
 
     if forget is not None:
-        spec = unregister(forget)
-        if spec is None:
+        source = unregister(forget)
+        if source is None:
             fail(f"no registered bot {forget!r} (registered: {', '.join(sorted(load_registry())) or 'none'})")
-        typer.echo(f"forgot {forget!r} ({spec})")
+        typer.echo(f"forgot {forget!r} ({source.spec})")
         return
     with user_errors():
         if game is not None:
@@ -120,7 +121,8 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 def play(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar (see `arena games`).")],
     bots: Annotated[list[str], typer.Argument(
-        help="One bot per seat: a name or path/to/file.py:Class; human for a seat you play at the terminal.")],
+        help="One bot per seat, any form (a name, path/to/file.py:Class, a folder or zip, \"command: ...\"); human "
+             "for a seat you play at the terminal.")],
     seed: Annotated[int, typer.Option(help="Seed of the deal and the bots' rngs.")] = 1,
     rule: Annotated[list[str] | None, typer.Option(help="A rules option, key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the transcript JSON.")] = False,
@@ -212,7 +214,8 @@ class SprtModel(StrEnum):
 @app.command()
 def match(
     game: Annotated[str, typer.Argument(help="Game id, e.g. caterpillar.")],
-    first: Annotated[str, typer.Argument(metavar="A", help="The bot tested: a name or path/to/file.py:Class.")],
+    first: Annotated[str, typer.Argument(metavar="A", help="The bot tested, any form: a name, path/to/file.py:Class, "
+                                         "a folder or zip, \"command: ...\".")],
     second: Annotated[str, typer.Argument(metavar="B", help="Its opponent (may be A again: a self-match).")],
     sprt: Annotated[str, typer.Option(
         help="The test: elo0,elo1[,alpha,beta]. H0: A is elo0 Elo stronger than B; H1: elo1.")] = "0,5,0.05,0.05",
@@ -372,7 +375,8 @@ def replay(
 
 @app.command()
 def submit(
-    spec: Annotated[str, typer.Argument(help="A bot name, path/to/file.py:Class, or an installed module:Class.")],
+    spec: Annotated[str, typer.Argument(help="The bot: path/to/file.py:Class, a folder or zip with a bot.toml, "
+                                        "folder-or.zip:module:Class, \"command: PROGRAM ARGS\", or module:Class.")],
     move_time_limit: Annotated[float, typer.Option(help="Seconds of its CPU time per move.", min=0.001)] = 1.0,
     setup_time_limit: Annotated[float, typer.Option(
         help="Seconds of its CPU time to load and build the bot, and for each reset.", min=0.001)] = 10.0,
@@ -388,6 +392,7 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
+    from arena.display import counted
     from arena.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
@@ -398,20 +403,28 @@ def submit(
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox, wall_backstop=wall_backstop)
     typer.echo(f"bot {report.name!r} ({report.spec})")
-    built = "FAILED" if report.built is None else "ok"
-    typer.echo(f"  {'setup':<13} {built:<7} " + (f"started and built in {report.built:.2f}s" if report.built
-                                                   is not None else f"not built within {setup_time_limit:g}s"))
+    if report.built is None:
+        typer.echo(f"  {'setup':<13} {'FAILED':<7} not built within {setup_time_limit:g}s")
+    else:
+        typer.echo(f"  {'setup':<13} {'ok':<7} started and built in {report.built:.2f}s")
     for check in report.checks:
-        verdict = "ok" if not check.problems else "FAILED"
-        typer.echo(f"  {check.game:<13} {verdict:<7} {check.games} games, {check.wins} won against random, "
-                   f"slowest {1000 * check.slowest:.2f} ms/move, slowest move {check.slowest_move[0]:.3f}s of CPU "
-                   f"time and {check.slowest_move[1]:.3f}s of wall time")
+        if check.problems:
+            typer.echo(f"  {check.game:<13} FAILED  after {counted(check.games, 'game')}")
+        else:
+            typer.echo(f"  {check.game:<13} {'ok':<7} {counted(check.games, 'game')}, {check.wins} won against "
+                       f"random, slowest {1000 * check.slowest:.2f} ms/move, slowest move "
+                       f"{check.slowest_move[0]:.3f}s of CPU time and {check.slowest_move[1]:.3f}s of wall time")
     if not report.ok:
         for problem in report.problems:
             typer.echo(f"  problem: {problem}", err=True)
         typer.echo(f"error: {report.name!r} was not registered", err=True)
         raise typer.Exit(2)
-    typer.echo(f"registered: {report.name!r} can now be named in `arena play` and in configs")
+    if report.unchanged:
+        pin = f"sha256 {report.source.sha256[:12]}" if report.source.sha256 else "arena's own"
+        typer.echo(f"unchanged: {report.name!r} can be named already, with this very code ({pin})")
+        return
+    typer.echo(f"registered: {report.name!r} can now be named in every command (arena play, match, configs, "
+               "league add)")
 
 
 @app.command()

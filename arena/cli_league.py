@@ -124,8 +124,8 @@ def league_entrant(
 @league_app.command("upload")
 def league_upload(
     url: Annotated[str, typer.Argument(help="The league's address, e.g. http://club.example:8000/.")],
-    spec: Annotated[str, typer.Argument(help="The bot: path/file.py[:Class], or path/bot.zip[:module:Class] (a zip "
-                                              "with a bot.toml needs no entry).")],
+    spec: Annotated[str, typer.Argument(help="The bot: path/file.py:Class, a folder or zip with a bot.toml, "
+                                              "folder-or.zip:module:Class, or a registered name.")],
     token: Annotated[str, typer.Option(envvar="ARENA_LEAGUE_TOKEN", show_envvar=True,
                                        help="Your entrant token (from the league's organiser).")],
     name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,

@@ -46,7 +46,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     import subprocess
     import sys
 
-    command = [sys.executable, "-c", "from arena.quarantine import _quarantine_host; _quarantine_host()"]
+    command = [sys.executable, "-P", "-c", "from arena.quarantine import _quarantine_host; _quarantine_host()"]
     # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
     host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     rows: list[tuple] = []

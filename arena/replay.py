@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena import referee
-from arena.batch import play_scheduled, prepare
+from arena.batch import bot_makers, play_scheduled
 from arena.clock import WALL_BACKSTOP
 from arena.config import Config
 from arena.config.saved import saved_config
 from arena.games import get_game
 from arena.results import PART_NAME, RunDir
+from arena.schedule import Schedule
 
 
 def replay_game(run: RunDir, index: int) -> dict:
@@ -38,11 +39,12 @@ def replay_scheduled(config: Config, index: int) -> dict:
     from arena.hosted import hosted_entries
     from arena.results import ResultsError
 
-    schedule, makers = prepare(dataclasses.replace(config, bots=hosted_entries(config.bots)))
+    hosted = dataclasses.replace(config, bots=hosted_entries(config.bots))
+    schedule = Schedule(hosted)
     if not 0 <= index < schedule.total:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)
-    played = play_scheduled(config, makers, scheduled)
+    played = play_scheduled(config, bot_makers(hosted, set(scheduled.seat_bots)), scheduled)
     block = scheduled.block
     return referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
                               scheduled.deal_seed, played)

@@ -24,8 +24,9 @@ TITLES = {"caterpillar": "Caterpillar", "give_or_take": "Give or Take", "go_for_
           "duke_of_york": "Duke of York"}
 
 
-def replay_page_html(data: dict) -> str:
-    """The replay page of a transcript (as `referee.transcript` returns it) as one HTML document."""
+def replay_page_html(data: dict, back: tuple[str, str] | None = None) -> str:
+    """The replay page of a transcript (as `referee.transcript` returns it) as one HTML document; `back`, an address
+    and its words, is a link above the heading (a league's game links back to its leaderboard)."""
     game = get_game(data["game"])
     players = [str(p) for p in data["players"]]
     moves = [[number, entry["seat"], entry["move"]] for number, deal in enumerate(data["deals"])
@@ -40,7 +41,9 @@ def replay_page_html(data: dict) -> str:
     title = f"{TITLES.get(game.id, game.id)} replay: {' v '.join(players)}"
     return PAGE.format(title=html.escape(title), heading=html.escape(TITLES.get(game.id, game.id)),
                        sub=html.escape(f"seed {data['seed']} · {rules} · {len(moves)} moves"),
-                       style=STYLE, script=SCRIPT, data=_script_json(payload))
+                       style=STYLE, script=SCRIPT, data=_script_json(payload),
+                       back="" if back is None else
+                       f'<p class="sub"><a href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a></p>')
 
 
 def write_replay_page(data: dict, path: Path) -> Path:
@@ -186,7 +189,7 @@ PAGE = """<!DOCTYPE html>
 <style>{style}</style>
 </head>
 <body>
-<header><h1>{heading} replay</h1><p class="sub">{sub}</p></header>
+<header>{back}<h1>{heading} replay</h1><p class="sub">{sub}</p></header>
 <main>
 <div id="board">
 <div id="controls">

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from arena.batch import worker_batch
-from arena.bots import recorded_spec
+from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
 from arena.schedule import Schedule
@@ -99,7 +99,7 @@ class LocalWorker:
         if idle is not None and idle.poll() is None:
             self.process = idle
             return
-        command = [sys.executable, "-c", "from arena.runner import _local_worker; _local_worker()"]
+        command = [sys.executable, "-P", "-c", "from arena.runner import _local_worker; _local_worker()"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         start_new_session=True)
         pickle.dump(sys.path, self.process.stdin)
@@ -435,7 +435,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         **({"move_times": summary.move_times} if summary.move_times else {}),
-        "bots": {b.name: {**recorded_spec(b.spec), "params": b.params} for b in config.bots},
+        "bots": {b.name: {**recorded_spec(b.folder or b.spec), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,
         "workers": report.workers,

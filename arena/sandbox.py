@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena import landlock, seccomp
+from arena.bots import BUNDLED, is_host
 
 BWRAP_ENV = "ARENA_BWRAP"
 """The bwrap program to use instead of the bundled one (tests point it at a missing file)."""
@@ -58,10 +59,6 @@ to show what it stops."""
 
 ARENA_DIR = Path(__file__).resolve().parent
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
-BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py", "race")
-"""The bundled bots' files and folders in BUNDLED_BOTS, bound read-only in every sandbox of a Python bot (a bot may
-build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
-code a stranger's bot must not read."""
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: bound read-only, or made the same links as on the host (merged /usr)."""
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
@@ -159,13 +156,13 @@ def bot_files(command: Sequence[str]) -> tuple[list[str], list[str]]:
     readable: list[str] = []
     if "/" in argv[0]:  # made absolute without `..`: the folders on the way may not be in the sandbox
         argv[0] = os.path.abspath(argv[0])
-    if _is_host(argv):
+    if is_host(argv):
         readable += [str(BUNDLED_BOTS / name) for name in BUNDLED if (BUNDLED_BOTS / name).exists()]
-        file = argv[3].rpartition(":")[0]
+        file, folder = argv[3].rpartition(":")[0], argv[3].partition(":")[0]
         if file.endswith(".py") and str(Path(file).resolve()) not in readable:
             readable.append(str(Path(file).resolve()))
-        elif not file and os.path.isdir(argv[3]):  # a package's folder (its bot.toml names the class)
-            readable.append(str(Path(argv[3]).resolve()))
+        elif os.path.isdir(folder):  # a package's folder (its bot.toml, or the spec after it, names the class)
+            readable.append(str(Path(folder).resolve()))
         return argv, readable
     if "/" not in argv[0] and shutil.which(argv[0], path=_sandbox_path()) is None:
         found = shutil.which(argv[0])  # a program of the host's PATH outside the sandbox's: bound by itself
@@ -187,11 +184,6 @@ def names_file(arg: str) -> bool:
         return False
 
 
-def _is_host(argv: list[str]) -> bool:
-    """The built-in host for a Python bot class: `python -m arena.isolation SPEC`."""
-    return len(argv) == 4 and argv[1:3] == ["-m", "arena.isolation"]
-
-
 def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: int | None = None,
          folder: str | None = None) -> list[str]:
     """The command line that runs `command` in a new sandbox, with `env` added to its minimal environment and,
@@ -200,7 +192,7 @@ def wrap(command: Sequence[str], env: dict[str, str] | None = None, seccomp_fd: 
     argv, readable = bot_files(command)
     if folder is not None:  # first: the files of the command inside it are seen through it
         readable.insert(0, str(Path(folder).resolve()))
-    if LANDLOCK and _is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
+    if LANDLOCK and is_host(argv):  # the built-in host restricts itself with Landlock, where the kernel offers it
         env = {**(env or {}), landlock.ENV: "1"}
     return _bwrap_line(argv, readable, env or {}, seccomp_fd, readable[0] if folder is not None else "/tmp")
 

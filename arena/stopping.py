@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import special
 
-from arena.bots import SPEC_LOADERS, BotError, load_bot_class
+from arena.bots import BotError
 from arena.config import RunSettings, SprtSettings
 from arena.games import RulesError, get_game, make_rules
 from arena.ratings.deals import PENTANOMIAL_KEYS, Z95, paired_difference, pentanomial
@@ -201,20 +201,21 @@ def settled_pairs(rated, looks: int, confidence: float, margin: float) -> list[s
 
 
 def _bot_names(specs: list[str]) -> list[str]:
-    """Each bot's name as it tells it: a Python bot in a host process of its own, within the default setup time
-    limit (its code never runs here), any other (a command, an OpenSpiel search) through its loader."""
-    from arena.isolation import BotProcessError, SetupTimeout, check_bots
+    """Each bot's name: as its source or the registry tells it, else as the bot tells it in a process of its own
+    within the default setup time limit (its code never runs here)."""
+    from arena.bots.sources import resolve
+    from arena.isolation import SetupTimeout, tell_sources
 
     limit = RunSettings.setup_time_limit
-
-    python = [spec for spec in dict.fromkeys(specs) if not any(map(spec.startswith, SPEC_LOADERS))]
-    told = dict(zip(python, check_bots([(spec, {}, False) for spec in python], limit), strict=True))
+    sources = {spec: resolve(spec) for spec in dict.fromkeys(specs)}
+    untold = [spec for spec, source in sources.items() if not source.told]
+    told = dict(zip(untold, tell_sources([sources[spec] for spec in untold], limit), strict=True))
     for spec, answer in told.items():
         if isinstance(answer, SetupTimeout):
             raise BotError(f"bot {spec!r} could not be built within setup_time_limit = {limit:g}s")
-        if isinstance(answer, BotProcessError):
-            raise BotError(str(answer).removeprefix("BotError: "))
-    return [told[spec]["name"] if spec in told else load_bot_class(spec).name for spec in specs]
+        if isinstance(answer, Exception):
+            raise BotError(f"bot {spec}: {str(answer).removeprefix('BotError: ')}")
+    return [(told[spec].get("name") or spec) if spec in told else sources[spec].name for spec in specs]
 
 
 def match_config(game: str, first: str, second: str, *, sprt: list[float], max_deals: int, rules: dict[str, str],

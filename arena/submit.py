@@ -12,20 +12,18 @@ this one, by default inside the sandbox (arena/sandbox.py), and every call into 
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import shlex
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
+import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
 from arena import referee
-from arena.bots import BUNDLED_DIR, MANIFEST, BotError, can_play, is_bot_folder, load_spec, read_manifest
+from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
+from arena.bots.registry import BotSource, load_registry, register
+from arena.bots.sources import resolve, source_names
 from arena.clock import WALL_BACKSTOP
-from arena.config.bot_entries import absolute_command
 from arena.games import GAME_IDS, get_game, make_rules
-from arena.registry import load_registry, register
 
 VALIDATION_RULES = {"caterpillar": [{}], "give_or_take": [{}], "duke_of_york": [{}],
                     "go_for_it": [{"players": 2}, {"players": 4}]}
@@ -57,8 +55,10 @@ class SubmitReport:
     """Problems that stop the bot being registered (those of every game included)."""
     built: float | None = None
     """Seconds its process took to load and build the bot (None: not within the setup time limit)."""
-    lasting_spec: str = ""
-    """A spec that finds the bot from any folder."""
+    source: BotSource | None = None
+    """The bot as resolved, with the name and games it told (None: it was never built)."""
+    unchanged: bool = False
+    """True when this very code was registered under this name already: nothing was checked again."""
 
     @property
     def ok(self) -> bool:
@@ -66,54 +66,37 @@ class SubmitReport:
         return not self.problems
 
 
-def check_bot(spec: str, *, games_per_rules: int = 6, move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
-              sandboxed: bool = True, wall_backstop: float = WALL_BACKSTOP) -> SubmitReport:
-    """Starts the bot named by `spec` in its own process (in the sandbox unless `sandboxed` is False) and plays
-    the validation games; registers nothing. Raises BotError when the bot cannot be loaded at all, or when no
-    sandbox can be made for it."""
+def check_bot(spec: str | BotSource, *, games_per_rules: int = 6, move_time_limit: float = 1.0,
+              setup_time_limit: float = 10.0, sandboxed: bool = True,
+              wall_backstop: float = WALL_BACKSTOP) -> SubmitReport:
+    """Starts the bot named by `spec` (any form, or its source) in its own process (in the sandbox unless `sandboxed`
+    is False; a command always in it) and plays the validation games; registers nothing. Raises BotError when the
+    bot cannot be found or loaded at all, or when no sandbox can be made for it."""
     from arena.isolation import BotProcessError, SetupTimeout, close_all, process_bot_class, python_command
 
-    folder = None
-    if spec.startswith("command:"):  # its files made absolute, as a config's: the sandbox starts in its own /tmp
-        command = absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),))
-    elif is_bot_folder(spec):  # a package (the host imports it from the folder) or a command run in the folder
-        command, folder = _folder_command(Path(spec).resolve())
-    else:  # a file made absolute: the process may start elsewhere (the sandbox's own folder)
-        file, _, class_name = spec.rpartition(":")
-        command = python_command(f"{Path(file).resolve()}:{class_name}" if file.endswith(".py") else spec)
+    source = resolve(spec) if isinstance(spec, str) else spec
+    command = python_command(source.entry) if source.python else source.command
     started = time.perf_counter()
     try:
         bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit,
-                                      wall_backstop=wall_backstop, sandboxed=sandboxed, folder=folder)
+                                      wall_backstop=wall_backstop, sandboxed=sandboxed or not source.python,
+                                      folder=source.folder)
     except SetupTimeout:
         close_all()
-        return SubmitReport(spec, spec, [], [f"not built within setup_time_limit = {setup_time_limit:g}s"])
+        return SubmitReport(source.spec, source.spec, [],
+                            [f"not built within setup_time_limit = {setup_time_limit:g}s"])
     except (BotProcessError, ValueError, OSError) as error:
         close_all()
-        raise BotError(f"{spec}: {str(error).removeprefix('BotError: ')}") from None
+        raise BotError(f"{source.spec}: {str(error).removeprefix('BotError: ')}") from None
     try:
-        return _play_checks(spec, bot_class, time.perf_counter() - started, games_per_rules,
+        return _play_checks(source, bot_class, time.perf_counter() - started, games_per_rules,
                             (move_time_limit, setup_time_limit, wall_backstop))
     finally:
         close_all()
 
 
-def _folder_command(folder: Path) -> tuple[list[str], str | None]:
-    """The process that plays a bot's folder, and the folder it runs in (None: the built-in host's own)."""
-    from arena.config import ConfigError
-    from arena.config.bot_entries import folder_command
-    from arena.isolation import python_command
-
-    manifest = read_manifest(folder)
-    if manifest.command is None:
-        return python_command(str(folder)), None
-    try:
-        return list(folder_command(manifest.command, folder, f"{folder.name}/{MANIFEST}: command")), str(folder)
-    except ConfigError as error:
-        raise BotError(str(error)) from None
-
-
-def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int, limits: tuple) -> SubmitReport:
+def _play_checks(source: BotSource, bot_class: type, built: float, games_per_rules: int,
+                 limits: tuple) -> SubmitReport:
     name = bot_class.name
     claimed = [g for g in GAME_IDS if can_play(bot_class, g)]
     problems = [] if claimed else [f"it claims no game arena knows (games = {sorted(bot_class.games)})"]
@@ -133,7 +116,9 @@ def _play_checks(spec: str, bot_class: type, built: float, games_per_rules: int,
                     break
         checks.append(check)
         problems += check.problems
-    return SubmitReport(name, spec, checks, problems, built, _lasting_spec(spec, bot_class))
+    games = None if bot_class.games is None else tuple(sorted(bot_class.games))
+    told = dataclasses.replace(source, name=name, games=games)
+    return SubmitReport(name, source.spec, checks, problems, built, told)
 
 
 def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: GameCheck) -> str | None:
@@ -167,52 +152,25 @@ def _rules_text(overrides: dict) -> str:
     return "".join(f"{k}={v} " for k, v in overrides.items())
 
 
-def _lasting_spec(spec: str, bot_class: type) -> str:
-    """A spec that finds the bot from any folder: absolute paths for files and commands."""
-    if not spec.startswith("command:"):
-        return bot_class.spec or spec
-    return "command: " + shlex.join(absolute_command(shlex.split(spec.removeprefix("command:")), (Path.cwd(),)))
-
-
-KNOWN_BOTS = """
-import json, shlex, sys
-from arena.bots import available_bots, resolved_spec
-known = {name: "command: " + shlex.join(bot.command) if getattr(bot, "command", None) else resolved_spec(bot)
-         for name, bot in available_bots().items()}
-sys.__stdout__.write("\\n" + json.dumps(known) + "\\n")
-"""
-"""Prints the specs of the bots known by name, on its last line: their files are imported, so not in this
-process."""
-KNOWN_BOTS_SECONDS = 60.0
-"""The longest that listing the known bots may take (each is imported)."""
-
-
-def known_bots() -> dict[str, str]:
-    """The specs of the bots that can be named, by name, found in a process of their own, in bounded time."""
-    try:
-        found = subprocess.run([sys.executable, "-c", KNOWN_BOTS], capture_output=True, text=True,
-                               timeout=KNOWN_BOTS_SECONDS, start_new_session=True)
-    except subprocess.TimeoutExpired:
-        raise BotError(f"listing the known bots took over {KNOWN_BOTS_SECONDS:g}s (a bot that hangs when "
-                       "imported?)") from None
-    try:
-        return json.loads(found.stdout.splitlines()[-1])
-    except (ValueError, IndexError):
-        raise BotError("listing the known bots failed (a bot that breaks when imported?)") from None
-
-
 def submit(spec: str, replace: bool = False, **options) -> SubmitReport:
-    """Checks the bot and, when it passes, registers it by name for `arena bots` and configs; `replace` lets it take
-    a name registered before (never that of a bundled or installed bot)."""
-    report = check_bot(spec, **options)
-    if report.ok:
-        known = known_bots().get(report.name)
-        if known is not None and known != report.lasting_spec:
-            if report.name not in load_registry():
-                raise BotError(f"the name {report.name!r} is taken by a bundled or installed bot ({known}); "
-                               "rename yours")
-            if not replace:
-                raise BotError(f"the name {report.name!r} is registered to another bot ({known}); rename yours, "
-                               "or submit it with --replace")
-        register(report.name, report.lasting_spec)
+    """Checks the bot and, when it passes, registers its source by name for every command; `replace` lets it take a
+    name registered to another bot before (never that of a bundled or installed bot). Code registered already under
+    its name (the same SHA-256, from a folder or its zip alike) is `unchanged`; new code from the place a name was
+    registered from replaces it."""
+    source = resolve(spec)
+    report = check_bot(source, **options)
+    if not report.ok:
+        return report
+    name = report.name
+    known = load_registry().get(name)
+    if source.bundled or known is not None and known.sha256 is not None and known.sha256 == source.sha256:
+        report.unchanged = True
+        return report
+    bundled = source_names().get(name)
+    if bundled is not None and bundled.start() != source.start():
+        raise BotError(f"the name {name!r} is taken by a bundled or installed bot ({bundled.spec}); rename yours")
+    if known is not None and known.start() != source.start() and not replace:
+        raise BotError(f"the name {name!r} is registered to another bot ({known.spec}); rename yours, or "
+                       "submit it with --replace")
+    register(name, report.source)
     return report

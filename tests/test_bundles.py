@@ -15,11 +15,12 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from arena.bots import BotError
+from arena.bots.bundles import ArchiveLimits, check_archive, tree_hash, unpack
 from arena.cli import app
 from arena.config import load_config, parse_config
 from arena.isolation import close_all, entry_bot_class, process_bot_class
-from arena.league.bundles import ArchiveLimits, check_archive, tree_hash, unpack
-from arena.league.catalog import Catalog, LeagueError
+from arena.league.catalog import Catalog
 
 
 @pytest.fixture(autouse=True)
@@ -97,11 +98,11 @@ def hostile_zips(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("kind", list(REFUSALS))
 def test_a_hostile_zip_is_refused_with_its_reason_and_nothing_unpacked(tmp_path, kind, hostile_zips):
     path = hostile_zips[kind]
-    with pytest.raises(LeagueError) as raised:
+    with pytest.raises(BotError) as raised:
         check_archive(path, LIMITS)
     assert str(raised.value).startswith(f"bot.zip: {REFUSALS[kind]}")
     assert "\n" not in str(raised.value)
-    with pytest.raises(LeagueError, match=REFUSALS[kind].replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(BotError, match=REFUSALS[kind].replace("(", r"\(").replace(")", r"\)")):
         unpack(path, tmp_path / "out", LIMITS)
     assert not (tmp_path / "out").exists() and not (tmp_path / "evil").exists()
     assert not (path.parent.parent / "evil").exists()
@@ -111,7 +112,7 @@ def test_a_zip_whose_directory_lies_about_its_size_stops_at_what_it_declared(tmp
     """Its directory passes the check (10 bytes declared); unpacking stops there, nothing is left behind."""
     path = hostile_zips["lying"]
     check_archive(path, LIMITS)
-    with pytest.raises(LeagueError, match="bot.zip: a damaged zip"):
+    with pytest.raises(BotError, match="bot.zip: a damaged zip"):
         unpack(path, tmp_path / "out", LIMITS)
     assert not (tmp_path / "out").exists()
 
@@ -122,7 +123,7 @@ def test_the_limit_is_on_all_files_together_and_holds_exactly(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         for i in range(4):
             archive.writestr(entry(f"f{i}"), bytes(300))
-    with pytest.raises(LeagueError, match="unpacks to 1,200 bytes, more than 1,000 bytes"):
+    with pytest.raises(BotError, match="unpacks to 1,200 bytes, more than 1,000 bytes"):
         unpack(path, tmp_path / "out", ArchiveLimits(unpacked=1000))
     assert unpack(path, tmp_path / "out", ArchiveLimits(unpacked=1200)) == tmp_path / "out"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["f0", "f1", "f2", "f3"]

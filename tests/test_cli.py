@@ -133,7 +133,7 @@ def test_version():
 
 
 def test_a_project_bot_is_recorded_relative_to_the_project():
-    from arena.bots import recorded_spec
+    from arena.bots.sources import recorded_spec
 
     absolute = Path("docs/example_bot.py").resolve()  # the tests run from the project's root
     sha256 = hashlib.sha256(absolute.read_bytes()).hexdigest()

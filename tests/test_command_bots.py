@@ -133,16 +133,31 @@ def test_a_process_that_dies_in_hello_is_explained_by_the_end_of_its_stderr(tmp_
 
 
 def test_a_config_and_submit_say_why_a_command_bot_died_in_hello(tmp_path, monkeypatch):
-    """A file that is not there, in a config and in `arena submit` alike: python's own complaint is the error."""
+    """A program that dies before it answers hello, in a config and in `arena submit` alike: its own last words on
+    stderr are the error."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dies.py").write_text('raise SystemExit("cannot start: no weights file")\n')
+    config = config_with(tmp_path, '"python3 dies.py"')
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    assert "bots[1].command: bot process exited with status 1: cannot start: no weights file" in str(raised.value)
+    result = runner.invoke(app, ["submit", "command: python3 dies.py", "--games", "1"])
+    assert result.exit_code == 2
+    assert "exited with status 1: cannot start: no weights file" in result.output
+
+
+def test_a_missing_file_is_named_as_the_user_wrote_it_never_by_a_sandbox_path(tmp_path, monkeypatch):
+    """One line, exit 2, before any process starts: the file as typed, never where the sandbox would have looked."""
     monkeypatch.chdir(tmp_path)
     config = config_with(tmp_path, '"python3 missing_bot.py"')
     with pytest.raises(ConfigError) as raised:
         load_config(config)
-    assert "bots[1].command: bot process exited with status 2: " in str(raised.value)
-    assert "can't open file" in str(raised.value) and "missing_bot.py" in str(raised.value)
-    result = runner.invoke(app, ["submit", "command: python3 missing_bot.py", "--games", "1"])
-    assert result.exit_code == 2
-    assert "exited with status 2: " in result.output and "can't open file" in result.output
+    assert str(raised.value) == f"{config}: bots[1].command: no file missing_bot.py"
+    for verb in (["submit"], ["play", "give_or_take", "random"]):
+        result = runner.invoke(app, [*verb, "command: python3 missing_bot.py"])
+        assert result.exit_code == 2 and "/tmp" not in result.output, result.output
+        assert result.output.splitlines()[-1] == "error: command: python3 missing_bot.py: no file missing_bot.py"
+    assert not (tmp_path / "reports").exists()
 
 
 def test_submit_takes_a_plain_file_name_from_the_current_folder(monkeypatch):

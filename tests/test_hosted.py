@@ -14,8 +14,8 @@ import pytest
 
 from arena import referee
 from arena.bots import load_bot_class
+from arena.bots.listing import is_bundled, listed_bots, read_file
 from arena.games import get_game
-from arena.listing import is_bundled, listed_bots, read_file
 from arena.sandbox import BUNDLED, BUNDLED_BOTS
 
 ROOT = Path(__file__).resolve().parent.parent

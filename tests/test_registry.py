@@ -49,7 +49,8 @@ def submit(*args: str):
 def test_a_registered_name_works_from_another_folder(folders, monkeypatch, arena_home, spec, name):
     mine, other = folders
     assert submit(spec).exit_code == 0
-    assert str(mine) in json.loads(arena_home.read_text())[name]  # an absolute path, not the text typed
+    record = json.loads(arena_home.read_text())[name]  # the bot's source: absolute paths, not the text typed
+    assert record["form"] == ("file" if name == "b" else "program") and str(mine) in json.dumps(record)
     monkeypatch.chdir(other)
     played = runner.invoke(app, ["play", "caterpillar", name, "random", "--json"])
     assert played.exit_code == 0, played.output
@@ -63,7 +64,7 @@ def test_replace_gives_a_registered_name_to_another_bot(folders, arena_home):
     taken = submit("b2.py:B")
     assert taken.exit_code == 2 and "is registered to another bot" in taken.output and "--replace" in taken.output
     assert submit("b2.py:B", "--replace").exit_code == 0
-    assert json.loads(arena_home.read_text())["b"] == f"{mine / 'b2.py'}:B"
+    assert json.loads(arena_home.read_text())["b"]["entry"] == f"{mine / 'b2.py'}:B"
 
 
 def test_replace_never_takes_a_bundled_name(folders):

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.bots import recorded_spec
+from arena.bots.sources import recorded_spec
 from arena.cli import app
 
 runner = CliRunner()

@@ -160,6 +160,7 @@ def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
 
         replay = client.get(f"/games/{recent[0]}")
         assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text
+        assert '<a href="/">&larr; the league ' in replay.text  # back to the leaderboard
         live = client.get("/", headers={"HX-Request": "true"})
         version = re.search(r'id="live" data-version="(\d+)"', live.text)[1]
         assert "<html" not in live.text, "htmx gets the live part only"
@@ -444,3 +445,21 @@ def test_an_unchanged_page_polled_again_is_a_304_and_a_new_round_a_new_etag(tmp_
         for path in ("/", "/api/standings"):
             changed = client.get(path, headers={"If-None-Match": tags[path]})
             assert changed.status_code == 200 and changed.headers["etag"] != tags[path]
+
+
+def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tmp_path):
+    """Two bots in a league of two-player Caterpillar and three-player Go For It: the second is not silently absent."""
+    from arena.server.views import make_view
+
+    config = tmp_path / "mixed.toml"
+    config.write_text(LEAGUE_TOML.replace('game = "caterpillar"\n',
+                                          'game = "caterpillar"\n\n[[games]]\ngame = "go_for_it"\n'
+                                          "rules = { players = 3 }\n"))
+    league = tmp_path / "mixed"
+    arena("league", "new", league, config)
+    for bot in ("random", "greedy"):
+        arena("league", "add", league, bot, "--no-sandbox", "--games", "1")
+    view, _ = make_view(str(league), 0)
+    assert view.waiting == {"go_for_it:players=3": "a table seats 3 bots, and 2 active bots play go_for_it"}
+    page = view.rendered[("leaderboard.html", "/", ())][0].decode()
+    assert "go_for_it:players=3: not played yet: a table seats 3 bots, and 2 active bots play go_for_it." in page

@@ -359,8 +359,8 @@ def test_a_match_learns_its_bots_names_without_running_their_code_here(tmp_path)
     text = match_config("caterpillar", f"{bot}:Stranger", "random", sprt=[0, 10], max_deals=10, rules={},
                         players=None, field="random", seed=1)
     assert 'name = "stranger"' in text
-    pids = {int(line) for line in marker.read_text().split()}
-    assert pids and os.getpid() not in pids
+    pids = {int(line) for line in marker.read_text().split()} if marker.exists() else set()
+    assert os.getpid() not in pids  # its name is read from its source, or told by a host: never imported here
 
 
 def test_arena_match_runs_no_users_code_in_its_own_process(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from arena.bots import code_files, code_hash
+from arena.bots.sources import recorded_spec
 from arena.config.models import Config
 from arena.results import RunDir
 
@@ -49,11 +49,7 @@ def changed_code(config: Config, manifest: dict) -> list[ChangedCode]:
         then = manifest.get("bots", {}).get(bot.name, {}).get("sha256")
         if then is None:
             continue
-        files = code_files(bot.spec)
-        try:
-            now = code_hash(files) if files else None
-        except OSError:
-            now = None
+        now = recorded_spec(bot.folder or bot.spec).get("sha256")
         if now != then:
             changed.append(ChangedCode(bot.name, then, now))
     return changed

@@ -27,7 +27,7 @@ registers the `command:` spec loader) and `host` (the bot side).
 
 from arena.isolation.host import Host, main
 from arena.isolation.limits import STDERR_ENV
-from arena.isolation.loaders import check_bots, check_commands, entry_bot_class
+from arena.isolation.loaders import check_bots, check_commands, entry_bot_class, tell_sources
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     HELLO_TIMEOUT,
@@ -58,4 +58,4 @@ __all__ = ["BadAnswer", "BotProcess", "BotProcessError", "DEFAULT_MEMORY_MB", "H
            "MAX_LINE", "NoAnswer", "PROTOCOL", "ProcessBot", "ProtocolError", "RESET_TIMEOUT", "STDERR_ENV",
            "SetupTimeout", "check_bots", "check_commands", "close_all", "decode_answer", "entry_bot_class", "main",
            "move_from_answer", "observation_from_json", "process_bot_class", "python_command", "host_env",
-           "is_host", "running_processes"]
+           "is_host", "running_processes", "tell_sources"]

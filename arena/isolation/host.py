@@ -42,7 +42,8 @@ class Host:
                 return {"error": f"params: {type(error).__name__}: {error}"}
             games = self.bot_class.games
             return {"name": self.bot_class.name, "games": None if games is None else sorted(games),
-                    "spec": self.spec if bots.is_bot_folder(self.spec) else bots.resolved_spec(self.bot_class)}
+                    "spec": self.spec if ":" in self.spec or bots.is_bot_folder(self.spec)
+                    else bots.resolved_spec(self.bot_class)}
         if kind == "reset":
             self.game = get_game(message["game"])
             self.rules = make_rules(self.game.Rules, message["rules"])
@@ -84,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as error:
             print(f"cannot restrict the bot with Landlock: {error}", file=sys.stderr)
             return 1
+    bots.unshadowed([os.getcwd()])  # `module:Class` of the working directory is found, after everything else
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the bot's prints must not land in the protocol stream
     stdout.write(message_line({"ready": True}))  # before any of the bot's code: what follows is timed as its setup

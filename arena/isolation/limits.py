@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from arena.bots import is_host
 from arena.isolation.protocol import NoAnswer
 
 STDERR_ENV = "ARENA_BOT_STDERR"
@@ -139,7 +140,7 @@ def stderr_tail_file(command) -> Path | None:
     `bots/<hash>`) has a name to file them under."""
     folder = os.environ.get(TAILS_ENV)
     argv = list(command)
-    if not folder or len(argv) != 4 or argv[1:3] != ["-m", "arena.isolation"]:
+    if not folder or not is_host(argv):
         return None
     file = argv[3].rpartition(":")[0]
     frozen = Path(file).parent if file.endswith(".py") else Path(argv[3]) if not file else None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import bots
-from arena.bots import BotError
+from arena.bots import BotError, listing
 from arena.clock import WALL_BACKSTOP
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
@@ -37,14 +37,14 @@ def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_t
     (`python_command`), timed by `setup_time_limit` once it is ready, or any other, whose start-up and hello
     together have HELLO_TIMEOUT."""
     started: list = []
-    for command, _, sandboxed in commands:
+    for command, _, sandboxed, *folder in commands:  # a command bot's own folder, where it runs
         try:
-            started.append(BotProcess(command, DEFAULT_MEMORY_MB, None, host_env(), sandboxed))
+            started.append(BotProcess(command, DEFAULT_MEMORY_MB, None, host_env(), sandboxed, *folder))
         except BotProcessError as error:
             started.append(error)
     answers = []
     try:
-        for process, (_, params, _) in zip(started, commands, strict=True):
+        for process, (_, params, *_) in zip(started, commands, strict=True):
             if isinstance(process, BotProcessError):
                 answers.append(process)
                 continue
@@ -57,6 +57,13 @@ def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_t
             if isinstance(process, BotProcess):
                 process.close()
     return answers
+
+
+def tell_sources(sources: Sequence[Any], setup_time_limit: float | None) -> list:
+    """Each bot source's hello (arena/bots/sources.py), asked in a process of its own: a Python class in the
+    built-in host, a command in its sandbox and its own folder; or its BotProcessError."""
+    return check_commands([(python_command(s.entry), {}, False) if s.python else (s.command, {}, True, s.folder)
+                           for s in sources], setup_time_limit)
 
 
 def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time_limit: float | None = None,
@@ -81,4 +88,13 @@ def _load_command_spec(spec: str) -> type:
         raise BotError(f"bot command {spec.removeprefix('command:').strip()!r}: {error}") from None
 
 
+def ask_hosts(specs: Sequence[str], time_limit: float) -> list:
+    """Each spec's hello (a `command:` in its sandbox, a Python class in the built-in host), or its BotProcessError."""
+    import shlex
+
+    return check_commands([(shlex.split(spec.removeprefix("command:")), {}, True) if spec.startswith("command:")
+                           else (python_command(spec), {}, False) for spec in specs], time_limit)
+
+
 bots.SPEC_LOADERS["command:"] = _load_command_spec
+listing.ASK_HOSTS = ask_hosts

@@ -11,7 +11,6 @@ import random
 import select
 import signal
 import subprocess
-import sys
 import time
 import weakref
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from arena import sandbox
-from arena.bots import Bot
+from arena.bots import Bot, host_command, is_host
 from arena.clock import WALL_BACKSTOP, MoveTimeout, note_move
 from arena.games import get_game
 from arena.isolation.limits import Allowance, child_setup, cpu_used, resource_module, stderr_tail_file
@@ -482,12 +481,7 @@ def process_bot_class(command: Sequence[str], *, name: str | None = None, params
 
 def python_command(spec: str) -> list[str]:
     """The built-in host running the Python bot class `spec` (`/path/file.py:Class` or `module:Class`)."""
-    return [sys.executable, "-m", "arena.isolation", spec]
-
-
-def is_host(command: Sequence[str]) -> bool:
-    """Whether `command` runs arena's own bot host (`python -m arena.isolation`)."""
-    return len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.isolation")
+    return host_command(spec)
 
 
 def host_env() -> dict[str, str]:

@@ -7,7 +7,7 @@ either no record (and at most an unused copy, which the next add of the same cod
 record. A bundled bot is arena's own code: it is recorded by name and arena's version.
 
 A bot's folder or zip (a package with `entry = "module:Class"` in its bot.toml, or a command bot with
-`command = ...`) is copied or unpacked (arena/league/bundles.py) beside `bots/` in the same way, hashed by its
+`command = ...`) is copied or unpacked (arena/bots/bundles.py) beside `bots/` in the same way, hashed by its
 whole content, checked, and renamed to `bots/<hash>/`, which is then its spec: a round's config names that folder.
 """
 
@@ -23,11 +23,15 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
-from arena.bots import BUNDLED_DIR, MANIFEST, BotError, read_manifest
-from arena.league.bundles import ArchiveLimits, copy_folder, tree_hash, unpack
+import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
+from arena.bots import BUNDLED_DIR, MANIFEST, BotError
+from arena.bots.bundles import ArchiveLimits, check_folder, tree_hash
+from arena.bots.registry import BotSource
+from arena.bots.sources import as_folder, resolve
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
 from arena.league.entrants import Owner, owner_of
+from arena.league.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -67,25 +71,28 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
         check_open(league, catalog, entered)
         if name is not None:
             check_name(name)
-        bundle = _bundle_source(spec)
-        if bundle is not None:
-            staged, kind = _staged_bundle(league, *bundle, limits)
+        source = resolve(spec)
+        league_games = sorted({g.game for g in parse_settings(LeagueDir(league).settings.read_text()).games})
+        if source.told:
+            _check_plays(source.name, source.games, league_games)
+        kind = _kind(source)
+        if kind in ("package", "command"):
+            staged = _staged_bundle(league, source, limits)
             file, class_name = staged, ""
             digest = tree_hash(staged, limits)
-        else:
-            kind, file, class_name, bundled_name = _source(spec)
-        if kind == "bundled":
-            digest = hashlib.sha256(f"bundled\x1f{bundled_name}\x1f{version('arena')}".encode()).hexdigest()
         elif kind == "file":
-            code = file.read_bytes()
-            digest = hashlib.sha256(code + b"\x1f" + class_name.encode()).hexdigest()
+            file, class_name = Path(source.root), source.entry.rpartition(":")[2]
+            digest = hashlib.sha256(file.read_bytes() + b"\x1f" + class_name.encode()).hexdigest()
+        else:
+            file, class_name = Path(source.entry.rpartition(":")[0]), source.entry.rpartition(":")[2]
+            digest = hashlib.sha256(f"bundled\x1f{source.name}\x1f{version('arena')}".encode()).hexdigest()
         same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)
                 and (owner is None or owner_of(catalog.db, b.name) == owner.entrant)]
         if owner is not None and name is not None and not same:
             owner.may_use(catalog.db, name)  # before the checks: a name that is not theirs costs no sandbox
         if same:
             return Added(same[0], False)
-        if bundle is not None:
+        if kind in ("package", "command"):
             checked_spec = str(staged)
         elif kind == "file":
             staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=_bots_dir(league)))
@@ -100,6 +107,7 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
                 return Added(_unrecorded(report.name), False, tuple(report.problems))
             bot_name = name or check_name(report.name)
             claimed = tuple(c.game for c in report.checks)
+            _check_plays(report.name, claimed, league_games)
             if kind != "bundled":
                 frozen = _bots_dir(league) / digest
                 if frozen.is_dir():  # the same code frozen before (under another name, or by an add cut short)
@@ -109,7 +117,7 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
                 staged = None
                 frozen_spec = f"bots/{digest}/{file.name}:{class_name}" if kind == "file" else f"bots/{digest}"
             else:
-                frozen_spec = bundled_name
+                frozen_spec = source.name
             with catalog.transaction() as db:
                 rows = db.execute("SELECT version, hash, label FROM bots WHERE name = ?", (bot_name,)).fetchall()
                 if any(h == digest for _, h, _ in rows):  # added meanwhile by another add
@@ -160,66 +168,37 @@ def _unrecorded(name: str) -> BotRow:
     return BotRow(name, name, 0, "", "", "", "", (), "refused", "", None)
 
 
-def _bundle_source(spec: str) -> tuple[Path, str | None] | None:
-    """(folder or zip, entry given after it or None) when `spec` names a bot's folder or zip, else None."""
-    where, _, entry = spec.partition(":")
-    path = Path(where)
-    try:  # a word that happens to name a folder here is a bot's name, unless it is written as a path
-        folder = path.is_dir() and ("/" in where or (path / MANIFEST).is_file() or bool(entry))
-        if not (folder or path.suffix.lower() == ".zip"):
-            return None
-    except (OSError, ValueError):
-        return None
-    if not path.exists():
-        raise BotError(f"no bot zip {where}")
-    return path, entry or None
+def _kind(source: BotSource) -> str:
+    """How a league freezes a bot: by its file, its whole folder (a package or a command bot), or arena's own by name
+    and version; a form it cannot freeze is refused in one line naming those it can."""
+    if source.form == "bundled":
+        return "bundled"
+    if source.form in ("file", "package", "command"):
+        return source.form
+    if source.form == "program":
+        return "command"
+    raise LeagueError(f"{source.spec}: a league freezes a bot's code: give path/file.py:Class, a folder or zip with a "
+                      f"{MANIFEST}, folder-or.zip:module:Class, \"command: PROGRAM ARGS\", or a bundled bot's name")
 
 
-def _staged_bundle(league: Path, source: Path, entry: str | None, limits: ArchiveLimits) -> tuple[Path, str]:
-    """The bot's folder copied (or its zip unpacked) beside the frozen bots, with the entry given on the command line
-    written into its bot.toml; and its kind, "package" or "command"."""
+def _check_plays(name: str | None, games, league_games: list[str]) -> None:
+    """Refuses a bot that plays none of the league's games."""
+    if games is not None and not set(games) & set(league_games):
+        raise LeagueError(f"{name or 'the bot'} plays none of this league's games ({', '.join(league_games)}); "
+                          f"it plays {', '.join(sorted(games)) or 'none'}")
+
+
+def _staged_bundle(league: Path, source: BotSource, limits: ArchiveLimits) -> Path:
+    """The bot's folder (a zip's as unpacked, a program's files, `as_folder`) written beside the frozen bots, within
+    `limits`."""
     staged = _bots_dir(league) / f".staged-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    if source.is_dir():
-        copy_folder(source, staged, limits)
-    else:
-        unpack(source, staged, limits)
     try:
-        manifest = staged / MANIFEST
-        if entry is not None:
-            if manifest.exists():
-                raise LeagueError(f"{source}: has a {MANIFEST} already; leave the class out after it")
-            manifest.write_text(f"entry = {json.dumps(entry)}\n")
-        elif not manifest.is_file():
-            raise LeagueError(f"{source}: no {MANIFEST} at its root; add one (entry = \"module:Class\" or "
-                              "command = \"...\"), or give the class after it: SPEC:module:Class")
-        return staged, "command" if read_manifest(staged).command is not None else "package"
+        as_folder(source, staged)
+        try:
+            check_folder(staged, limits)
+        except BotError as error:  # named as the user gave it, not by the folder it was staged in
+            raise LeagueError(str(error).replace(str(staged), source.spec)) from None
+        return staged
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-
-
-def _source(spec: str) -> tuple[str, Path, str, str]:
-    """(kind, file, class name, bundled name) of a spec: a bot name or `path/file.py:Class`."""
-    if spec.startswith("command:"):
-        raise LeagueError(f"{spec}: a league freezes a command bot as a folder or zip whose {MANIFEST} says "
-                          "command = \"...\" (docs/writing-a-bot.md)")
-    if ":" not in spec:
-        from arena.submit import known_bots
-
-        found = known_bots().get(spec)
-        if found is None:
-            raise BotError(f"unknown bot {spec!r} (see `arena bots`, or give path/file.py:Class)")
-        spec_file = found
-    else:
-        spec_file = spec
-    file_text, _, class_name = spec_file.rpartition(":")
-    if not file_text.endswith(".py"):
-        raise LeagueError(f"{spec}: a league freezes a bot's file: give path/file.py:Class")
-    file = Path(file_text)
-    if not file.is_file():
-        raise BotError(f"no bot file {file_text}")
-    if file.resolve().parent == BUNDLED_DIR:
-        from arena.bots import load_spec
-
-        return "bundled", file.resolve(), class_name, load_spec(f"{file.resolve()}:{class_name}").name
-    return "file", file, class_name, ""

@@ -18,6 +18,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from arena.bots.bundles import ArchiveLimits
 from arena.config import (
     ConfigError,
     GameEntry,
@@ -37,7 +38,6 @@ from arena.config.models import (
     checked_table,
 )
 from arena.games import get_game, make_rules
-from arena.league.bundles import ArchiveLimits
 
 RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "wall_backstop"}
 ISOLATIONS = ("sandbox", "process", "none")
@@ -69,7 +69,7 @@ class UploadLimits:
     """Validation games per game and rules variant when an upload is checked (as `arena league add --games`)."""
 
     def archive(self) -> ArchiveLimits:
-        """What a zip may hold, as arena/league/bundles.py checks it."""
+        """What a zip may hold, as arena/bots/bundles.py checks it."""
         return ArchiveLimits(files=self.zip_entries, unpacked=self.unpacked_bytes)
 
     def largest(self, filename: str) -> int:

@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.league.bundles import ArchiveLimits, check_archive
+from arena.bots import BotError
+from arena.bots.bundles import ArchiveLimits, check_archive
 from arena.league.catalog import Catalog, LeagueError, now
 from arena.league.entrants import Forbidden, OverLimit, Owner, Unknown, entrant_of, owner_of
 from arena.league.frozen import check_name
@@ -89,17 +90,17 @@ def check_form(filename: str, size: int, class_name: str | None, name: str | Non
 
 def check_contents(path: Path, limits: UploadLimits) -> None:
     """The checks of a stored file's contents, before it is recorded: BadUpload or TooLarge with one line. A zip is
-    checked from its directory, never unpacked here (arena/league/bundles.py): first what it holds (no absolute
+    checked from its directory, never unpacked here (arena/bots/bundles.py): first what it holds (no absolute
     path, no `..`, no symlink or device: 400), then how much (entries and unpacked bytes: 413, a zip bomb)."""
     if path.suffix != ".zip":
         return
     try:
         check_archive(path, ArchiveLimits(files=sys.maxsize, unpacked=sys.maxsize))
-    except LeagueError as error:
+    except BotError as error:
         raise BadUpload(str(error)) from None
     try:
         check_archive(path, limits.archive())
-    except LeagueError as error:
+    except BotError as error:
         raise TooLarge(str(error)) from None
 
 

@@ -242,7 +242,8 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
             data = await replay_json(request.app.state.views.directory, index, final)
         except ReplayError as error:
             raise HTTPException(500, str(error)) from None
-        kept[key] = replay_page_html(data)
+        kept[key] = replay_page_html(data, back=("/final", f"the final of {_view(request).name}") if final
+                                     else ("/", f"the league {_view(request).name}"))
         while len(kept) > KEPT_PAGES:
             kept.popitem(last=False)
     kept.move_to_end(key)

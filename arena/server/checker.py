@@ -95,7 +95,8 @@ class Checker:
         self._thread.join(RESTART_SECONDS + 5)
 
     def _run(self) -> None:
-        command = [sys.executable, "-m", "arena.server.checker", str(self.directory), "--parent", str(os.getpid())]
+        command = [sys.executable, "-P", "-m", "arena.server.checker", str(self.directory), "--parent",
+                   str(os.getpid())]
         while not self._stop.is_set():
             self.child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
             status = self.child.wait()

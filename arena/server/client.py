@@ -3,10 +3,15 @@ verdict until the league's checker has given it."""
 
 from __future__ import annotations
 
+import io
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
+from arena.bots.bundles import ArchiveLimits, check_folder
+from arena.bots.sources import as_folder, resolve
 from arena.league.catalog import LeagueError
 
 POLL_SECONDS = 0.5
@@ -22,30 +27,19 @@ class Verdict:
     reason: str | None
 
 
-def split_spec(spec: str) -> tuple[Path, str | None]:
-    """A spec `path/file.py[:Class]` or `path/bot.zip[:module:Class]` as (file, class or entry, or None)."""
-    for suffix in (".py:", ".zip:"):
-        where, found, rest = spec.partition(suffix)
-        if found:
-            return Path(where + suffix[:-1]), rest
-    return Path(spec), None
-
-
 def upload_bot(url: str, spec: str, token: str, *, name: str | None = None, class_name: str | None = None,
                wait: float = 600.0) -> Verdict:
-    """Uploads the bot of `spec` to the league served at `url` and waits (at most `wait` seconds) for the verdict.
-    An upload the server refuses, or a server that cannot be reached, is a LeagueError with one line."""
+    """Uploads the bot of `spec` (resolved as every command resolves one, arena/bots/sources.py) to the league served
+    at `url` and waits (at most `wait` seconds) for the verdict. An upload the server refuses, or a server that
+    cannot be reached, is a LeagueError with one line."""
     import httpx
 
-    file, spec_class = split_spec(spec)
-    if not file.is_file():
-        raise LeagueError(f"no bot file {file}")
+    filename, data, spec_class = upload_of(f"{spec}:{class_name}" if class_name and spec.endswith(".py") else spec)
     form = {key: value for key, value in (("class", class_name or spec_class), ("name", name)) if value}
     base = url.rstrip("/")
     try:
         with httpx.Client(base_url=base, timeout=60, headers={"Authorization": f"Bearer {token}"}) as client:
-            with file.open("rb") as content:
-                sent = client.post("/api/bots", files={"file": (file.name, content)}, data=form)
+            sent = client.post("/api/bots", files={"file": (filename, data)}, data=form)
             upload_id = _answer(sent, base)["upload"]
             deadline = time.monotonic() + wait
             while True:
@@ -60,6 +54,32 @@ def upload_bot(url: str, spec: str, token: str, *, name: str | None = None, clas
             from None
 
 
+def upload_of(spec: str) -> tuple[str, bytes, str | None]:
+    """What an upload of `spec` sends: (file name, bytes, class or None). A file bot is its file, a zip as it is, any
+    other bot a zip of its code as a folder bot (`as_folder`)."""
+    import tempfile
+
+    source = resolve(spec)
+    if source.form == "file":
+        return Path(source.root).name, Path(source.root).read_bytes(), source.entry.rpartition(":")[2]
+    given = Path(spec.partition(":")[0])
+    if given.suffix.lower() == ".zip" and given.is_file() and source.entry in (None, source.root):
+        return given.name, given.read_bytes(), None
+    if source.form not in ("package", "command", "program"):
+        raise LeagueError(f"{spec}: an upload is a bot's code (path/file.py:Class, a folder or zip with a bot.toml, "
+                          "folder-or.zip:module:Class, \"command: PROGRAM ARGS\"); a bundled bot is every league's "
+                          "to add: arena league add DIR NAME")
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as scratch:
+        root = as_folder(source, Path(scratch) / "bot")
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in check_folder(root, ArchiveLimits()):
+                info = zipfile.ZipInfo(path.relative_to(root).as_posix())
+                info.external_attr = (0o100755 if path.stat().st_mode & 0o111 else 0o100644) << 16
+                archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
+    return f"{Path(source.root).name if source.root else 'bot'}.zip", buffer.getvalue(), None
+
+
 def _answer(response, base: str) -> dict:
     """The JSON body of a 2xx answer; a 4xx or 5xx as a LeagueError with the server's one line."""
     try:
@@ -68,5 +88,6 @@ def _answer(response, base: str) -> dict:
         body = {}
     if response.status_code >= 400 or not isinstance(body, dict):
         said = body.get("error") if isinstance(body, dict) else None
-        raise LeagueError(f"{base} answered {response.status_code}: {said or response.reason_phrase}")
+        hint = " (check --token, or ARENA_LEAGUE_TOKEN)" if response.status_code == 401 else ""
+        raise LeagueError(f"{base} answered {response.status_code}: {said or response.reason_phrase}{hint}")
     return body

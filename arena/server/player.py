@@ -71,7 +71,7 @@ class PlayLoop:
         self._thread.join(STOP_SECONDS)
 
     def _run(self) -> None:
-        command = [sys.executable, "-m", "arena.server.player", str(self.directory), "--parent", str(os.getpid())]
+        command = [sys.executable, "-P", "-m", "arena.server.player", str(self.directory), "--parent", str(os.getpid())]
         command += ["--workers", str(self.workers)] if self.workers is not None else []
         command += ["--address", self.address] if self.address is not None else []
         while not self._stop.is_set():

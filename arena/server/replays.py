@@ -32,7 +32,8 @@ async def replay_json(directory: Path, index: int, final: bool = False) -> dict:
     """The transcript of league game `index` (`final`: of game `index` of the season's final), regenerated in a child
     process (in its own session, so its bots' processes go with it when it is killed at the time limit)."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.server.replays", str(directory), str(index), *(["--final"] if final else []),
+        sys.executable, "-P", "-m", "arena.server.replays", str(directory), str(index),
+        *(["--final"] if final else []),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
     try:
         out, err = await asyncio.wait_for(child.communicate(), REPLAY_SECONDS)

@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from arena.bots.bundles import size_text
 from arena.league.catalog import BotRow, LeagueError
 from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
 from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
@@ -72,13 +73,13 @@ async def read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
         raise HTTPException(413 if declared.isdigit() else 400,
-                            f"the request is {declared} bytes; this league takes {limit} at most"
+                            f"the request is {size_text(int(declared))}; this league takes {size_text(limit)} at most"
                             if declared.isdigit() else "Content-Length: not a number")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise HTTPException(413, f"the request passed {limit} bytes, the most this league takes")
+            raise HTTPException(413, f"the request passed {size_text(limit)}, the most this league takes")
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -86,6 +86,8 @@ class View:
     game-index order: one Arrow table, which the server takes in a millisecond (a pandas frame a bot took 18)."""
     faulted: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAME_COLUMNS))
     """Every game of the finished rounds that a seat forfeited, in game-index order."""
+    waiting: dict[str, str] = field(default_factory=dict)
+    """Each variant that no table can be filled for, with why (`waiting_variants`)."""
     rendered: dict = field(default_factory=dict)
     """This view's pages and answers as (bytes, ETag) by key: the leaderboard and the standings rendered with the
     view, in the computing process; other pages added the first time they are asked for."""
@@ -228,6 +230,22 @@ _leagues: dict[str, _Making] = {}
 """In the computing process: each league's state, kept between looks."""
 
 
+def waiting_variants(settings, bots: list[BotRow]) -> dict[str, str]:
+    """The variants that fewer active bots play than a table seats, each with why: shown on `/`, never silently
+    absent."""
+    from arena.games import get_game, make_rules
+
+    waiting = {}
+    for entry in settings.games:
+        game = get_game(entry.game)
+        seats = game.players(make_rules(game.Rules, entry.rules))
+        playing = sum(1 for b in bots if b.status == "active" and entry.game in b.games)
+        if playing < seats:
+            waiting[entry.label] = (f"a table seats {seats} bots, and {playing} active "
+                                    f"bot{'' if playing == 1 else 's'} play{'s' if playing == 1 else ''} {entry.game}")
+    return waiting
+
+
 def make_view(directory: str, version: int, known: int = 0, history: bool = True) -> tuple[View | None, float]:
     """In the computing process: one look at the catalog; if a round finished or a bot changed since the last
     look, the new view (numbered after `version`, the server's current one) with its leaderboard and standings
@@ -284,8 +302,10 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
                                for label, games in making.recent.items()]) if making.recent else None
     spans = [RoundSpan(r.number, r.first_index, r.games, r.finished) for r in rounds]
     final = making.final and replace(making.final, frames=with_bots(making.final.rated, bots))  # statuses of now
-    view = View(load_settings(Path(directory)).name, version + 1, bots, spans, rated, with_bots(rated, bots),
-                making.history.frame(), recent, making.faulted, closes=closes, final=final)
+    settings = load_settings(Path(directory))
+    view = View(settings.name, version + 1, bots, spans, rated, with_bots(rated, bots),
+                making.history.frame(), recent, making.faulted, closes=closes, final=final,
+                waiting=waiting_variants(settings, bots))
     view.rendered.update(prerendered(view))
     making.key = key
     return replace(view, rounds=spans[known:]), time.process_time() - started - unpaced

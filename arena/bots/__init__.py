@@ -1,21 +1,31 @@
-"""The Bot protocol and how bots are found: bundled in `bots/`, installed under the `arena.bots`
+"""The Bot protocol and loading a bot's class in this process: bundled in `bots/`, installed under the `arena.bots`
 entry-point group, registered with `arena submit`, named by a spec `path/to/file.py:ClassName`, or a folder
-whose `bot.toml` says what the bot is (a package's `entry = "module:Class"`, or a `command`)."""
+whose `bot.toml` says what the bot is (a package's `entry = "module:Class"`, or a `command`).
+
+The package's modules: `sources` (one resolution of every spec form into a `BotSource`, what every command plays),
+`registry` (the names `arena submit` registered, with their sources), `listing` (the bots that can be named, read
+from their source) and `bundles` (a bot's zip or folder checked, unpacked and hashed)."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import inspect
+import os
 import random
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bots"
+BUNDLED_DIR = Path(__file__).resolve().parents[2] / "bots"
 """The bundled bots; a `bots/` folder in the working directory is searched as well."""
+BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py", "race")
+"""The bundled bots' files and folders in BUNDLED_DIR, bound read-only in every sandbox of a Python bot (a bot may
+build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
+code a stranger's bot must not read."""
 ENTRY_POINT_GROUP = "arena.bots"
 MANIFEST = "bot.toml"
 """The file at the root of a bot's folder that says what the bot is."""
@@ -47,6 +57,19 @@ class Bot:
     def act(self, observation: Any) -> Any:
         """The move to play: one of `observation.legal_moves`."""
         raise NotImplementedError
+
+
+def host_command(spec: str) -> list[str]:
+    """The built-in host running the Python bot class `spec` (`/path/file.py:Class`, `module:Class`, a package's
+    folder): `python -P` puts no working directory or script folder first on its import path, so a `copy.py` beside
+    the bot never stands in for the standard library's or arena's module (the host adds the working directory
+    last, `unshadowed`)."""
+    return [sys.executable, "-Pm", "arena.isolation", spec]
+
+
+def is_host(command: Sequence[str]) -> bool:
+    """Whether `command` runs arena's own bot host (`host_command`)."""
+    return len(command) == 4 and command[1] in ("-m", "-Pm") and command[2] == "arena.isolation"
 
 
 class BotError(ValueError):
@@ -169,10 +192,11 @@ _warned: set[str] = set()
 
 
 def registered_bots() -> dict[str, str]:
-    """Bots made available by `arena submit`: name -> spec."""
-    from arena.registry import load_registry
+    """Bots made available by `arena submit`: name -> the spec that starts it (`BotSource.start`); a command bot's
+    folder is left out: it runs in its folder, which only its source says (`arena.bots.sources.resolve`)."""
+    from arena.bots.registry import load_registry
 
-    return load_registry()
+    return {name: source.start() for name, source in load_registry().items() if source.folder is None}
 
 
 SPEC_LOADERS: dict[str, Any] = {}
@@ -192,6 +216,9 @@ def load_bot_class(spec: str) -> type:
         return load_spec(spec)
     if is_bot_folder(spec):
         return load_folder(Path(spec))
+    where, _, entry = spec.partition(":")
+    if entry and Path(where).is_dir():  # a package's folder without a bot.toml, and its class
+        return load_folder(Path(where), entry)
     if ":" in spec:
         module_name, _, class_name = spec.partition(":")
         try:
@@ -264,21 +291,33 @@ def read_manifest(folder: Path) -> Manifest:
     return Manifest(command=tuple(argv))
 
 
-def load_folder(folder: Path) -> type:
-    """The bot class of a package's folder: its `bot.toml`'s entry, imported with the folder first on the import
-    path (so a bot's own modules are found before any installed one of the same name)."""
-    manifest = read_manifest(folder)
-    if manifest.entry is None:
-        raise BotError(f"{folder}: a command bot (its bot.toml has a command): it runs as a process, not a class")
+def load_folder(folder: Path, entry: str | None = None) -> type:
+    """The bot class of a package's folder: `entry` (`module:Class`), else its `bot.toml`'s, imported with the folder
+    last on the import path: its modules import one another by name, and never shadow the standard library, arena or
+    an installed package of the same name (`unshadowed`)."""
+    if entry is None:
+        manifest = read_manifest(folder)
+        if manifest.entry is None:
+            raise BotError(f"{folder}: a command bot (its bot.toml has a command): it runs as a process, not a class")
+        entry = manifest.entry
     folder = str(Path(folder).resolve())
     if folder not in sys.path:
-        sys.path.insert(0, folder)
-    module_name, _, class_name = manifest.entry.partition(":")
+        sys.path.append(folder)
+    module_name, _, class_name = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
         raise BotError(f"cannot import {module_name}: {type(error).__name__}: {error}") from None
-    return check_interface(getattr(module, class_name, None), manifest.entry)
+    return check_interface(getattr(module, class_name, None), entry)
+
+
+def unshadowed(folders: list[str]) -> None:
+    """Moves `folders` (a working directory, a script's folder) to the end of the import path: a bot's `copy.py`
+    there is never imported in place of the standard library's, arena's or an installed package's module."""
+    for folder in folders:
+        for entry in [e for e in sys.path if e in ("", folder) or os.path.abspath(e or ".") == folder]:
+            sys.path.remove(entry)
+        sys.path.append(folder)
 
 
 def resolved_spec(bot_class: type) -> str:
@@ -288,78 +327,3 @@ def resolved_spec(bot_class: type) -> str:
     if bot_class.__module__.startswith("arena_user_bots.") and path:
         return f"{Path(path).resolve()}:{bot_class.__qualname__}"
     return f"{bot_class.__module__}:{bot_class.__qualname__}"
-
-
-def code_files(spec: str) -> list[Path] | None:
-    """The files that hold a resolved spec's code: a `file.py:Class`'s file, a bot's folder, a `module:Class`'s
-    top-level package folder (or module file), a command's program given as a path and the files its arguments name;
-    None for a bundled bot or arena's own code (arena's version pins it)."""
-    import shlex
-
-    if spec.startswith("command:"):
-        argv = shlex.split(spec.removeprefix("command:"))
-        return [Path(arg) for arg in argv if Path(arg).is_absolute() and Path(arg).exists()]
-    if any(spec.startswith(prefix) for prefix in SPEC_LOADERS):
-        return None
-    if is_bot_folder(spec):
-        return [Path(spec).resolve()]
-    file, _, _ = spec.rpartition(":")
-    if ".py" in file:
-        path = Path(file).resolve()
-        return None if path.parent == BUNDLED_DIR else [path]
-    top = file.partition(".")[0]
-    if not top or top == "arena":
-        return None
-    try:  # a top-level name is found without running the package's code
-        found = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return None
-    if found is None:
-        return None
-    return [Path(found.submodule_search_locations[0]) if found.submodule_search_locations else Path(found.origin)]
-
-
-def code_hash(files: list[Path]) -> str:
-    """SHA-256 of a bot's code: a single file's own (what `sha256sum` prints), else one over every file's relative
-    name and hash, the files of a folder in sorted order (bytecode caches left out)."""
-    if len(files) == 1 and files[0].is_file():
-        return hashlib.sha256(files[0].read_bytes()).hexdigest()
-    sha = hashlib.sha256()
-    for top in files:
-        inside = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()
-                                                    and "__pycache__" not in p.relative_to(top).parts)
-        for path in inside:
-            name = path.name if path == top else path.relative_to(top).as_posix()
-            sha.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return sha.hexdigest()
-
-
-def recorded_spec(spec: str) -> dict[str, str]:
-    """How a run records where a bot came from, so that a run directory moved to another machine still
-    says it: a bundled bot by its name and arena's version, a file inside the current folder (the
-    project) by its relative path, anything else as resolved; with the SHA-256 of its code (`code_hash`)
-    unless it is arena's own."""
-    files = code_files(spec)
-    pin = {"sha256": code_hash(files)} if files else {}
-    return {**_recorded_where(spec), **pin}
-
-
-def _recorded_where(spec: str) -> dict[str, str]:
-    from importlib.metadata import version
-
-    def relative(text: str) -> str:
-        path = Path(text)
-        if path.is_absolute() and path.is_relative_to(Path.cwd()):
-            return str(path.relative_to(Path.cwd()))
-        return text
-
-    if spec.startswith("command:"):
-        import shlex
-
-        return {"spec": "command: " + shlex.join(relative(arg) for arg in shlex.split(spec.removeprefix("command:")))}
-    if is_bot_folder(spec):
-        return {"spec": relative(spec)}
-    file, _, class_name = spec.rpartition(":")
-    if ".py" in file and Path(file).resolve().parent == BUNDLED_DIR:
-        return {"spec": load_spec(spec).name, "version": version("arena")}
-    return {"spec": f"{relative(file)}:{class_name}" if ".py" in file else spec}

@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.league.catalog import LeagueError
+from arena.bots import BotError
 
 CHUNK = 1 << 16
 
@@ -34,7 +34,7 @@ class ArchiveLimits:
 
 
 def check_archive(path: Path, limits: ArchiveLimits) -> None:
-    """Raises LeagueError (one line) unless the zip at `path` is readable and every entry is a plain file or
+    """Raises BotError (one line) unless the zip at `path` is readable and every entry is a plain file or
     folder inside it, within `limits` as its directory declares them."""
     with _open(path) as archive:
         _checked_entries(path, archive, limits)
@@ -59,13 +59,13 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits) -> Path:
                     while chunk := source.read(CHUNK):
                         written += len(chunk)
                         if written > limits.unpacked:
-                            raise LeagueError(f"{Path(path).name}: unpacks to more than {_size(limits.unpacked)} "
+                            raise BotError(f"{Path(path).name}: unpacks to more than {size_text(limits.unpacked)} "
                                               "(its headers understate it)")
                         sink.write(chunk)
                 target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as error:
             shutil.rmtree(dest, ignore_errors=True)
-            raise LeagueError(f"{Path(path).name}: a damaged zip ({_reason(error)})") from None
+            raise BotError(f"{Path(path).name}: a damaged zip ({_reason(error)})") from None
         except BaseException:
             shutil.rmtree(dest, ignore_errors=True)
             raise
@@ -73,7 +73,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits) -> Path:
 
 
 def check_folder(folder: Path, limits: ArchiveLimits) -> list[Path]:
-    """The files of a bot's folder, sorted by relative path; raises LeagueError for a symlink or anything but files
+    """The files of a bot's folder, sorted by relative path; raises BotError for a symlink or anything but files
     and folders, or past `limits` (bytecode caches left out: they are made by running, not part of the bot)."""
     folder = Path(folder)
     files, count, total = [], 0, 0
@@ -84,17 +84,17 @@ def check_folder(folder: Path, limits: ArchiveLimits) -> list[Path]:
             mode = path.lstat().st_mode
             relative = path.relative_to(folder).as_posix()
             if stat.S_ISLNK(mode):
-                raise LeagueError(f"{folder}: {relative} is a symlink; a bot's folder holds plain files only")
+                raise BotError(f"{folder}: {relative} is a symlink; a bot's folder holds plain files only")
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise LeagueError(f"{folder}: {relative} is not a plain file; a bot's folder holds plain files only")
+                raise BotError(f"{folder}: {relative} is not a plain file; a bot's folder holds plain files only")
             count += 1
             if stat.S_ISREG(mode):
                 files.append(path)
                 total += path.lstat().st_size
         if count > limits.files:
-            raise LeagueError(f"{folder}: more than {limits.files} files")
+            raise BotError(f"{folder}: more than {limits.files} files")
         if total > limits.unpacked:
-            raise LeagueError(f"{folder}: more than {_size(limits.unpacked)}")
+            raise BotError(f"{folder}: more than {size_text(limits.unpacked)}")
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
@@ -129,36 +129,36 @@ def _open(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
-        raise LeagueError(f"{Path(path).name}: not a readable zip ({_reason(error)})") from None
+        raise BotError(f"{Path(path).name}: not a readable zip ({_reason(error)})") from None
 
 
 def _checked_entries(path: Path, archive: zipfile.ZipFile, limits: ArchiveLimits) -> list[zipfile.ZipInfo]:
     where = Path(path).name
     entries = archive.infolist()
     if len(entries) > limits.files:
-        raise LeagueError(f"{where}: {len(entries)} entries, more than {limits.files}")
+        raise BotError(f"{where}: {len(entries)} entries, more than {limits.files}")
     seen: set[tuple[str, ...]] = set()
     for info in entries:
         name = info.filename
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-            raise LeagueError(f"{where}: {name!r} is an absolute path")
+            raise BotError(f"{where}: {name!r} is an absolute path")
         parts = _parts(name)
         if ".." in parts:
-            raise LeagueError(f"{where}: {name!r} climbs out of the folder (..)")
+            raise BotError(f"{where}: {name!r} climbs out of the folder (..)")
         if not parts or "\0" in name:
-            raise LeagueError(f"{where}: an entry without a usable name ({name!r})")
+            raise BotError(f"{where}: an entry without a usable name ({name!r})")
         mode = info.external_attr >> 16
         kind = stat.S_IFMT(mode)
         if stat.S_ISLNK(mode):
-            raise LeagueError(f"{where}: {name!r} is a symlink; a bot's zip holds plain files only")
+            raise BotError(f"{where}: {name!r} is a symlink; a bot's zip holds plain files only")
         if kind not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: a zip tool that records no Unix mode
-            raise LeagueError(f"{where}: {name!r} is not a plain file; a bot's zip holds plain files only")
+            raise BotError(f"{where}: {name!r} is not a plain file; a bot's zip holds plain files only")
         if parts in seen:
-            raise LeagueError(f"{where}: {name!r} is in it twice")
+            raise BotError(f"{where}: {name!r} is in it twice")
         seen.add(parts)
     declared = sum(info.file_size for info in entries)
     if declared > limits.unpacked:
-        raise LeagueError(f"{where}: unpacks to {_size(declared)}, more than {_size(limits.unpacked)}")
+        raise BotError(f"{where}: unpacks to {size_text(declared)}, more than {size_text(limits.unpacked)}")
     return entries
 
 
@@ -167,7 +167,8 @@ def _parts(name: str) -> tuple[str, ...]:
     return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _size(size: int) -> str:
+def size_text(size: int) -> str:
+    """A size as people read it: `2.0 MiB`, `1,200 bytes`."""
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 

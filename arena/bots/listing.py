@@ -16,10 +16,12 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BUNDLED_DIR, ENTRY_POINT_GROUP, SPEC_LOADERS, BotError, bot_dirs, registered_bots
+from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs
+from arena.bots.registry import load_registry
 
 TIME_LIMIT = 5.0
 """Seconds a host process may take to load and build a bot that reading its source could not tell about."""
@@ -36,6 +38,11 @@ class Listed:
     """The first line of its class's docstring."""
     spec: str
     """Where it is: `/abs/file.py:Class`, `module:Class`, or a registered `command: ...` spec."""
+
+
+ASK_HOSTS: Callable[[list[str], float], list] | None = None
+"""Asks each spec's bot (a Python class in the built-in host, or a `command:`) hello in a process of its own within a
+time limit: its answer or the error (arena.isolation sets it on import: this module runs no bot)."""
 
 
 class Unclear(Exception):
@@ -241,7 +248,7 @@ def read_spec(spec: str) -> Listed | None:
     return None
 
 
-def listed_bots(time_limit: float = TIME_LIMIT) -> dict[str, Listed]:
+def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict[str, Listed]:
     """Every bot that can be named, as `available_bots` finds them (bundled and dropped-in files, registered bots,
     entry points, the first of a name kept), without running their code here: a class whose source does not tell
     is asked in a host process within `time_limit` seconds (all such hosts at once); one that does not answer is
@@ -260,27 +267,41 @@ def listed_bots(time_limit: float = TIME_LIMIT) -> dict[str, Listed]:
             for bot in listed:
                 found.setdefault(bot.name, bot)
             asked += [(f"{path.resolve()}:{cls}", str(path)) for cls in unclear]
-    specs = [(name, spec, "registered bot") for name, spec in registered_bots().items()]
+    if registered:
+        for name, source in load_registry().items():
+            if name in found:
+                continue
+            if source.root is not None and not Path(source.root).exists():
+                _warn_registered(name, "registered bot", f"its files are gone ({source.root})")
+            elif source.told:
+                found[name] = Listed(name, source.games, _about(source.entry) if source.form == "file" else "",
+                                     source.start())
+            else:  # an older arena's record: what its source tells, else its host
+                try:
+                    bot = read_spec(source.entry) if source.entry and ":" in source.entry else None
+                except (Unclear, BotError):
+                    bot = None
+                if bot is not None:
+                    found[name] = Listed(name, bot.games, bot.about, bot.spec)
+                else:
+                    asked.append((source.start(), f"registered bot {name}"))
     from importlib.metadata import entry_points  # 50 ms: only here
 
-    specs += [(point.name, point.value, "entry point") for point in entry_points(group=ENTRY_POINT_GROUP)]
-    for name, spec, kind in specs:
-        if name in found:
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in found:
             continue
         try:
-            if any(spec.startswith(prefix) for prefix in SPEC_LOADERS):
-                raise Unclear
-            bot = read_spec(spec)
+            bot = read_spec(point.value)
         except Unclear:
-            asked.append((spec, f"{kind} {name}"))
+            asked.append((point.value, f"entry point {point.name}"))
             continue
         except BotError as error:
-            _warn_registered(name, kind, error)
+            _warn_registered(point.name, "entry point", error)
             continue
         if bot is None:
-            _warn_registered(name, kind, f"{spec} is no bot class")
+            _warn_registered(point.name, "entry point", f"{point.value} is no bot class")
         else:
-            found.setdefault(name, Listed(name, bot.games, bot.about, bot.spec))
+            found.setdefault(point.name, Listed(point.name, bot.games, bot.about, bot.spec))
     for bot in _ask(asked, time_limit):
         found.setdefault(bot.name, bot)
     return found
@@ -296,19 +317,11 @@ def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
     (a command in its sandbox), within `time_limit` seconds; a warning for each that does not answer."""
     if not asked:
         return []
-    from arena.isolation import BotProcessError, check_commands, python_command
-
-    commands = []
-    for spec, _ in asked:
-        if spec.startswith("command:"):
-            import shlex
-
-            commands.append((shlex.split(spec.removeprefix("command:")), {}, True))
-        else:
-            commands.append((python_command(spec), {}, False))
+    if ASK_HOSTS is None:
+        raise BotError("cannot ask a bot's process here: import arena.isolation first")
     listed = []
-    for (spec, where), answer in zip(asked, check_commands(commands, time_limit), strict=True):
-        if isinstance(answer, BotProcessError):
+    for (spec, where), answer in zip(asked, ASK_HOSTS([spec for spec, _ in asked], time_limit), strict=True):
+        if isinstance(answer, Exception):
             print(f"warning: skipped {where}: {str(answer).removeprefix('BotError: ')}", file=sys.stderr)
             continue
         games = answer.get("games")
@@ -335,8 +348,6 @@ def _about(spec: str) -> str:
 def is_bundled(spec: str) -> bool:
     """True for a spec of arena's own code: a bundled bot's file (one of `BUNDLED` in `bots/`, not a user's file
     dropped beside them), an `arena.` module, `openspiel:`."""
-    from arena.sandbox import BUNDLED
-
     where = spec.rpartition(":")[0]
     if spec.startswith("openspiel:"):
         return True
