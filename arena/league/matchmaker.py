@@ -9,10 +9,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    meets the strong, the middling and the weak.
 2. Then, while it has played fewer than `placement + 2` tables, the tables of the pairs it forms with its
    neighbours in the rating order, which settle where it stands.
-3. Then the tables of the adjacent pairs whose order is least certain: each adjacent pair is weighted by
-   (1 - |2 LOS - 1|), how near its likelihood of superiority is to one half, times the standard error of
-   its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
-   A pair already settled (`variant_look`) weighs nothing while any pair does not;
+3. Then the tables of the adjacent pairs furthest from settled (`variant_look`): each open pair is weighed by the
+   half-width of its anytime-valid interval over the half-width that would settle it (`Look.to_settle`), which
+   shrinks with every table the pair plays. A pair held open by the companies one of it has not met comes first,
+   as a newcomer's neighbours do. A settled pair weighs nothing while any pair is open;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled from the 2 (players - 2) bots nearest it in the order: the company given fewest
    tables, the nearest among equals. A settling newcomer's pairs, and one more pair a round, play a swapped
@@ -27,6 +27,7 @@ or, with `until_settled`, when every adjacent pair of every variant is settled (
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations, pairwise
@@ -86,6 +87,16 @@ class Look:
             return "no"
         return "separated" if self.diff[i] - self.half[i] > 0 else "tie"
 
+    def to_settle(self, i: int, margin: float) -> float:
+        """How far the pair i is from settling: its interval's half-width over the one that would settle it (its
+        distance from zero, or from the tie margin, whichever is further). Twins near a tie and a close pair of
+        unequal bots weigh alike: weighed by how uncertain their order is, twins chasing a tie took every table
+        while a late copy's pair with its original waited, split."""
+        diff = abs(self.diff[i])
+        if diff != diff:  # unrated
+            return float("inf")
+        return self.half[i] / max(diff, margin - diff, 1e-9)
+
     def lagging(self, i: int) -> bool:
         """Whether the pair i is held open by the companies one of it has not met."""
         return bool(self.coverage) and self.coverage[i] < COVERED
@@ -141,9 +152,12 @@ settled ("separated", "tie" or "no") and how well it met the companies near it."
 
 def pair_rows(label: str, look: Look) -> list[dict]:
     """The adjacent pairs of a variant's look as rows of PAIR_COLUMNS."""
-    return [{"variant": label, "bot": a, "next": b, "diff": look.diff[i], "diff_lo": look.diff[i] - look.half[i],
-             "diff_hi": look.diff[i] + look.half[i], "settled": look.verdict(i), "met": look.coverage[i]}
-            for i, (a, b) in enumerate(pairwise(look.order))]
+    rows = []
+    for i, (a, b) in enumerate(pairwise(look.order)):
+        half = look.half[i] if math.isfinite(look.half[i]) else math.nan  # no bound yet: shown as a dash
+        rows.append({"variant": label, "bot": a, "next": b, "diff": look.diff[i], "diff_lo": look.diff[i] - half,
+                     "diff_hi": look.diff[i] + half, "settled": look.verdict(i), "met": look.coverage[i]})
+    return rows
 
 
 class Matchmaker:
@@ -263,10 +277,11 @@ class Matchmaker:
             settling = [b for b in pair if played[b] < settings.placement + 2]
             if settling:  # a newcomer's neighbours come before every other pair
                 weights.append((1, look.se[i], i, f"settling the neighbours of {settling[0]}"))
+            elif look.lagging(i):  # and so does a pair held open by a company one of it has not met
+                weights.append((1, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
             elif not look.settled[i]:
-                weights.append((0, (1 - abs(2 * look.los[i] - 1)) * look.se[i], i,
-                                f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"
-                                + (f"; {look.coverage[i]:.0%} of its companies met" if look.lagging(i) else "")))
+                weights.append((0, look.to_settle(i, settings.tie_margin), i,
+                                f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
             if self.until_settled:
                 return []
@@ -375,27 +390,28 @@ def _near(order: list[str], i: int, players: int) -> tuple[dict[int, float], lis
 
 
 def company_coverage(order: list[str], i: int, players: int, companies: Companies, enough: int) -> float:
-    """How well the pair order[i], order[i + 1] met the companies near it: of the tables either played in a company
-    of the bots nearest the pair (`_near`) without the other, counting at most `enough` of a company, the share that
-    the other also played in that company in its place. 1 where there are none.
+    """How well the pair order[i], order[i + 1] met the companies that matter to it: of the companies near it (its
+    other bots among those nearest the pair, `_near`) that one of the two met, without the other, at least `enough`
+    times (so that the ratings weigh them in full), the share of those `enough` tables the other also played in that
+    company in its place. 1 where there are none.
 
     A bot's results depend on its tablemates, and the ratings weigh each company at most `company_deals` deals'
     worth (`arena.ratings.company`): two bots stand on equal terms once each met the companies the other met, that
     often. A late-comer that met few of its neighbour's companies has its difference's error widened, and its pair
-    is not settled, until it has (its pair plays the swapped tables, `swapped_company`). Only the companies near the
-    pair count: far ones fix the pair's places and say little of their order, and requiring them would chain
-    swap after swap along the order."""
+    is not settled, until it has (its pair plays the swapped tables first, `swapped_company`). Only the companies near
+    the pair that weigh in full count: far ones fix the pair's places and say little of their order, and the many a
+    league plays a few times each weigh little; requiring those would chain swap after swap along the order."""
     a, b = order[i], order[i + 1]
     near = {order[s] for s in _near(order, i, players)[1]}
     mass = lag = 0
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
-            if lack in table or not all(bot == have or bot in near for bot in table):
+            if (lack in table or companies.count[table] < enough
+                    or not all(bot == have or bot in near for bot in table)):
                 continue
-            counted = min(companies.count[table], enough)
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
-            mass += counted
-            lag += max(0, counted - companies.count[swapped])
+            mass += enough
+            lag += max(0, enough - companies.count[swapped])
     return 1.0 if mass == 0 else 1 - lag / mass
 
 
