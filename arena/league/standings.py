@@ -67,6 +67,7 @@ def pair_frame(directory: Path, game: str | None = None,
 
     bots, rounds = taken or snapshot(directory)
     settings = load_settings(directory)
+    select({g.label: g for g in settings.games}, game)  # a game the league does not play: one line naming those it does
     running = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES, progress=False)
     for part in league_parts(directory, rounds, RATED_COLUMNS):
         running.add(part)
