@@ -114,7 +114,7 @@ def variant_look(names: list[str], rated, settings: LeagueSettings, players: int
     - the anytime-valid interval of their difference (`anytime_halfwidth` at the league's confidence; its standard
       error divided by the square root of the coverage, so that it carries the companies not met) excludes zero
       (separated) or lies within +-`tie_margin` (a tie). Looked at every round, it calls two equal bots apart no
-      more often than 1 - confidence however long the league runs (`tests/test_league.py`)."""
+      more often than 1 - confidence however long the league runs (`tests/test_settled.py`)."""
     if rated is None:
         order, mu, se_matrix = list(names), {}, None
     else:
