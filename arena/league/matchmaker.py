@@ -376,22 +376,22 @@ def _table_around(order: list[str], i: int, players: int, count: Counter) -> tup
 
     Varying the company matters at three or more players: a bot rated out of place by the one company it keeps
     meeting meets others, and a company past the ratings' cap (`arena.ratings.company`) teaches them less."""
-    distance, near = _near(order, i, players)
+    distance, near = _near(order, i, 2 * (players - 2))
     tables = [(i, i + 1, *fill) for fill in combinations(near, players - 2)]
     best = min(tables, key=lambda seats: (count[_bots(order, seats)], sum(distance[s] for s in seats[2:]), seats))
     return _bots(order, best)
 
 
-def _near(order: list[str], i: int, players: int) -> tuple[dict[int, float], list[int]]:
-    """The distance of every other seat of `order` from the middle of the pair (i, i + 1), and the 2 (players - 2)
-    nearest seats, the upper first among equals: where the pair's tables take their company."""
+def _near(order: list[str], i: int, count: int) -> tuple[dict[int, float], list[int]]:
+    """The distance of every other seat of `order` from the middle of the pair (i, i + 1), and the `count` nearest
+    seats, the upper first among equals."""
     distance = {s: abs(s - i - 0.5) for s in range(len(order)) if s not in (i, i + 1)}
-    return distance, sorted(distance, key=lambda s: (distance[s], s))[:2 * (players - 2)]
+    return distance, sorted(distance, key=lambda s: (distance[s], s))[:count]
 
 
 def company_coverage(order: list[str], i: int, players: int, companies: Companies, enough: int) -> float:
     """How well the pair order[i], order[i + 1] met the companies that matter to it: of the companies near it (its
-    other bots among those nearest the pair, `_near`) that one of the two met, without the other, at least `enough`
+    other bots among the 2 (players - 1) nearest the pair) that one of the two met, without the other, at least `enough`
     times (so that the ratings weigh them in full), the share of those `enough` tables the other also played in that
     company in its place. 1 where there are none.
 
@@ -402,7 +402,9 @@ def company_coverage(order: list[str], i: int, players: int, companies: Companie
     the pair that weigh in full count: far ones fix the pair's places and say little of their order, and the many a
     league plays a few times each weigh little; requiring those would chain swap after swap along the order."""
     a, b = order[i], order[i + 1]
-    near = {order[s] for s in _near(order, i, players)[1]}
+    # a little wider than where the pair's own tables take their company (2 (players - 2) bots): a copy between the
+    # pair and the company its original kept would otherwise hide that company
+    near = {order[s] for s in _near(order, i, 2 * (players - 1))[1]}
     mass = lag = 0
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
