@@ -51,7 +51,7 @@ workers = 1
 deals = 4
 isolation = "none"
 """
-FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "copy_games",
+FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "called", "copy_games",
           "games_after", "settled", "seconds"]
 
 
@@ -77,6 +77,7 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
         report = play_league(league, until_settled=True, games=cap, workers=1)
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
+        called = verdicts(league)
         rows = []
         for entry in late:
             copy, _, original = entry.partition("=")
@@ -85,10 +86,21 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
                          "mu_original": round(float(table.at[original, "mu"]), 4),
                          "gap": round(float(table.at[copy, "mu"] - table.at[original, "mu"]), 4),
                          "split": int(table.at[copy, "tier"] != table.at[original, "tier"]),
+                         "called": called.get(frozenset((copy, original)), "not adjacent"),
                          "copy_games": int(table.at[copy, "games"]), "games_after": report.played_now,
                          "settled": int("settled" in report.stopped),
                          "seconds": round(time.perf_counter() - started)})
         return rows
+
+
+def verdicts(league: Path) -> dict:
+    """What the league's settled rule says of each adjacent pair (`arena league table --pairs`), by the pair's bots;
+    empty where the code has no such table (an earlier commit, for the rule as it was)."""
+    try:
+        from arena.league.standings import pair_frame
+    except ImportError:
+        return {}
+    return {frozenset((p.bot, p.next)): p.settled for p in pair_frame(league).itertuples()}
 
 
 def seeds_of(text: str) -> list[int]:
