@@ -113,8 +113,9 @@ def seeds_of(text: str) -> list[int]:
 
 def summary(paths: list[str]) -> None:
     """Per file and player count: splits, mean gap [95% CI], mean games after the copies came, leagues settled."""
-    print("| rows | players | checks | split | mean gap [95% CI] | games after the copies came | settled |")
-    print("|---|---:|---:|---:|---|---:|---:|")
+    print("| rows | players | checks | split | mean gap [95% CI] | mean abs gap | games after the copies came | "
+          "settled |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
     for path in paths:
         rows = list(csv.DictReader(open(path)))
         for players in sorted({int(r["players"]) for r in rows}):
@@ -128,7 +129,8 @@ def summary(paths: list[str]) -> None:
             settled = sum(int(r["settled"]) for r in leagues)
             splits = sum(int(r["split"]) for r in mine)
             print(f"| {Path(path).name} | {players} | {len(mine)} | {splits} ({splits / len(mine):.0%}) | "
-                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {games:,.0f} | "
+                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {sum(map(abs, gaps)) / len(gaps):.2f} | "
+                  f"{games:,.0f} | "
                   f"{settled} of {len(leagues)} |")
 
 
