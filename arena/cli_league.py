@@ -263,18 +263,53 @@ def league_table(
     format: Annotated[Format, typer.Option(help="Output format.")] = Format.table,
     history: Annotated[bool, typer.Option(
         help="Each bot's mu after every round (past 12 rounds, every k-th) instead.")] = False,
+    pairs: Annotated[bool, typer.Option(
+        help="Each adjacent pair of the order instead: its difference, the interval `--until settled` stops on, "
+             "and whether it is settled.")] = False,
 ) -> None:
     """The standing table over every game of the finished rounds: the columns of `arena ratings`, and each
     bot's version, status and when it was added. Safe to run while `play` plays.
 
-    Example: arena league table club --game caterpillar --format markdown
+    Example: arena league table club --pairs --format csv
     """
     import pandas as pd
 
-    from arena.display import console, history_tables, markdown_table, misfit_lines, model_name, ranking_frame, table
-    from arena.league.standings import history_frame, standing_frames
+    from arena.display import (
+        console,
+        history_tables,
+        interval,
+        markdown_table,
+        misfit_lines,
+        model_name,
+        ranking_frame,
+        table,
+    )
+    from arena.league.standings import history_frame, pair_frame, standing_frames
 
+    if history and pairs:
+        fail("--history and --pairs: choose one")
     with league_errors():
+        if pairs:
+            frame = pair_frame(directory, game)
+            if format == Format.csv:
+                typer.echo(frame.to_csv(index=False, float_format="%.6f").rstrip("\n"))
+            elif format == Format.json:
+                typer.echo(frame.to_json(orient="records", double_precision=6))
+            elif frame.empty:
+                typer.echo("no adjacent pair yet: `arena league play` plays a round")
+            else:
+                shown = pd.DataFrame({
+                    "variant": frame["variant"], "bot": frame["bot"], "next": frame["next"],
+                    "diff [anytime 95% CI]": [interval(*r, 2) for r in zip(
+                        frame["diff"], frame["diff_lo"], frame["diff_hi"], strict=True)],
+                    "settled": frame["settled"], "companies met": frame["met"].map("{:.0%}".format)})
+                if format == Format.markdown:
+                    typer.echo(markdown_table(shown))
+                else:
+                    out = console()
+                    out.print(table(*shown.columns, ids=("variant", "bot", "next"), rows=shown.itertuples(index=False),
+                                    width=out.width))
+            return
         if history:
             frame = history_frame(directory, game)
             if format == Format.csv:

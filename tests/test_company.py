@@ -127,7 +127,8 @@ def choices(players: int, order: list[str], settling: set[str], companies: Compa
     settings = LeagueSettings("t", 1, (), None, RatingSettings(), deals=4, placement=1)
     matchmaker = Matchmaker.__new__(Matchmaker)
     matchmaker.settings, matchmaker.until_settled = settings, False
-    look = Look(order, [0.5] * (len(order) - 1), [1.0 + i for i in range(len(order) - 1)], [False] * len(order))
+    se = [1.0 + i for i in range(len(order) - 1)]  # even: the intervals alone tell which pair is furthest from settled
+    look = Look(order, [0.5] * len(se), se, [False] * len(se), diff=[0.0] * len(se), half=se)
     played = Counter({bot: 1 if bot in settling else 10 for bot in order})
     return matchmaker._variant_tables(look, players, played, companies)
 

@@ -456,7 +456,7 @@ def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
     replays = []
     for link in seen.probe["links"]:
         bot_page = index.parent / link
-        pairings = "Array.from(document.querySelectorAll('h3 + table tr')).slice(1).map(r => r.cells[0].textContent)"
+        pairings = "Array.from(document.querySelectorAll('table.pairs tr')).slice(1).map(r => r.cells[0].textContent)"
         page = visit(bot_page, "document.body.dataset.ready === 'yes'", pairings)
         assert page.ready and page.exceptions == [] and page.console_errors == []
         assert len(page.probe) == 2, "it met both others"

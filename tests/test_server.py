@@ -142,10 +142,11 @@ def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
         board = client.get("/").text
         assert all(f"/bots/{r['bot']}" in board for r in rows) and "win rate" not in board.split("</p>", 1)[1]
         log = client.get("/rounds").text
-        assert log.index(f"Round {len(rounds)}<") < log.index("Round 1<"), "newest first"
-        assert all(table_["why"] in log for r in rounds for table_ in r.plan)
+        first = rounds[-20:]  # the log's first page: the 20 latest rounds
+        assert log.index(f"Round {first[-1].number}<") < log.index(f"Round {first[0].number}<"), "newest first"
+        assert all(table_["why"] in log for r in first for table_ in r.plan)
         after = client.get("/api/rounds", params={"after": 1}).json()["rounds"]
-        assert [r["number"] for r in after] == [r.number for r in rounds[1:]]
+        assert [r["number"] for r in after] == [r.number for r in rounds[1:21]]  # a page of 20
         assert after[0]["tables"] == rounds[1].plan
 
         bot = client.get("/api/bots/random").json()
@@ -157,6 +158,15 @@ def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
         assert recent == sorted(recent, reverse=True) and all("random" in g["players"] for g in bot["recent_games"])
         page = client.get("/bots/random").text
         assert "history-chart" in page and f"/games/{recent[0]}" in page and "Head to head" in page
+        # the pairs the play loop stopped on, as `league table --pairs` has them: all settled
+        adjacent = json.loads(arena("league", "table", league, "--pairs", "--format", "json").stdout)
+        mine = [p for p in adjacent if "random" in (p["bot"], p["next"])]
+        assert mine and all(p["settled"] != "no" for p in mine)
+        assert [(p["bot"], p["next"], p["settled"]) for p in bot["neighbours"]["caterpillar"]] == [
+            (p["bot"], p["next"], p["settled"]) for p in mine]
+        for served_pair, pair in zip(bot["neighbours"]["caterpillar"], mine, strict=True):
+            assert served_pair["diff_lo"] == pytest.approx(pair["diff_lo"], abs=1e-5)
+        assert "Neighbours in the order" in page and mine[0]["settled"] in page
 
         replay = client.get(f"/games/{recent[0]}")
         assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text

@@ -9,10 +9,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    meets the strong, the middling and the weak.
 2. Then, while it has played fewer than `placement + 2` tables, the tables of the pairs it forms with its
    neighbours in the rating order, which settle where it stands.
-3. Then the tables of the adjacent pairs whose order is least certain: each adjacent pair is weighted by
-   (1 - |2 LOS - 1|), how near its likelihood of superiority is to one half, times the standard error of
-   its rating difference, which shrinks with every table the pair plays (how much one more table teaches).
-   A pair already settled (separated, or a tie within `tie_margin`) weighs nothing while any pair does not;
+3. Then the tables of the adjacent pairs furthest from settled (`variant_look`): each open pair is weighed by the
+   half-width of its anytime-valid interval over the half-width that would settle it (`Look.to_settle`), which
+   shrinks with every table the pair plays. A pair held open by the companies one of it has not met comes first,
+   as a newcomer's neighbours do. A settled pair weighs nothing while any pair is open;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled from the 2 (players - 2) bots nearest it in the order: the company given fewest
    tables, the nearest among equals. A settling newcomer's pairs, and one more pair a round, play a swapped
@@ -21,14 +21,16 @@ workers or the order in which batches finished, so the same adds and retires giv
    the company its neighbour met (the ratings weigh companies alike up to that cap, `arena.ratings.company`).
 
 It stops when the budget of games is spent (a round is cut to the tables that fit, never played in part),
-or, with `until_settled`, when every variant has no newcomer and every adjacent pair is settled.
+or, with `until_settled`, when every adjacent pair of every variant is settled (`variant_look`): the one rule that
+`arena league table --pairs` and the server's pages show.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,13 +42,18 @@ from arena.config.toml import toml_text
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.settings import LeagueSettings
 from arena.plan import Range, Step
-from arena.ratings.looks import standings
+from arena.ratings.looks import anytime_halfwidth, standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.seeds import derive_seed
 
 MATCHMAKER_REPLICATES = 100
 """Deal-bootstrap replicates of the ratings the matchmaker looks at (the standing table uses the default)."""
+COVERED = 0.9
+"""At three or more players a pair is settled only once the companies near it are this well met (`company_coverage`)."""
+COVERAGE_FLOOR = 0.1
+"""The share of its companies' games a pair's difference counts at least (its standard error is divided by the square
+root of the share met): a pair that met none of them is told apart no faster than with a tenth of its games."""
 
 
 @dataclass(frozen=True)
@@ -60,12 +67,98 @@ class Table:
 
 @dataclass
 class Look:
-    """Where one variant stands: its bots in rating order and each adjacent pair's state."""
+    """Where one variant stands: its bots in rating order and each adjacent pair's state (`variant_look`), the pair
+    i being order[i] above order[i + 1]."""
 
     order: list[str]
     los: list[float] = field(default_factory=list)
     se: list[float] = field(default_factory=list)
+    """The standard error of each pair's difference, widened by the companies one of the pair has not met."""
     settled: list[bool] = field(default_factory=list)
+    diff: list[float] = field(default_factory=list)
+    """mu of the upper minus mu of the lower (NaN where either is unrated)."""
+    half: list[float] = field(default_factory=list)
+    """The half-width of each pair's anytime-valid interval (`anytime_halfwidth`)."""
+    coverage: list[float] = field(default_factory=list)
+    """How well each pair met the companies near it (`company_coverage`; 1 at two players)."""
+
+    def verdict(self, i: int) -> str:
+        """"separated", "tie" or "no" for the pair i."""
+        if not self.settled[i]:
+            return "no"
+        return "separated" if self.diff[i] - self.half[i] > 0 else "tie"
+
+    def to_settle(self, i: int, margin: float) -> float:
+        """How far the pair i is from settling: its interval's half-width over the one that would settle it (its
+        distance from zero, or from the tie margin, whichever is further). Twins near a tie and a close pair of
+        unequal bots weigh alike: weighed by how uncertain their order is, twins chasing a tie took every table
+        while a late copy's pair with its original waited, split."""
+        diff = abs(self.diff[i])
+        if diff != diff:  # unrated
+            return float("inf")
+        return self.half[i] / max(diff, margin - diff, 1e-9)
+
+    def lagging(self, i: int) -> bool:
+        """Whether the pair i is held open by the companies one of it has not met."""
+        return bool(self.coverage) and self.coverage[i] < COVERED
+
+
+def variant_look(names: list[str], rated, settings: LeagueSettings, players: int, played: Counter,
+                 companies: Companies) -> Look:
+    """Where a variant stands: its active bots `names` in rating order (those `rated`, a `looks.Standing` or None,
+    has not rated after, in the order given) and each adjacent pair's state. The one rule of a settled pair, for the
+    matchmaker's stop, `arena league table --pairs` and the server's pages alike:
+
+    - both bots have played their placement and two tables more (`played`, tables per bot);
+    - at three or more players, the companies near the pair that one of it met were met as often by the other in its
+      place, for at least COVERED of their games (`company_coverage`, on `companies`);
+    - the anytime-valid interval of their difference (`anytime_halfwidth` at the league's confidence; its standard
+      error divided by the square root of the coverage, so that it carries the companies not met) excludes zero
+      (separated) or lies within +-`tie_margin` (a tie). Looked at every round, it calls two equal bots apart no
+      more often than 1 - confidence however long the league runs (`tests/test_settled.py`)."""
+    if rated is None:
+        order, mu, se_matrix = list(names), {}, None
+    else:
+        ranked = [b for b in rated.bots if b in names]
+        order = ranked + [b for b in names if b not in ranked]
+        mu = dict(zip(rated.bots, rated.mu, strict=True))
+        position = {b: i for i, b in enumerate(rated.bots)}
+        se_matrix = rated.difference_se
+    enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
+    look = Look(order)
+    for i, (a, b) in enumerate(pairwise(order)):
+        coverage = company_coverage(order, i, players, companies, enough) if players > 2 else 1.0
+        if a in mu and b in mu and se_matrix is not None:
+            se = float(se_matrix[position[a], position[b]]) / max(coverage, COVERAGE_FLOOR) ** 0.5
+            diff = float(mu[a] - mu[b])
+            los = float(special.ndtr(diff / se)) if se > 0 else 1.0
+            half = anytime_halfwidth(se, settings.confidence)
+            settled = (min(played[a], played[b]) >= settings.placement + 2 and coverage >= COVERED
+                       and (diff - half > 0 or abs(diff) + half <= settings.tie_margin))
+        else:
+            se, diff, los, half, settled = settings.ratings.sigma, float("nan"), 0.5, float("inf"), False
+        look.los.append(los)
+        look.se.append(se)
+        look.settled.append(settled)
+        look.diff.append(diff)
+        look.half.append(half)
+        look.coverage.append(coverage)
+    return look
+
+
+PAIR_COLUMNS = ["variant", "bot", "next", "diff", "diff_lo", "diff_hi", "settled", "met"]
+"""`arena league table --pairs`: each adjacent pair, its difference with the anytime-valid interval, whether it is
+settled ("separated", "tie" or "no") and how well it met the companies near it."""
+
+
+def pair_rows(label: str, look: Look) -> list[dict]:
+    """The adjacent pairs of a variant's look as rows of PAIR_COLUMNS."""
+    rows = []
+    for i, (a, b) in enumerate(pairwise(look.order)):
+        half = look.half[i] if math.isfinite(look.half[i]) else math.nan  # no bound yet: shown as a dash
+        rows.append({"variant": label, "bot": a, "next": b, "diff": look.diff[i], "diff_lo": look.diff[i] - half,
+                     "diff_hi": look.diff[i] + half, "settled": look.verdict(i), "met": look.coverage[i]})
+    return rows
 
 
 class Matchmaker:
@@ -148,19 +241,19 @@ class Matchmaker:
 
     def choose(self) -> list[Table]:
         """The tables of the next round (empty with `until_settled` once everything is settled)."""
-        active = self.catalog.bots("active")
-        played, companies = self._tables_played()
-        rated = self._rate()
         tables: list[Table] = []
-        for number, game in enumerate(self.settings.games):
-            players = self.settings.players(game)
-            eligible = [b for b in active if game.game in b.games]
-            if len(eligible) < players:
-                continue
-            look = self._look(game.label, eligible, rated.get(game.label))
-            tables += [Table(number, bots, why) for bots, why in
-                       self._variant_tables(look, players, played[game.label], companies[game.label])]
+        for number, (look, players, played, companies) in enumerate(self.looks()):
+            if look is not None:
+                tables += [Table(number, bots, why) for bots, why in
+                           self._variant_tables(look, players, played, companies)]
         return tables
+
+    def looks(self) -> list[tuple[Look | None, int, Counter, Companies]]:
+        """Each variant of the league (in its order) as (where it stands, its players, the tables each bot was given,
+        the companies given), the look None where too few active bots can play it."""
+        tallies = TablesPlayed()
+        tallies.add(self.catalog.rounds())
+        return variant_looks(self.settings, self.catalog.bots("active"), self._rate(), tallies)
 
     def _variant_tables(self, look: Look, players: int, played: Counter,
                         companies: Companies) -> list[tuple[tuple[str, ...], str]]:
@@ -185,8 +278,10 @@ class Matchmaker:
             settling = [b for b in pair if played[b] < settings.placement + 2]
             if settling:  # a newcomer's neighbours come before every other pair
                 weights.append((1, look.se[i], i, f"settling the neighbours of {settling[0]}"))
+            elif look.lagging(i):  # and so does a pair held open by a company one of it has not met
+                weights.append((1, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
             elif not look.settled[i]:
-                weights.append((0, (1 - abs(2 * look.los[i] - 1)) * look.se[i], i,
+                weights.append((0, look.to_settle(i, settings.tie_margin), i,
                                 f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
             if self.until_settled:
@@ -199,44 +294,17 @@ class Matchmaker:
         enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, i, why in weights[:slots]:
+            lagging = look.lagging(i)  # held open by a company not met: the swap is what settles it
             swapped = (swapped_company(order[i], order[i + 1], companies, order, enough)
-                       if players > 2 and (settling or free) else None)
+                       if players > 2 and (settling or lagging or free) else None)
             if swapped is None:
                 chosen.append((_table_around(order, i, players, companies.count), why))
                 continue
-            if not settling:
+            if not settling and not lagging:
                 free = False
             table, have, lack = swapped
             chosen.append((table, f"{why}; {lack} in the company {have} met"))
         return unique_tables(chosen)
-
-    def _look(self, label: str, eligible: list[BotRow], rated) -> Look:
-        """The variant's active bots in rating order (unrated ones after, in the order they came) and the state
-        of each adjacent pair."""
-        names = [b.label for b in eligible]
-        if rated is None:
-            order = names
-            mu, se_matrix = {}, None
-        else:
-            ranked = [b for b in rated.bots if b in names]
-            order = ranked + [b for b in names if b not in ranked]
-            mu = dict(zip(rated.bots, rated.mu, strict=True))
-            position = {b: i for i, b in enumerate(rated.bots)}
-            se_matrix = rated.difference_se
-        z = float(special.ndtri(1 - (1 - self.settings.confidence) / 2))
-        look = Look(order)
-        for a, b in zip(order, order[1:], strict=False):
-            if a in mu and b in mu and se_matrix is not None:
-                se = float(se_matrix[position[a], position[b]])
-                diff = float(mu[a] - mu[b])
-                los = float(special.ndtr(diff / se)) if se > 0 else 1.0
-                settled = diff - z * se > 0 or abs(diff) + z * se <= self.settings.tie_margin
-            else:
-                se, los, settled = self.settings.ratings.sigma, 0.5, False
-            look.los.append(los)
-            look.se.append(se)
-            look.settled.append(settled)
-        return look
 
     def _rate(self) -> dict:
         """Where each variant stands after every game so far (`arena.ratings.looks`): the results handed over
@@ -247,17 +315,6 @@ class Matchmaker:
             self.results = []
             self.ratings.add(table)
         return standings(self.ratings)
-
-    def _tables_played(self) -> tuple[dict[str, Counter], dict[str, Companies]]:
-        """Per variant label, how many tables each bot has been given, and how many each company (a table's bots,
-        sorted) has been given, in recorded rounds."""
-        played: dict[str, Counter] = {g.label: Counter() for g in self.settings.games}
-        companies: dict[str, Companies] = {g.label: Companies() for g in self.settings.games}
-        for round_ in self.catalog.rounds():
-            for table in round_.plan:
-                played.setdefault(table["variant"], Counter()).update(table["bots"])
-                companies.setdefault(table["variant"], Companies()).add(table["bots"])
-        return played, companies
 
     def _within(self, tables: list[Table], left: int) -> list[Table]:
         """The tables, in the order chosen, that fit in `left` games."""
@@ -331,11 +388,45 @@ def _table_around(order: list[str], i: int, players: int, count: Counter) -> tup
 
     Varying the company matters at three or more players: a bot rated out of place by the one company it keeps
     meeting meets others, and a company past the ratings' cap (`arena.ratings.company`) teaches them less."""
-    distance = {s: abs(s - i - 0.5) for s in range(len(order)) if s not in (i, i + 1)}
-    near = sorted(distance, key=lambda s: (distance[s], s))[:2 * (players - 2)]
+    distance, near = _near(order, i, 2 * (players - 2))
     tables = [(i, i + 1, *fill) for fill in combinations(near, players - 2)]
     best = min(tables, key=lambda seats: (count[_bots(order, seats)], sum(distance[s] for s in seats[2:]), seats))
     return _bots(order, best)
+
+
+def _near(order: list[str], i: int, count: int) -> tuple[dict[int, float], list[int]]:
+    """The distance of every other seat of `order` from the middle of the pair (i, i + 1), and the `count` nearest
+    seats, the upper first among equals."""
+    distance = {s: abs(s - i - 0.5) for s in range(len(order)) if s not in (i, i + 1)}
+    return distance, sorted(distance, key=lambda s: (distance[s], s))[:count]
+
+
+def company_coverage(order: list[str], i: int, players: int, companies: Companies, enough: int) -> float:
+    """How well the pair order[i], order[i + 1] met the companies that matter to it: of the companies near it (its
+    other bots among the 2 (players - 1) nearest the pair) that one of the two met, without the other, at least `enough`
+    times (so that the ratings weigh them in full), the share of those `enough` tables the other also played in that
+    company in its place. 1 where there are none.
+
+    A bot's results depend on its tablemates, and the ratings weigh each company at most `company_deals` deals'
+    worth (`arena.ratings.company`): two bots stand on equal terms once each met the companies the other met, that
+    often. A late-comer that met few of its neighbour's companies has its difference's error widened, and its pair
+    is not settled, until it has (its pair plays the swapped tables first, `swapped_company`). Only the companies near
+    the pair that weigh in full count: far ones fix the pair's places and say little of their order, and the many a
+    league plays a few times each weigh little; requiring those would chain swap after swap along the order."""
+    a, b = order[i], order[i + 1]
+    # a little wider than where the pair's own tables take their company (2 (players - 2) bots): a copy between the
+    # pair and the company its original kept would otherwise hide that company
+    near = {order[s] for s in _near(order, i, 2 * (players - 1))[1]}
+    mass = lag = 0
+    for have, lack in ((a, b), (b, a)):
+        for table in companies.of.get(have, ()):
+            if (lack in table or companies.count[table] < enough
+                    or not all(bot == have or bot in near for bot in table)):
+                continue
+            swapped = tuple(sorted(lack if bot == have else bot for bot in table))
+            mass += enough
+            lag += max(0, enough - companies.count[swapped])
+    return 1.0 if mass == 0 else 1 - lag / mass
 
 
 def _bots(order: list[str], seats) -> tuple[str, ...]:
@@ -382,6 +473,52 @@ def swapped_company(a: str, b: str, companies: Companies, order: list[str], enou
             if behind > 0 and (best is None or (far, -behind, swapped) < best[0]):
                 best = ((far, -behind, swapped), swapped, have, lack)
     return None if best is None else best[1:]
+
+
+@dataclass
+class TablesPlayed:
+    """Per variant label, how many tables each bot has been given and the companies given, in the rounds added."""
+
+    played: dict[str, Counter] = field(default_factory=dict)
+    companies: dict[str, Companies] = field(default_factory=dict)
+
+    def add(self, rounds: list[RoundRow]) -> None:
+        """Counts the tables of `rounds` (with their plans)."""
+        for round_ in rounds:
+            for table in round_.plan:
+                self.played.setdefault(table["variant"], Counter()).update(table["bots"])
+                self.companies.setdefault(table["variant"], Companies()).add(table["bots"])
+
+
+def variant_looks(settings: LeagueSettings, active: list[BotRow], rated: dict, tallies: TablesPlayed
+                  ) -> list[tuple[Look | None, int, Counter, Companies]]:
+    """Each variant of the league (in its order) as (its `variant_look`, its players, the tables each bot was given,
+    the companies given), the look None where fewer active bots than its players can play it; `rated`: the
+    `looks.Standing` of each variant that has games."""
+    looks = []
+    for game in settings.games:
+        players = settings.players(game)
+        played = tallies.played.get(game.label, Counter())
+        companies = tallies.companies.get(game.label, Companies())
+        eligible = [b.label for b in active if game.game in b.games]
+        look = (variant_look(eligible, rated.get(game.label), settings, players, played, companies)
+                if len(eligible) >= players else None)
+        looks.append((look, players, played, companies))
+    return looks
+
+
+def adjacent_pairs(settings: LeagueSettings, bots: list[BotRow], rated: dict, tallies: TablesPlayed,
+                   game: str | None = None):
+    """Each adjacent pair of each variant (of `game` alone, a game id or variant label, if given) as the matchmaker
+    looks at it, a pandas frame of PAIR_COLUMNS: what `arena league table --pairs` and the bot pages show."""
+    import pandas as pd
+
+    from arena.ratings.variants import of_game
+
+    active = [b for b in bots if b.status == "active"]
+    rows = [row for g, (look, *_) in zip(settings.games, variant_looks(settings, active, rated, tallies), strict=True)
+            if look is not None and of_game(g.label, game) for row in pair_rows(g.label, look)]
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
 def unique_tables(tables: list[tuple[tuple[str, ...], str]]) -> list[tuple[tuple[str, ...], str]]:

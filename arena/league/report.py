@@ -14,7 +14,7 @@ from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.directory import LeagueDir
 from arena.league.html import tables
-from arena.league.standings import head_to_head, snapshot, standing_frames, versions
+from arena.league.standings import head_to_head, pair_frame, snapshot, standing_frames, versions
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
@@ -36,6 +36,7 @@ def write_league_report(directory: Path) -> Path:
     settings = load_settings(directory)
     bots, rounds = snapshot(directory)
     rated, frames = standing_frames(directory, taken=(bots, rounds))
+    adjacent = pair_frame(directory, taken=(bots, rounds))
     out = LeagueDir(directory).leaderboard
     games = sum(r.games for r in rounds)
     shared = tables()
@@ -55,8 +56,8 @@ def write_league_report(directory: Path) -> Path:
     write_atomic(index, _page(f"League {settings.name}", body).encode())
     for bot in bots:
         write_atomic(out / page_name(bot.label),
-                     _bot_page(directory, settings.name, bot, versions(bots, bot.label), rated, frames, rounds,
-                               out).encode())
+                     _bot_page(directory, settings.name, bot, versions(bots, bot.label), rated, frames, adjacent,
+                               rounds, out).encode())
     return index
 
 
@@ -77,7 +78,7 @@ def _season(directory: Path) -> list[str]:
 
 
 def _bot_page(directory: Path, league: str, bot: BotRow, its_versions: list[BotRow], rated: dict, frames: dict,
-              rounds: list[RoundRow], out: Path) -> str:
+              adjacent, rounds: list[RoundRow], out: Path) -> str:
     shared = tables()
     body = [f"<p><a href='index.html'>&larr; League {_e(league)}</a></p>", f"<h1>{_e(bot.label)}</h1>",
             "<h2>Versions</h2>", str(shared.versions(its_versions, page_name))]
@@ -88,6 +89,10 @@ def _bot_page(directory: Path, league: str, bot: BotRow, its_versions: list[BotR
         mine = (frame["bot"] == bot.label).to_numpy()
         shown = [place for place, own in zip(places(frame["pl_rank"]), mine, strict=True) if own]
         body += [f"<h2>{_e(variant)}</h2>", str(shared.standings(variant, frame[mine], shown, page_name))]
+        near = adjacent[(adjacent["variant"] == variant)
+                        & ((adjacent["bot"] == bot.label) | (adjacent["next"] == bot.label))]
+        if not near.empty:
+            body += ["<h3>Neighbours in the order</h3>", str(shared.neighbours(near, bot.label, page_name))]
         if variant in pairs:
             body += ["<h3>Pairings</h3>", str(shared.head_to_head(pairs[variant], page_name))]
         replay = _first_game_replay(directory, bot.label, variant, rounds, out)

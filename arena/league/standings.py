@@ -56,6 +56,26 @@ def standing_frames(directory: Path, game: str | None = None,
     return rated, with_bots(rated, bots)
 
 
+def pair_frame(directory: Path, game: str | None = None,
+               taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> pd.DataFrame:
+    """Each adjacent pair of each variant's active bots, its difference, interval and whether it is settled, by the
+    look and the rule of the matchmaker's `--until settled` (`arena.league.matchmaker.adjacent_pairs`): the finished
+    rounds' games in running ratings of the matchmaker's replicates, the tables counted from the rounds' plans."""
+    from arena.league.matchmaker import MATCHMAKER_REPLICATES, TablesPlayed, adjacent_pairs
+    from arena.ratings.looks import standings
+    from arena.ratings.tables import RunningRatings
+
+    bots, rounds = taken or snapshot(directory)
+    settings = load_settings(directory)
+    select({g.label: g for g in settings.games}, game)  # a game the league does not play: one line naming those it does
+    running = RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES, progress=False)
+    for part in league_parts(directory, rounds, RATED_COLUMNS):
+        running.add(part)
+    tallies = TablesPlayed()
+    tallies.add(rounds)
+    return adjacent_pairs(settings, bots, standings(running), tallies, game)
+
+
 def with_bots(rated: dict, bots: list[BotRow]) -> dict[str, pd.DataFrame]:
     """Each variant's rating table (of `rated`, VariantRatings by variant) with each bot's version, status and
     added date beside its name."""

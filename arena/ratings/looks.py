@@ -26,6 +26,11 @@ from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import DealGames, deal_bootstrap, difference_se
 from arena.ratings.company import balanced, company_share
 
+MIXTURE_SE = 0.5
+"""The standard error (in mu) of a difference around which the confidence sequence of `anytime_halfwidth` is
+tightest: it is near-optimal for errors of about 0.05 to 0.3 mu, where adjacent pairs settle (a tie within the
+default margin of 0.5 needs an error below about 0.15)."""
+
 WARM_FROM = 200_000
 """Games of a variant from which a look updates the last checkpoint instead of fitting every game afresh."""
 
@@ -129,6 +134,23 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     diff_se[np.ix_(at, at)] = checkpoint.difference_se * shrunk
     np.fill_diagonal(diff_se, 0.0)
     return mu, diff_se
+
+
+def anytime_halfwidth(se, confidence: float):
+    """The half-width of a confidence sequence for a rating difference estimated with standard error `se` (scalar or
+    array): the normal-mixture boundary of Robbins, |d - delta| <= se sqrt((1 + v) (log(1 + 1/v) + 2 log(1/alpha)))
+    with v = (se / MIXTURE_SE)^2 and alpha = 1 - confidence. Unlike the fixed interval d +- 1.96 se, it holds at every
+    look at once: where the difference is a Gaussian martingale in its information 1/se^2, the chance that any look,
+    however many, excludes the true difference is at most alpha (Ville's inequality on the mixture martingale;
+    Howard, Ramdas, McAuliffe and Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence sequences", 2021,
+    eq. 14). It costs width: 3.0 to 3.3 standard errors for errors from 0.05 to 0.3 mu, where a fixed interval has
+    1.96, so about 2.6 times the games to settle a given pair. An error of 0 (nothing to tell, e.g. one deal) gives an
+    infinite width."""
+    se = np.asarray(se, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = (se / MIXTURE_SE) ** 2
+        half = se * np.sqrt((1 + v) * (np.log1p(1 / v) + 2 * np.log(1 / (1 - confidence))))
+    return np.where(se > 0, half, np.inf) if half.ndim else (float(half) if se > 0 else float("inf"))
 
 
 def _standing(names: np.ndarray, mu: np.ndarray, diff_se: np.ndarray) -> Standing:

@@ -28,10 +28,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.league import load_settings
-from arena.league.catalog import BotRow
+from arena.league.catalog import BotRow, Catalog
+from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, TablesPlayed, adjacent_pairs
 from arena.league.play import league_parts
 from arena.league.season import closing_time
 from arena.league.standings import RatingHistory, head_to_head, snapshot, with_bots
+from arena.ratings.looks import standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.server.final import FinalView, final_digest, read_final
@@ -81,6 +83,9 @@ class View:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Each variant's standing table, as `arena league table` has it."""
     history: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RatingHistory.COLUMNS))
+    adjacent: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PAIR_COLUMNS))
+    """Each adjacent pair of each variant as `arena league table --pairs` has it: the look and the rule the play loop
+    stops on."""
     recent: pa.Table | None = None
     """Each bot's RECENT_GAMES latest games of the finished rounds (GAME_COLUMNS and the bot's label as `bot`), in
     game-index order: one Arrow table, which the server takes in a millisecond (a pandas frame a bot took 18)."""
@@ -132,6 +137,11 @@ class View:
     def pairs(self, label: str) -> dict[str, pd.DataFrame]:
         """Head-to-head against every opponent, by variant: the rating tables' pairings seen from the bot."""
         return head_to_head(self.rated, label)
+
+    def neighbours(self, label: str) -> dict[str, pd.DataFrame]:
+        """The adjacent pairs the bot is in (the one above it and the one below), by variant."""
+        mine = self.adjacent[(self.adjacent["bot"] == label) | (self.adjacent["next"] == label)]
+        return {variant: rows for variant, rows in mine.groupby("variant", sort=False)}
 
     @property
     def closed(self) -> bool:
@@ -217,6 +227,10 @@ class _Making:
 
     ratings: RunningRatings
     history: RatingHistory
+    looks: RunningRatings
+    """The same games in running ratings of the matchmaker's replicates: its look, for the adjacent pairs."""
+    tallies: TablesPlayed = field(default_factory=TablesPlayed)
+    """The tables of the rounds read so far, from their plans."""
     key: tuple = ()
     last_round: int = 0
     recent: dict[str, pa.Table] = field(default_factory=dict)
@@ -272,7 +286,9 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     if making is None:
         settings = load_settings(Path(directory))
         making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False, warm=True),
-                                               RatingHistory(Path(directory), kept=True))
+                                               RatingHistory(Path(directory), kept=True),
+                                               RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES,
+                                                              progress=False))
     catching_up = bool(rounds) and making.history.last_round == 0  # the history has read no round yet
     deferred = catching_up and not history and sum(
         r.games for r in rounds if r.number > making.history.fitted) > DEFERRED_HISTORY_GAMES
@@ -287,7 +303,14 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     for part in league_parts(Path(directory), new, GAME_COLUMNS + [c for c in RATED_COLUMNS
                                                                    if c not in GAME_COLUMNS]):
         making.ratings.add(part.select(RATED_COLUMNS))
+        making.looks.add(part.select(RATED_COLUMNS))
         _take(making, part.select(GAME_COLUMNS))
+    if new:  # their plans, which the light snapshot leaves out
+        catalog = Catalog(Path(directory))
+        try:
+            making.tallies.add(catalog.finished_rounds(making.last_round, new[-1].number))
+        finally:
+            catalog.close()
     making.last_round = max((r.number for r in new), default=making.last_round)
     # a point of history is a fit: at most HISTORY_POINTS for the rounds found at the start (those kept in the
     # league's history file are not fitted again), then one a look, the standings' own fit. The looks are spaced by
@@ -303,8 +326,9 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     spans = [RoundSpan(r.number, r.first_index, r.games, r.finished) for r in rounds]
     final = making.final and replace(making.final, frames=with_bots(making.final.rated, bots))  # statuses of now
     settings = load_settings(Path(directory))
+    adjacent = adjacent_pairs(settings, bots, standings(making.looks) if rounds else {}, making.tallies)
     view = View(settings.name, version + 1, bots, spans, rated, with_bots(rated, bots),
-                making.history.frame(), recent, making.faulted, closes=closes, final=final,
+                making.history.frame(), adjacent, recent, making.faulted, closes=closes, final=final,
                 waiting=waiting_variants(settings, bots))
     view.rendered.update(prerendered(view))
     making.key = key

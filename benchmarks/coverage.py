@@ -1,0 +1,167 @@
+"""Twins added late: does `--until settled` stop with a late copy where its original stands?
+
+A Go For It league of three, four or six players plays `--before` games, then copies of some of its bots join
+(the same code under another name) and the league plays `--until settled`, at most `--cap` games more. At its stop
+each late copy is checked against its original: whether the standing table puts them in different tiers (a split:
+two equal bots should split in about 5% of the checks), the gap mu(copy) - mu(original), and the games played after
+the copies came. One worker, `deals = 4`, `isolation = "none"`.
+
+    nice -n 10 .venv/bin/python benchmarks/coverage.py --seeds 101-110 [--players 3 4 6] [--before 2000]
+                                                        [--cap 8000] [--out rows.csv]
+    .venv/bin/python benchmarks/coverage.py --summary rows.csv [rows-before.csv ...]
+
+Each league prints one CSV row a copy (appended to `--out`); `--summary` reads such files and prints, per file and
+player count, the share of checks that split, the mean gap with its 95% interval, and the mean games to the stop.
+Run on a checkout of an earlier commit, the same script measures the rule as it was (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena.league import new_league
+from arena.league.frozen import add_bot
+from arena.league.play import play_league
+from arena.league.standings import league_ratings
+
+LEAGUES = {  # players: (rules, first bots, late copies as copy=original)
+    3: ("{ players = 3 }", ["random", "greedy", "heuristic"], ["random-2=random", "heuristic-2=heuristic"]),
+    4: ("{ players = 4 }", ["random", "greedy", "heuristic", "greedy-2=greedy"],
+        ["random-2=random", "heuristic-2=heuristic"]),
+    6: ("{ players = 6, jokers = true }", ["random", "greedy", "heuristic", "greedy-2=greedy", "heuristic-2=heuristic",
+                                            "random-3=random"], ["random-2=random"]),
+}
+TOML = """name = "coverage"
+seed = {seed}
+
+[[games]]
+game = "go_for_it"
+rules = {rules}
+
+[run]
+workers = 1
+
+[league]
+deals = 4
+isolation = "none"
+"""
+FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "called", "copy_games",
+          "games_after", "settled", "seconds"]
+
+
+def add(league: Path, entries: list[str]) -> None:
+    for entry in entries:
+        name, _, spec = entry.rpartition("=")
+        added = add_bot(league, spec, name=name or None, sandboxed=False)
+        assert added.new, added.problems
+
+
+def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
+    """One league: its rows, one a late copy."""
+    rules, first, late = LEAGUES[players]
+    with tempfile.TemporaryDirectory(prefix="arena-coverage-") as scratch:
+        toml = Path(scratch) / "league.toml"
+        toml.write_text(TOML.format(seed=seed, rules=rules))
+        league = Path(scratch) / "league"
+        new_league(league, toml)
+        started = time.perf_counter()
+        add(league, first)
+        play_league(league, games=before, workers=1)
+        add(league, late)
+        report = play_league(league, until_settled=True, games=cap, workers=1)
+        (rated,) = league_ratings(league).values()
+        table = rated.table.set_index("bot")
+        called = verdicts(league)
+        rows = []
+        for entry in late:
+            copy, _, original = entry.partition("=")
+            rows.append({"players": players, "seed": seed, "copy": copy, "original": original,
+                         "mu_copy": round(float(table.at[copy, "mu"]), 4),
+                         "mu_original": round(float(table.at[original, "mu"]), 4),
+                         "gap": round(float(table.at[copy, "mu"] - table.at[original, "mu"]), 4),
+                         "split": int(table.at[copy, "tier"] != table.at[original, "tier"]),
+                         "called": called.get(frozenset((copy, original)), "not adjacent"),
+                         "copy_games": int(table.at[copy, "games"]), "games_after": report.played_now,
+                         "settled": int("settled" in report.stopped),
+                         "seconds": round(time.perf_counter() - started)})
+        return rows
+
+
+def verdicts(league: Path) -> dict:
+    """What the league's settled rule says of each adjacent pair (`arena league table --pairs`), by the pair's bots;
+    empty where the code has no such table (an earlier commit, for the rule as it was)."""
+    try:
+        from arena.league.standings import pair_frame
+    except ImportError:
+        return {}
+    return {frozenset((p.bot, p.next)): p.settled for p in pair_frame(league).itertuples()}
+
+
+def seeds_of(text: str) -> list[int]:
+    """`101-110` or `101,105`."""
+    if "-" in text:
+        low, high = text.split("-")
+        return list(range(int(low), int(high) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def summary(paths: list[str]) -> None:
+    """Per file and player count: splits, mean gap [95% CI], mean games after the copies came, leagues settled."""
+    print("| rows | players | checks | split | mean gap [95% CI] | mean abs gap | games after the copies came | "
+          "settled |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    for path in paths:
+        rows = list(csv.DictReader(open(path)))
+        for players in sorted({int(r["players"]) for r in rows}):
+            mine = [r for r in rows if int(r["players"]) == players]
+            gaps = [float(r["gap"]) for r in mine]
+            mean = sum(gaps) / len(gaps)
+            sd = math.sqrt(sum((g - mean) ** 2 for g in gaps) / max(1, len(gaps) - 1))
+            half = 1.96 * sd / math.sqrt(len(gaps))
+            leagues = {r["seed"]: r for r in mine}.values()
+            games = sum(int(r["games_after"]) for r in leagues) / len(leagues)
+            settled = sum(int(r["settled"]) for r in leagues)
+            splits = sum(int(r["split"]) for r in mine)
+            print(f"| {Path(path).name} | {players} | {len(mine)} | {splits} ({splits / len(mine):.0%}) | "
+                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {sum(map(abs, gaps)) / len(gaps):.2f} | "
+                  f"{games:,.0f} | "
+                  f"{settled} of {len(leagues)} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="101-110")
+    parser.add_argument("--players", type=int, nargs="+", choices=sorted(LEAGUES), default=sorted(LEAGUES))
+    parser.add_argument("--before", type=int, default=2000, help="games before the copies came")
+    parser.add_argument("--cap", type=int, default=8000, help="games after, at most")
+    parser.add_argument("--out", help="append the rows to this CSV file")
+    parser.add_argument("--summary", nargs="+", metavar="CSV", help="summarise rows written before, and stop")
+    args = parser.parse_args()
+    if args.summary:
+        summary(args.summary)
+        return
+    out = Path(args.out) if args.out else None
+    writer = csv.DictWriter(sys.stdout, FIELDS)
+    writer.writeheader()
+    for seed in seeds_of(args.seeds):
+        for players in args.players:
+            rows = run(players, seed, args.before, args.cap)
+            writer.writerows(rows)
+            sys.stdout.flush()
+            if out is not None:
+                fresh = not out.exists()
+                with out.open("a", newline="") as handle:
+                    appended = csv.DictWriter(handle, FIELDS)
+                    if fresh:
+                        appended.writeheader()
+                    appended.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
