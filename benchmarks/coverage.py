@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Twins added late: does `--until settled` stop with a late copy where its original stands?
 
 A Go For It league of three, four or six players plays `--before` games, then copies of some of its bots join

@@ -140,7 +140,7 @@ def test_the_demo_figures_come_from_its_config():
     the bundled bots; its config is what decides them."""
     from arena.bots import BUNDLED_DIR
     from arena.config import load_config
-    from arena.listing import listed_bots
+    from arena.bots.listing import listed_bots
     from arena.schedule import Schedule
 
     config = load_config(ROOT / "configs" / "quickstart.toml")

@@ -36,10 +36,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import special
 
-from arena.clock import WALL_BACKSTOP
 from arena.config import parse_config
-from arena.config.toml import toml_text
 from arena.league.catalog import BotRow, Catalog, RoundRow
+from arena.league.rounds import Table, round_config
 from arena.league.settings import LeagueSettings
 from arena.plan import Range, Step
 from arena.ratings.looks import anytime_halfwidth, standings
@@ -54,15 +53,6 @@ COVERED = 0.9
 COVERAGE_FLOOR = 0.1
 """The share of its companies' games a pair's difference counts at least (its standard error is divided by the square
 root of the share met): a pair that met none of them is told apart no faster than with a tenth of its games."""
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table the matchmaker chose: a variant (index into the league's games), its bots, and why."""
-
-    variant: int
-    bots: tuple[str, ...]
-    why: str
 
 
 @dataclass
@@ -349,37 +339,6 @@ class Matchmaker:
             tables.append((first, first + size))
             first += size
         return Step(config, tables, sized=True)
-
-
-def round_config(settings: LeagueSettings, number: int, seed: int, tables: list[Table],
-                 bots: dict[str, BotRow]) -> str:
-    """A round as a tournament config: a `[[games]]` entry a table (its bots exactly), the league's run and
-    ratings settings, the bots' frozen code by path relative to the league directory."""
-    games = [{"game": settings.games[t.variant].game, "deals": settings.deals, "duplicate": True,
-              "rules": dict(sorted(settings.games[t.variant].rules.items())), "bots": list(t.bots)} for t in tables]
-    config = {"name": f"{settings.name}-round-{number}", "seed": seed, **shared_tables(settings),
-              "games": games, "bots": bot_entries(settings, bots, sorted({b for t in tables for b in t.bots}))}
-    return f"# round {number} of the league {settings.name}\n" + toml_text(config)
-
-
-def shared_tables(settings: LeagueSettings) -> dict:
-    """The `[run]` and `[ratings]` tables of every config the league plays (its rounds and its final)."""
-    run, ratings = settings.run, settings.ratings
-    return {"run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
-                    "setup_time_limit": run.setup_time_limit,
-                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {})},
-            "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")}}
-
-
-def bot_entries(settings: LeagueSettings, bots: dict[str, BotRow], labels: list[str]) -> list[dict]:
-    """The `[[bots]]` of a league's config for these labels: each bot's frozen code by its path relative to the
-    league (a bundled bot by name), a file bot isolated as the league says (a folder plays in the sandbox always)."""
-    entries = []
-    for label in labels:
-        isolation = settings.isolation if bots[label].kind == "file" else "none"
-        entries.append({"name": label, "path": bots[label].spec,
-                        **({"isolation": isolation} if isolation != "none" else {})})
-    return entries
 
 
 def _table_around(order: list[str], i: int, players: int, count: Counter) -> tuple[str, ...]:

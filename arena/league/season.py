@@ -20,7 +20,7 @@ from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog
 from arena.league.directory import LeagueDir
 from arena.league.entrants import Forbidden
-from arena.league.matchmaker import bot_entries, shared_tables
+from arena.league.rounds import bot_entries, shared_tables
 from arena.league.settings import rfc3339
 from arena.seeds import derive_seed
 
