@@ -201,17 +201,27 @@ def _bound(node: ast.AST) -> set[str]:
     return names
 
 
+_read: dict[Path, tuple[tuple[int, int], list[Listed], list[str]]] = {}
+"""What read_file found in each file, by the file's modification time and size: a league names its bots in every
+round's config, and parsing every bot file again each time cost more than the round's ratings."""
+
+
 def read_file(path: Path) -> tuple[list[Listed], list[str]]:
     """The bots of a Python file as its source tells them, and the classes that only their host can tell about;
     raises BotError for a file that cannot be read or parsed."""
     path = path.resolve()
     try:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if path in _read and _read[path][0] == stamp:
+            return list(_read[path][1]), list(_read[path][2])
         tree = ast.parse(path.read_bytes(), str(path))
     except (OSError, SyntaxError, ValueError) as error:
         raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
     reader = _Reader(tree)
     listed = [Listed(name, games, about, f"{path}:{cls}") for cls, (name, games), about in reader.found]
-    return listed, reader.unclear
+    _read[path] = stamp, listed, reader.unclear
+    return list(listed), list(reader.unclear)
 
 
 def module_file(module: str) -> Path | None:

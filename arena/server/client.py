@@ -77,7 +77,9 @@ def upload_of(spec: str) -> tuple[str, bytes, str | None]:
                 info = zipfile.ZipInfo(path.relative_to(root).as_posix())
                 info.external_attr = (0o100755 if path.stat().st_mode & 0o111 else 0o100644) << 16
                 archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
-    return f"{Path(source.root).name if source.root else 'bot'}.zip", buffer.getvalue(), None
+    # named after what the user gave: a zip's own root is its unpacked copy, named by its hash
+    stem = given.stem if given.suffix.lower() == ".zip" else Path(source.root).name if source.root else "bot"
+    return f"{stem}.zip", buffer.getvalue(), None
 
 
 def _answer(response, base: str) -> dict:
