@@ -139,8 +139,8 @@ def test_the_demo_figures_come_from_its_config():
     """README.md, `make demo`'s message and configs/quickstart.toml give the games the demo plays and how many of
     the bundled bots; its config is what decides them."""
     from arena.bots import BUNDLED_DIR
-    from arena.config import load_config
     from arena.bots.listing import listed_bots
+    from arena.config import load_config
     from arena.schedule import Schedule
 
     config = load_config(ROOT / "configs" / "quickstart.toml")
