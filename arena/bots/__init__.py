@@ -220,12 +220,7 @@ def load_bot_class(spec: str) -> type:
     if entry and Path(where).is_dir():  # a package's folder without a bot.toml, and its class
         return load_folder(Path(where), entry)
     if ":" in spec:
-        module_name, _, class_name = spec.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except Exception as error:
-            raise BotError(f"cannot import {module_name}: {type(error).__name__}: {error}") from None
-        return check_interface(getattr(module, class_name, None), spec)
+        return _imported_class(spec)
     bots = available_bots()
     if spec not in bots:
         raise BotError(f"unknown bot {spec!r} (bots: {', '.join(sorted(bots))})")
@@ -303,6 +298,11 @@ def load_folder(folder: Path, entry: str | None = None) -> type:
     folder = str(Path(folder).resolve())
     if folder not in sys.path:
         sys.path.append(folder)
+    return _imported_class(entry)
+
+
+def _imported_class(entry: str) -> type:
+    """The bot class `module:Class` names, imported (its module's errors as one BotError line)."""
     module_name, _, class_name = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
