@@ -10,6 +10,7 @@ import random
 from collections.abc import Iterable
 from typing import TypeAlias
 
+from arena.errors import ArenaError
 from arena.seeds import seeded_rng
 
 Card: TypeAlias = int
@@ -34,7 +35,7 @@ IS_RED: tuple[bool, ...] = tuple(SUIT[c] in (1, 2) for c in DECK) + (False,)
 _BY_NAME = {name: card for card, name in enumerate(NAME)}
 
 
-class CardError(ValueError):
+class CardError(ArenaError, ValueError):
     """A string that is not a card in docs/rules.md notation."""
 
 

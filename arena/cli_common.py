@@ -21,15 +21,12 @@ def fail(message: str) -> NoReturn:
 
 @contextmanager
 def user_errors():
-    """Turns the library's errors about bad input into `fail`."""
-    from arena.bots import BotError
-    from arena.config import ConfigError
-    from arena.games import MoveError, RulesError, UnknownGameError
-    from arena.results import ResultsError
+    """Turns arena's errors (every one derives from ArenaError) into `fail`: one line, exit status 2."""
+    from arena.errors import ArenaError
 
     try:
         yield
-    except (BotError, RulesError, UnknownGameError, MoveError, ConfigError, ResultsError) as error:
+    except ArenaError as error:
         fail(str(error))
 
 

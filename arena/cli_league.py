@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,18 +12,6 @@ from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
 
 league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
-
-
-@contextmanager
-def league_errors():
-    """`user_errors`, and the league's own."""
-    from arena.league import LeagueError
-
-    with user_errors():
-        try:
-            yield
-        except LeagueError as error:
-            fail(str(error))
 
 
 @league_app.command("new")
@@ -38,7 +25,7 @@ def league_new(
     """
     from arena.league import new_league
 
-    with league_errors():
+    with user_errors():
         settings = new_league(directory, config)
     typer.echo(f"league {settings.name!r} in {directory}: {', '.join(g.label for g in settings.games)}")
 
@@ -70,7 +57,7 @@ def league_add(
     arena league add club mybot.zip:mybot.core:MyBot   (a package without a bot.toml)"""
     from arena.league.frozen import add_bot
 
-    with league_errors():
+    with user_errors():
         added = add_bot(directory, spec, name=name, sandboxed=sandbox, games_per_rules=games)
     if added.problems:
         fail(f"{added.bot.name!r} failed its checks, the league is unchanged: {added.problems[0]}")
@@ -93,7 +80,7 @@ def league_retire(
     """
     from arena.league.frozen import retire_bot
 
-    with league_errors():
+    with user_errors():
         row, changed = retire_bot(directory, bot)
     typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
 
@@ -111,7 +98,7 @@ def league_entrant(
     """
     from arena.league.entrants import new_token, revoke_token
 
-    with league_errors():
+    with user_errors():
         if revoke:
             withdrawn = revoke_token(directory, name)
             typer.echo(f"revoked the token of {name!r}" if withdrawn else f"unchanged: {name!r} had no token")
@@ -140,7 +127,7 @@ def league_upload(
     """
     from arena.server.client import upload_bot
 
-    with league_errors():
+    with user_errors():
         verdict = upload_bot(url, spec, token, name=name, class_name=class_name, wait=wait)
     if verdict.status != "accepted":
         fail(f"refused: {verdict.reason}")
@@ -172,7 +159,7 @@ def league_play(
     from arena.display import counted, progress_bar
     from arena.league.play import play_league
 
-    with league_errors():
+    with user_errors():
         try:
             with progress_bar(progress) as on_progress:
                 report = play_league(directory, games=games, until_settled=until == Until.settled, rounds=rounds,
@@ -200,7 +187,7 @@ def league_close(
 
     from arena.league.season import close_entries, shown_time
 
-    with league_errors():
+    with user_errors():
         moment = close_entries(directory, at)
     if moment > datetime.now(UTC):
         typer.echo(f"entries close at {shown_time(moment)}")
@@ -228,7 +215,7 @@ def league_final(
     from arena.league import load_settings
     from arena.league.season import final_run
 
-    with league_errors():
+    with user_errors():
         settings = load_settings(directory)
         config, run, left_out = final_run(directory, deals=deals, until_settled=until == Until.settled)
     for line in left_out:
@@ -251,7 +238,7 @@ def league_export(
     from arena.display import counted
     from arena.league.games import export_games
 
-    with league_errors():
+    with user_errors():
         count = export_games(directory, out, game)
     typer.echo(f"wrote {counted(count, 'game')} to {out}")
 
@@ -288,7 +275,7 @@ def league_table(
 
     if history and pairs:
         fail("--history and --pairs: choose one")
-    with league_errors():
+    with user_errors():
         if pairs:
             frame = pair_frame(directory, game)
             if format == Format.csv:
@@ -363,7 +350,7 @@ def league_report(directory: Annotated[Path, typer.Argument(metavar="DIR", help=
     """
     from arena.league.report import write_league_report
 
-    with league_errors():
+    with user_errors():
         path = write_league_report(directory)
     typer.echo(f"wrote {path}")
 
@@ -385,7 +372,7 @@ def league_serve(
     """
     from arena.server.app import serve
 
-    with league_errors():
+    with user_errors():
         try:
             serve(directory, host=host, port=port, play=play, workers=workers, address=address)
         except KeyboardInterrupt:

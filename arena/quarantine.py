@@ -21,7 +21,9 @@ from arena import referee
 from arena.batch import columns, prepare, row, time_limits
 from arena.clock import MoveWatch, idle, new_board, use_board
 from arena.config import Config
+from arena.errors import ArenaError
 from arena.games import get_game
+from arena.isolation.limits import die_with
 from arena.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
@@ -33,7 +35,7 @@ legal moves."""
 _NO_SEAT = -1
 
 
-class QuarantineError(RuntimeError):
+class QuarantineError(ArenaError, RuntimeError):
     """A quarantined game failed outside any bot's code: an arena bug, not a forfeit."""
 
 
@@ -158,19 +160,6 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
         _send(out, ("error", traceback.format_exc()))
     finally:
         os._exit(code)
-
-
-def die_with(parent: int) -> None:
-    """Has Linux kill this process when `parent` ends (elsewhere nothing), so no quarantine outlives its run."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it ended before the request took hold
-        os._exit(1)
 
 
 def _send(out: int, message: tuple) -> None:

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arena.atomic import write_atomic
+from arena.errors import ArenaError
 
 SCHEMA = pa.schema([
     ("game_index", pa.int64()),
@@ -41,7 +42,7 @@ part of the digest."""
 PART_NAME = re.compile(r"part-(\d{12})-(\d{12})\.parquet")
 
 
-class ResultsError(ValueError):
+class ResultsError(ArenaError, ValueError):
     """A run directory that is missing or does not hold what it should."""
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 from arena.batch import worker_batch
 from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
+from arena.errors import ArenaError
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
 from arena.schedule import Schedule
 
@@ -168,7 +169,7 @@ def _local_worker() -> None:
     import pickle
     import sys
 
-    from arena.quarantine import die_with
+    from arena.isolation.limits import die_with
 
     die_with(os.getppid())
     out = os.fdopen(os.dup(1), "wb")
@@ -196,7 +197,7 @@ RAY_RETRIES = 1
 again is replayed in quarantine, so a bot that kills its worker costs one retry, not three."""
 
 
-class RayLost(RuntimeError):
+class RayLost(ArenaError, RuntimeError):
     """The Ray instance under a run died: the run stops, every finished batch saved."""
 
 

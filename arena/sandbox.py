@@ -39,6 +39,7 @@ from pathlib import Path
 
 from arena import landlock, seccomp
 from arena.bots import BUNDLED, is_host
+from arena.errors import ArenaError
 
 BWRAP_ENV = "ARENA_BWRAP"
 """The bwrap program to use instead of the bundled one (tests point it at a missing file)."""
@@ -69,7 +70,7 @@ uids that no account uses, and no two sandboxes alive at once share."""
 _started = itertools.count()
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(ArenaError):
     """No sandbox can be made on this machine: one line saying why and how to allow it."""
 
 

@@ -23,6 +23,8 @@ import errno
 import functools
 import os
 
+from arena.errors import ArenaError
+
 MODULES = ("init_module", "finit_module", "delete_module", "create_module", "query_module", "get_kernel_syms")
 """Loading and unloading kernel modules."""
 NAMESPACES = ("unshare", "setns")
@@ -57,7 +59,7 @@ AF_VSOCK = 40
 """The address family of virtual machine sockets, which `socket` is refused."""
 
 
-class SeccompUnavailable(Exception):
+class SeccompUnavailable(ArenaError):
     """The filter cannot be built here (no libseccomp): one line saying why and how to allow it."""
 
 

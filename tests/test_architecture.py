@@ -215,3 +215,31 @@ def test_no_module_takes_another_modules_private_name():
     known = modules()
     found = [line for name, path in known.items() for line in private_imports(name, path, known)]
     assert not found, "private names taken from other modules (make them public):\n" + "\n".join(found)
+
+
+def test_every_exception_derives_from_arena_error():
+    """One root: an exception class defined anywhere in arena derives from ArenaError (directly or through another),
+    so the command line catches that one; only the control-flow signals a bot must not swallow stand apart."""
+    import builtins
+
+    signals = {"MoveTimeout", "LeaveGame"}  # BaseException on purpose (arena/errors.py says why)
+    bases: dict[str, list[str]] = {}
+    for path in (ROOT / "arena").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases[node.name] = [b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+                                    if isinstance(b, ast.Name | ast.Attribute)]
+    builtin = lambda name: isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name),
+                                                                                          BaseException)
+    exception = lambda name: builtin(name) or any(exception(b) for b in bases.get(name, ()) if b != name)
+    rooted = lambda name: name == "ArenaError" or any(rooted(b) for b in bases.get(name, ()) if b != name)
+    defined = [name for name in bases if name != "ArenaError" and exception(name)]
+    assert len(defined) > 20, defined  # the walk found arena's exceptions
+    assert sorted(n for n in defined if not rooted(n) and n not in signals) == []
+
+
+def test_the_parent_death_signal_is_asked_in_one_place():
+    """PR_SET_PDEATHSIG (prctl option 1) is written once, in arena/isolation/limits.py; every child calls die_with."""
+    asking = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "arena").rglob("*.py")
+                    if re.search(r"prctl\((1|PR_SET_PDEATHSIG)\b", path.read_text()))
+    assert asking == ["arena/isolation/limits.py"], asking

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from arena.errors import ArenaError
+
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "bots"
 """The bundled bots; a `bots/` folder in the working directory is searched as well."""
 BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.py", "expert.py", "race")
@@ -72,7 +74,7 @@ def is_host(command: Sequence[str]) -> bool:
     return len(command) == 4 and command[1] in ("-m", "-Pm") and command[2] == "arena.isolation"
 
 
-class BotError(ValueError):
+class BotError(ArenaError, ValueError):
     """A bot that cannot be found or loaded, or that cannot play what is asked of it."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs
 from arena.bots.registry import load_registry
+from arena.errors import ArenaError
 
 TIME_LIMIT = 5.0
 """Seconds a host process may take to load and build a bot that reading its source could not tell about."""
@@ -45,7 +46,7 @@ ASK_HOSTS: Callable[[list[str], float], list] | None = None
 time limit: its answer or the error (arena.isolation sets it on import: this module runs no bot)."""
 
 
-class Unclear(Exception):
+class Unclear(ArenaError):
     """What reading the source cannot tell: only running the code can."""
 
 

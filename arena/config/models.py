@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.clock import WALL_BACKSTOP
+from arena.errors import ArenaError
 
 
-class ConfigError(ValueError):
+class ConfigError(ArenaError, ValueError):
     """A config that cannot be run; the message names the field and the problem."""
 
     def __init__(self, message: str) -> None:

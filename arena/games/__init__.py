@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from arena.errors import ArenaError
 from arena.games.base import Game, MoveError, Outcome, RulesError, make_rules, ranks_from_scores
 from arena.games.compiled import use_sources_where_due
 
@@ -14,7 +15,7 @@ __all__ = ["GAME_IDS", "Game", "MoveError", "Outcome", "RulesError", "UnknownGam
            "get_game", "how_they_run", "make_rules", "ranks_from_scores"]
 
 
-class UnknownGameError(LookupError):
+class UnknownGameError(ArenaError, LookupError):
     """A game id that arena does not know."""
 
 

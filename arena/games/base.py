@@ -12,6 +12,8 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
+from arena.errors import ArenaError
+
 Move: TypeAlias = Hashable
 """A move: a hashable value each game defines (a card int, a `(card, op)` pair, a word)."""
 
@@ -78,11 +80,11 @@ class ObservationCache:
         return value
 
 
-class MoveError(ValueError):
+class MoveError(ArenaError, ValueError):
     """Text that is not a move of the game."""
 
 
-class RulesError(ValueError):
+class RulesError(ArenaError, ValueError):
     """An unknown rules option or a bad value for one."""
 
 

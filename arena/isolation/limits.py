@@ -104,12 +104,25 @@ def child_setup(memory_mb: int | None, cpu_seconds: float | None, parent: int):
             # The soft limit is raised game by game (limit_cpu); the hard one bounds the process's life.
             soft = math.ceil(cpu_seconds)
             resource.setrlimit(resource.RLIMIT_CPU, (soft, soft * _CPU_LIFETIME + 1))
-        if prctl is not None:
-            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphans if the arena is killed
-            if os.getppid() != parent:
-                os._exit(1)
+        _dies_with(prctl, parent)  # no orphans if the arena is killed
 
     return setup
+
+
+def die_with(parent: int) -> None:
+    """Has Linux SIGKILL this process when `parent` ends (elsewhere nothing), and leaves at once if it has ended
+    already: every child arena starts (bot processes, the local worker, quarantines, a server's player, checker and
+    views) so none outlives the process that started it."""
+    _dies_with(_prctl(), parent)
+
+
+def _dies_with(prctl, parent: int) -> None:
+    """die_with with libc's prctl looked up already (a forked child may load nothing before it execs)."""
+    if prctl is None:
+        return
+    prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before the request took hold
+        os._exit(1)
 
 
 def _prctl():

@@ -10,13 +10,14 @@ import struct
 from typing import Any
 
 from arena.cards import NAME
+from arena.errors import ArenaError
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20
 """The longest answer read; anything longer is a malformed line."""
 
 
-class BotProcessError(Exception):
+class BotProcessError(ArenaError):
     """A bot process that failed: it could not start, exited, was killed, or answered with an error."""
 
 
@@ -28,11 +29,11 @@ class SetupTimeout(BotProcessError):
         self.wall = wall
 
 
-class ProtocolError(Exception):
+class ProtocolError(ArenaError):
     """A line from a bot that is not a JSON object (or more than one answer at once)."""
 
 
-class NoAnswer(Exception):
+class NoAnswer(ArenaError):
     """No (complete) answer before the deadline (`wall`), or within the CPU time allowed."""
 
     def __init__(self, wall: bool = True) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.league.directory import LeagueDir
 
 FORMAT = "arena-league 1"
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS uploads (
 """The tables of entrants and their uploads (a league made before them gets them when its catalog is next opened)."""
 
 
-class LeagueError(ValueError):
+class LeagueError(ArenaError, ValueError):
     """Bad input about a league (one line for the user)."""
 
 

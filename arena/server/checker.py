@@ -18,8 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from arena.bots import BotError
-from arena.league.catalog import LeagueError
+from arena.errors import ArenaError
 from arena.league.entrants import Owner
 from arena.league.uploads import Upload, entry_class, pending_uploads, record_verdict
 
@@ -46,7 +45,7 @@ def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
         added = add_bot(league, spec, name=upload.name, sandboxed=True, games_per_rules=limits.check_games,
                         limits=limits.archive(), owner=Owner(upload.entrant, limits.active_bots),
                         entered=upload.created)  # an upload that arrived before entries closed was on time
-    except (LeagueError, BotError, OSError) as error:
+    except (ArenaError, OSError) as error:  # every refusal of arena's, one line for the entrant
         return None, _shown(league, str(error))
     if added.problems:
         return None, _shown(league, f"failed its checks: {added.problems[0]}")
@@ -107,7 +106,7 @@ class Checker:
 
 def main(argv: list[str]) -> int:
     """The child: checks uploads as they come, until its server dies."""
-    from arena.server.orphans import die_with
+    from arena.isolation.limits import die_with
 
     parser = argparse.ArgumentParser(prog="python -m arena.server.checker")
     parser.add_argument("directory", type=Path)

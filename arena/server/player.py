@@ -106,9 +106,9 @@ class PlayLoop:
 
 def main(argv: list[str]) -> int:
     """The child: plays the league until settled under the lock its server holds; exit 0, or 1 with one line."""
+    from arena.isolation.limits import die_with
     from arena.league.catalog import LeagueError
     from arena.league.play import play_league
-    from arena.server.orphans import die_with
 
     parser = argparse.ArgumentParser(prog="python -m arena.server.player")
     parser.add_argument("directory", type=Path)

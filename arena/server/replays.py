@@ -16,6 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.league.catalog import RoundRow
 
 REPLAY_SECONDS = 60.0
@@ -24,7 +25,7 @@ KEPT_PAGES = 32
 """Replay pages kept in memory: a game's page never changes, and a shared link is opened many times."""
 
 
-class ReplayError(RuntimeError):
+class ReplayError(ArenaError, RuntimeError):
     """A game that cannot be replayed here (one line for the page)."""
 
 

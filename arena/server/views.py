@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from arena.isolation.limits import die_with
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog
 from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, TablesPlayed, adjacent_pairs
@@ -37,7 +38,6 @@ from arena.ratings.looks import standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.server.final import FinalView, final_digest, read_final
-from arena.server.orphans import die_with
 from arena.server.render import prerendered
 
 GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
