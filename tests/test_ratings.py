@@ -841,3 +841,21 @@ def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
     cold.tables()  # its first fit: from the prior
     assert "a-newcomer" in warmed.table["bot"].tolist()
     assert warm.variants["v"].warm.fitted[1].sweeps < cold.variants["v"].warm.fitted[1].sweeps
+
+
+def test_a_fit_cut_short_at_max_sweeps_says_so(monkeypatch):
+    """A fit that runs out of sweeps before mu and sigma stop moving is marked not converged and warns; the same fit
+    given its sweeps converges without a word."""
+    import warnings
+
+    rng = np.random.default_rng(3)
+    bots = np.argsort(rng.random((300, 8)), axis=1)[:, :4]
+    outcomes = group_outcomes(bots, np.sort(rng.integers(0, 4, (300, 4)), axis=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        whole = rate_outcomes(outcomes, 8)
+    assert whole.converged and whole.sweeps > 2
+    monkeypatch.setattr(batch, "MAX_SWEEPS", 2)
+    with pytest.warns(RuntimeWarning, match="did not converge in 2 sweeps"):
+        cut = rate_outcomes(outcomes, 8)
+    assert not cut.converged and cut.sweeps == 2

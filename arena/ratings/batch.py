@@ -21,6 +21,7 @@ is damped while it oscillates without shrinking. A sweep over every group is com
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -90,6 +91,8 @@ class BatchRatings:
     sweeps: int
     state: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     """The converged messages (to warm-start another weighting of the same groups)."""
+    converged: bool = True
+    """False when the fit stopped at MAX_SWEEPS with mu or sigma still moving (rate_outcomes warns then)."""
 
 
 def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | None = None,
@@ -140,6 +143,7 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     ratios: list[float] = []  # each sweep's change over the last one's, since the last extrapolation
     change = np.inf
     saved = None
+    converged = False
     while sweeps < MAX_SWEEPS:
         sweeps += 1
         sums = np.zeros((4, size))  # new messages and full steps, pi and tau, by (replicate, bot)
@@ -168,6 +172,7 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         moved = (full_mu - full_mu.mean(axis=1, keepdims=True)) - (mu - mu.mean(axis=1, keepdims=True))
         last_change, change = change, max(np.max(np.abs(moved)), np.max(np.abs(full_pi ** -0.5 - q_pi ** -0.5)))
         if change <= TOLERANCE * np.min(q_pi) ** -0.5:
+            converged = True
             break
         # Near the fixed point the sweeps shrink every change by one ratio r, the slowest mode's: 0.96 in a league
         # of a million six-player games, whose tables seat bots of like strength, so 340 sweeps from the prior.
@@ -205,7 +210,10 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
     mu = q_tau / q_pi
     if base is not None:
         mu += settings.mu - mu.mean(axis=1, keepdims=True)
-    return BatchRatings(mu, q_pi ** -0.5, sweeps, tuple(state))
+    if not converged:  # said, never passed off as a fixed point
+        warnings.warn(f"the ratings did not converge in {MAX_SWEEPS} sweeps (last change {change:.2g} of mu or "
+                      "sigma): read them as approximate", RuntimeWarning, stacklevel=2)
+    return BatchRatings(mu, q_pi ** -0.5, sweeps, tuple(state), converged)
 
 
 def carried_over(fitted: Outcomes, fit: BatchRatings, outcomes: Outcomes, n_bots: int) -> BatchRatings | None:
