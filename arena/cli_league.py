@@ -14,6 +14,15 @@ league_app = typer.Typer(help="A league that lives: bots added over time, rated 
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
 
 
+def data_text(frame, format: Format) -> str | None:
+    """A frame as csv or json for `--format csv|json`; None for the formats that are tables to read."""
+    if format == Format.csv:
+        return frame.to_csv(index=False, float_format="%.6f").rstrip("\n")
+    if format == Format.json:
+        return frame.to_json(orient="records", double_precision=6)
+    return None
+
+
 @league_app.command("new")
 def league_new(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory to make.")],
@@ -278,10 +287,8 @@ def league_table(
     with user_errors():
         if pairs:
             frame = pair_frame(directory, game)
-            if format == Format.csv:
-                typer.echo(frame.to_csv(index=False, float_format="%.6f").rstrip("\n"))
-            elif format == Format.json:
-                typer.echo(frame.to_json(orient="records", double_precision=6))
+            if (data := data_text(frame, format)) is not None:
+                typer.echo(data)
             elif frame.empty:
                 typer.echo("no adjacent pair yet: `arena league play` plays a round")
             else:
@@ -299,10 +306,8 @@ def league_table(
             return
         if history:
             frame = history_frame(directory, game)
-            if format == Format.csv:
-                typer.echo(frame.to_csv(index=False, float_format="%.6f").rstrip("\n"))
-            elif format == Format.json:
-                typer.echo(frame.to_json(orient="records", double_precision=6))
+            if (data := data_text(frame, format)) is not None:
+                typer.echo(data)
             elif format == Format.markdown:
                 typer.echo("\n\n".join(f"### {title}\n\n{markdown_table(shown)}"
                                        for title, shown in history_tables(frame)))

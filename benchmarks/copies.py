@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from arena.league import new_league
@@ -55,18 +56,25 @@ def add(league: Path, bots: list[str]) -> None:
         assert added.new, added.problems
 
 
-def run(key: str, games: int) -> None:
-    rules, seed, first, late = LEAGUES[key]
+@contextmanager
+def late_copies(rules: str, seed: int, first: list[str], late: list[str], before: int, **after):
+    """A Go For It league in a scratch folder: `first` play `before` games, then `late` join and the league plays on
+    (`after`: play_league's options); yields the league and that last play's report."""
     with tempfile.TemporaryDirectory(prefix="arena-copies-") as scratch:
         toml = Path(scratch) / "league.toml"
         toml.write_text(TOML.format(seed=seed, rules=rules))
         league = Path(scratch) / "league"
         new_league(league, toml)
-        started = time.perf_counter()
         add(league, first)
-        play_league(league, games=games, workers=1)
+        play_league(league, games=before, workers=1)
         add(league, late)
-        play_league(league, games=games, workers=1)
+        yield league, play_league(league, workers=1, **after)
+
+
+def run(key: str, games: int) -> None:
+    rules, seed, first, late = LEAGUES[key]
+    started = time.perf_counter()
+    with late_copies(rules, seed, first, late, games, games=games) as (league, _):
         (rated,) = league_ratings(league).values()
         table = rated.table
         print(f"league {key}: {rules}, seed {seed}; {', '.join(first)}, then {', '.join(late)} "

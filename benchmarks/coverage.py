@@ -22,13 +22,11 @@ import argparse
 import csv
 import math
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from arena.league import new_league
-from arena.league.frozen import add_bot
-from arena.league.play import play_league
+from copies import late_copies  # benchmarks/ is the script's own folder: first on its path
+
 from arena.league.standings import league_ratings
 
 LEAGUES = {  # players: (rules, first bots, late copies as copy=original)
@@ -38,44 +36,15 @@ LEAGUES = {  # players: (rules, first bots, late copies as copy=original)
     6: ("{ players = 6, jokers = true }", ["random", "greedy", "heuristic", "greedy-2=greedy", "heuristic-2=heuristic",
                                             "random-3=random"], ["random-2=random"]),
 }
-TOML = """name = "coverage"
-seed = {seed}
-
-[[games]]
-game = "go_for_it"
-rules = {rules}
-
-[run]
-workers = 1
-
-[league]
-deals = 4
-isolation = "none"
-"""
 FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "called", "copy_games",
           "games_after", "settled", "seconds"]
-
-
-def add(league: Path, entries: list[str]) -> None:
-    for entry in entries:
-        name, _, spec = entry.rpartition("=")
-        added = add_bot(league, spec, name=name or None, sandboxed=False)
-        assert added.new, added.problems
 
 
 def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
     """One league: its rows, one a late copy."""
     rules, first, late = LEAGUES[players]
-    with tempfile.TemporaryDirectory(prefix="arena-coverage-") as scratch:
-        toml = Path(scratch) / "league.toml"
-        toml.write_text(TOML.format(seed=seed, rules=rules))
-        league = Path(scratch) / "league"
-        new_league(league, toml)
-        started = time.perf_counter()
-        add(league, first)
-        play_league(league, games=before, workers=1)
-        add(league, late)
-        report = play_league(league, until_settled=True, games=cap, workers=1)
+    started = time.perf_counter()
+    with late_copies(rules, seed, first, late, before, until_settled=True, games=cap) as (league, report):
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
         called = verdicts(league)

@@ -378,25 +378,14 @@ def found_in(text: str, folders: tuple[Path, ...], test) -> Path | None:
     return None
 
 
-def is_file(path: Path) -> bool:
-    """Path.is_file, False for a name the system cannot even look up (too long, a NUL byte)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
+def _looked_up(test):
+    """`test` (Path.is_file, is_dir, exists), False for a name the system cannot even look up (too long, a NUL byte)."""
+    def safely(path: Path) -> bool:
+        try:
+            return test(path)
+        except (OSError, ValueError):
+            return False
+    return safely
 
 
-def is_dir(path: Path) -> bool:
-    """Path.is_dir, False for a name the system cannot even look up."""
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
-
-
-def exists(path: Path) -> bool:
-    """Path.exists, False for a name the system cannot even look up."""
-    try:
-        return path.exists()
-    except (OSError, ValueError):
-        return False
+is_file, is_dir, exists = _looked_up(Path.is_file), _looked_up(Path.is_dir), _looked_up(Path.exists)
