@@ -17,15 +17,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.clock import WALL_BACKSTOP
 from arena.config import Config, ConfigError, load_config, parse_config
 from arena.config.toml import toml_text
+from arena.isolation.clock import WALL_BACKSTOP
 from arena.results import RunDir
 
 if TYPE_CHECKING:  # pandas and the ratings take a second to import, which `arena play` never needs
     import pandas as pd
 
     from arena.ratings.tables import VariantRatings
+    from arena.tournament.runner import RunReport
 
 
 @dataclass
@@ -64,16 +65,34 @@ def run(config: str | Path | Mapping[str, Any], *, workers: int | None = None, a
     `config` is a path to a TOML file, TOML text, or a dict of the same structure. Like `arena tournament`,
     a run directory that already holds a run needs `resume=True` or `overwrite=True`.
     """
-    from arena.display import progress_bar
-    from arena.runner import finish_run, play_missing
+    from arena.cli.display import progress_bar
+    from arena.tournament.runner import play_missing
 
     settings = _config(config)
     directory = RunDir(Path(out) / settings.name)
     with progress_bar(progress) as on_progress:
         report = play_missing(settings, directory, workers=workers, address=address, resume=resume,
                               overwrite=overwrite, on_progress=on_progress)
-    manifest, tables = finish_run(settings, directory, report)
+    manifest, tables = finish_and_report(settings, directory, report)
     return Run(directory.path, manifest, tables)
+
+
+def finish_and_report(settings: Config, run: RunDir, report: RunReport) -> tuple[dict, dict]:
+    """Rates a played run and records its manifest (`finish_run`), then writes its report from what that read, and
+    the report's time in the manifest; returns the manifest and the ratings by variant. The engine never writes the
+    report: the commands and the API do, here."""
+    import time
+
+    from arena.atomic import write_atomic
+    from arena.report import write_report
+    from arena.tournament.runner import finish_run
+
+    finished = finish_run(settings, run, report)
+    started = time.perf_counter()
+    write_report(run, finished.ratings, finished.summary)
+    finished.manifest["report_seconds"] = round(time.perf_counter() - started, 3)
+    write_atomic(run.manifest, json.dumps(finished.manifest, indent=2).encode())
+    return finished.manifest, finished.ratings
 
 
 def open_run(path: str | Path) -> Run:
@@ -94,14 +113,14 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     `bots` holds one bot per seat: a name, a spec such as `path/to/file.py:Class`, or a bot instance. A game
     with a `players` option is played with as many seats as bots unless `rules` says otherwise. A bundled bot
     named is built by the referee, within `setup_time_limit` like its `reset`; any other bot named plays from a
-    host process of its own, never in this one (arena/hosted.py), and must be built there within
+    host process of its own, never in this one (arena/isolation/hosted.py), and must be built there within
     `setup_time_limit` (else BotError). A bot over a limit (of its CPU time, or `wall_backstop` times it in wall
     time) forfeits.
     """
-    from arena import referee
     from arena.bots import BotError, can_play
     from arena.games import get_game, make_rules
-    from arena.hosted import seat_class
+    from arena.isolation.hosted import seat_class
+    from arena.tournament import referee
 
     module = get_game(game)
     overrides = dict(rules or {})

@@ -14,9 +14,10 @@ import argparse
 import statistics
 import time
 
-from arena import clock, referee
 from arena.bots import load_bot_class
 from arena.games import get_game
+from arena.isolation import clock
+from arena.tournament import referee
 
 
 def decisions_per_second(games: int, limit: float | None) -> float:

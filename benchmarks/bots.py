@@ -31,7 +31,7 @@ def decision_times(bot_name: str, variant: str, games: int, seed: int = 1) -> li
     """Seconds of each of `bot_name`'s decisions in `games` games of `variant` against heuristic."""
     from arena.bots import can_play, load_bot_class
     from arena.games import get_game, make_rules
-    from arena.referee import play
+    from arena.tournament.referee import play
 
     game = get_game(variant.split("/")[0])
     rules = make_rules(game.Rules, VARIANTS[variant])

@@ -24,7 +24,7 @@ import sys, time
 sys.path[:0] = [{checkout!r}]
 from arena.bots import load_bot_class
 from arena.games import get_game, make_rules
-from arena.referee import play
+from arena.tournament.referee import play
 game, bot = get_game({game!r}), load_bot_class("random")
 rules = make_rules(game.Rules, {rules!r})
 decisions = games = 0

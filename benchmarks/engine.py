@@ -51,7 +51,7 @@ def referee_rate(game_id: str, overrides: dict, seconds: float, limit: float | N
     """Decisions/s of random bots through the referee for about `seconds` (with a move time limit)."""
     from arena.bots import load_bot_class
     from arena.games import get_game, make_rules
-    from arena.referee import play
+    from arena.tournament.referee import play
 
     game = get_game(game_id)
     rules = make_rules(game.Rules, overrides)

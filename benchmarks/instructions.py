@@ -55,11 +55,11 @@ def probe(kind: str, games: int, game_id: str = "", rules: str = "{}", root: str
     import lean_caterpillar
     from tournament import SPEEDUP
 
-    from arena import referee
-    from arena.batch import play_batch, worker_batch
     from arena.bots import load_bot_class
     from arena.config import parse_config
     from arena.games import get_game, make_rules
+    from arena.tournament import referee
+    from arena.tournament.batch import play_batch, worker_batch
 
     game = get_game("caterpillar")
     rules, random_bot = make_rules(game.Rules, {}), load_bot_class("random")

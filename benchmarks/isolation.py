@@ -26,12 +26,20 @@ import sys
 import time
 from pathlib import Path
 
-from arena import sandbox, seccomp
 from arena.bots import load_bot_class, resolved_spec
 from arena.games import get_game, make_rules
-from arena.isolation import BotProcess, close_all, host_env, is_host, process_bot_class, python_command
+from arena.isolation import (
+    BotProcess,
+    close_all,
+    host_env,
+    is_host,
+    process_bot_class,
+    python_command,
+    sandbox,
+    seccomp,
+)
 from arena.isolation.process import DEFAULT_MEMORY_MB, ProcessBot, pool_key, pools
-from arena.referee import play
+from arena.tournament.referee import play
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
 BARE = "sandbox, no seccomp/Landlock"

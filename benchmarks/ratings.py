@@ -45,8 +45,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.ratings import RatingSettings, rate_games, rate_results
-from arena.ratings.batch import group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES
+from arena.ratings.offline import group_outcomes, rate_outcomes
 from arena.ratings.tables import csv_frames, rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA, results_frame
 
@@ -161,8 +161,8 @@ def example_tables() -> pa.Table:
 
 def play_cpu_per_game(games: int) -> float:
     """CPU seconds per six-player Go For It game of random bots, played by `play_batch` in this process."""
-    from arena.batch import play_batch
     from arena.config import parse_config
+    from arena.tournament.batch import play_batch
 
     config = parse_config(PLAY_CONFIG.format(deals=max(1, games // 6 + 1)))
     play_batch(config, 0, min(games, 60))  # warm-up: imports, the schedule

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from arena.config import load_config, parse_config
 from arena.results import RunDir
-from arena.runner import play_missing
-from arena.schedule import Schedule
-from arena.stopping import match_config
+from arena.tournament.runner import play_missing
+from arena.tournament.schedule import Schedule
+from arena.tournament.stopping import match_config
 
 TWO_PLAYER_GAMES = ("caterpillar", "give_or_take", "duke_of_york")
 

@@ -23,7 +23,7 @@ driver's peak memory.
 
 `scale` plays Caterpillar random vs random on Ray with all cores at each size, every size in a fresh
 process so that no peak carries over, and prints the driver's own peak memory (its resident set's
-high-water mark, Ray's processes not included) while playing and, separately, in finish_run (digest,
+high-water mark, Ray's processes not included) while playing and, separately, in finish_and_report (digest,
 ratings, report), against the number of games, with the slope of each in MB per million games: flat
 when memory does not grow with the run. `ten-million` is `scale` at 1, 3 and 10 million games (about
 half an hour on two cores). Linux only: the high-water mark is read from and reset through /proc.
@@ -44,9 +44,10 @@ from pathlib import Path
 
 from engine import ratio_and_range
 
+from arena.api import finish_and_report
 from arena.config import load_config, parse_config
 from arena.results import RunDir
-from arena.runner import finish_run, play_missing
+from arena.tournament.runner import play_missing
 
 SPEEDUP = """
 name = "speedup"
@@ -67,11 +68,11 @@ batch_size = 10000
 def layer(games: int, rounds: int = 5) -> None:
     """Prints games/s and CPU time per game of the bare referee (without and with the move clock), of a run's
     batches played in this process and of a one-worker tournament, and the layer's cost."""
-    from arena import referee
-    from arena.batch import play_batch
     from arena.bots import load_bot_class
     from arena.games import get_game, make_rules
-    from arena.runner import LocalWorker
+    from arena.tournament import referee
+    from arena.tournament.batch import play_batch
+    from arena.tournament.runner import LocalWorker
 
     game = get_game("caterpillar")
     rules = make_rules(game.Rules, {})
@@ -157,7 +158,7 @@ def million() -> None:
         run = RunDir(Path(scratch) / config.name)
         started = time.perf_counter()
         report = play_missing(config, run)
-        manifest, _ = finish_run(config, run, report)
+        manifest, _ = finish_and_report(config, run, report)
         wall = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{manifest['games']:,} games on {report.backend} ({report.workers} workers)")
@@ -189,7 +190,7 @@ def measure(games: int) -> None:
         play_peak = peak_mb()
         reset_peak()
         started = time.perf_counter()
-        finish_run(config, run, report)
+        finish_and_report(config, run, report)
         finish_seconds = time.perf_counter() - started
         finish_peak = peak_mb()
     print(json.dumps({"games": report.total, "workers": report.workers, "play_seconds": report.play_seconds,

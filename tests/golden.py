@@ -12,9 +12,9 @@ from pathlib import Path
 
 from conftest import VARIANTS
 
-from arena import referee
 from arena.bots import load_bot_class
 from arena.games import get_game, make_rules
+from arena.tournament import referee
 
 PATH = Path(__file__).parent / "data" / "golden.jsonl.gz"
 LINEUPS = [("random",), ("greedy",), ("heuristic",), ("ismcts", "random"), ("heuristic", "greedy", "random")]

@@ -178,7 +178,7 @@ def private_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
         if isinstance(node, ast.Attribute) and is_private(node.attr):
             dotted = dotted_name(node.value)
             module = aliases.get(dotted) if dotted else None
-            if module is None and dotted in known:  # `import arena.referee` then `arena.referee._describe`
+            if module is None and dotted in known:  # `import arena.cards`, then `arena.cards._x`
                 module = dotted
             if module and module != name:
                 found.append(f"{name}:{node.lineno} {dotted}.{node.attr} of {module}")
@@ -243,3 +243,25 @@ def test_the_parent_death_signal_is_asked_in_one_place():
     asking = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "arena").rglob("*.py")
                     if re.search(r"prctl\((1|PR_SET_PDEATHSIG)\b", path.read_text()))
     assert asking == ["arena/isolation/limits.py"], asking
+
+
+FLAT_AT_MOST = 10
+"""Modules that stand at the top of arena/ beside its packages: the public entry points and what every layer shares."""
+
+
+def test_few_modules_stand_flat_in_arena():
+    flat = sorted(path.name for path in (ROOT / "arena").glob("*.py"))
+    assert len(flat) <= FLAT_AT_MOST, f"{len(flat)} modules flat in arena/ (at most {FLAT_AT_MOST}): {flat}"
+
+
+REPORT_READERS = ("arena.cli", "arena.api", "arena.league", "arena.server", "arena.report")
+"""The layers that may import arena.report: the command layer and the API (which write a run's report once the run
+is done), the league and the server (which render its formats); never the engine below them."""
+
+
+def test_only_the_fronts_and_the_league_import_the_report():
+    within = lambda name, packages: any(name == p or name.startswith(p + ".") for p in packages)
+    found = sorted(f"{name} -> {target}" for name, targets in import_graph().items() for target in targets
+                   if within(target, ("arena.report",)) and not within(name, REPORT_READERS))
+    assert not found, "imports of arena.report below the command layer:\n" + "\n".join(found)
+

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import referee
 from arena.cli import app
+from arena.tournament import referee
 
 runner = CliRunner()
 
@@ -108,14 +108,15 @@ def test_games_never_cuts_an_id_and_writes_ranges_as_people_do(where):
 
 
 def test_rating_tables_fit_an_80_column_terminal_without_cutting_a_name(tmp_path):
+    from arena.api import finish_and_report
     from arena.config import parse_config
     from arena.results import RunDir
-    from arena.runner import finish_run, play_missing
+    from arena.tournament.runner import play_missing
 
     config = parse_config('name = "n"\nseed = 1\n[[games]]\ngame = "caterpillar"\ndeals = 4\n[[bots]]\n'
                           'name = "random"\n[[bots]]\nname = "a-bot-with-a-rather-long-name"\npath = "greedy"\n')
     run = RunDir(tmp_path / "n")
-    finish_run(config, run, play_missing(config, run, workers=1))
+    finish_and_report(config, run, play_missing(config, run, workers=1))
     output = in_terminal(["ratings", str(run.path)], 80)
     assert "a-bot-with-a-rather-long-name" in output and "…" not in output
     assert max(len(line) for line in output.splitlines()) <= 80

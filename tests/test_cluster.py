@@ -23,7 +23,7 @@ import pytest
 
 from arena.config import load_config, parse_config
 from arena.results import RunDir, digest, load_results
-from arena.runner import play_missing
+from arena.tournament.runner import play_missing
 
 PORT = 46391
 RAY = str(Path(sys.executable).parent / "ray")

@@ -8,10 +8,10 @@ from conftest import VARIANT_IDS, VARIANTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import referee
 from arena.bots import BUNDLED_DIR, available_bots, can_play, folder_bots
 from arena.games import get_game, make_rules, ranks_from_scores
 from arena.games.base import TERMINATIONS
+from arena.tournament import referee
 
 BUNDLED = sorted(folder_bots(BUNDLED_DIR))
 QUICK_PARAMS = {"ismcts": {"iterations": 25}}

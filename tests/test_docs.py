@@ -141,7 +141,7 @@ def test_the_demo_figures_come_from_its_config():
     from arena.bots import BUNDLED_DIR
     from arena.bots.listing import listed_bots
     from arena.config import load_config
-    from arena.schedule import Schedule
+    from arena.tournament.schedule import Schedule
 
     config = load_config(ROOT / "configs" / "quickstart.toml")
     bundled = [name for name, bot in listed_bots().items() if bot.spec.startswith(str(BUNDLED_DIR))]

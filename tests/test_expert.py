@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
-from arena import referee
 from arena.bots import available_bots
 from arena.config import ConfigError, RunSettings, SprtSettings, parse_config
 from arena.games import get_game, make_rules
-from arena.stopping import NELO_SCALE, simulate_sprt, sprt_llr
+from arena.tournament import referee
+from arena.tournament.stopping import NELO_SCALE, simulate_sprt, sprt_llr
 
 DEFAULT_CLOCK = RunSettings.__dataclass_fields__["move_time_limit"].default
 
@@ -302,7 +302,7 @@ name = "heuristic"
 def test_match_carries_the_sprt_model_into_its_config():
     """`arena match --sprt-model nelo` writes model = "nelo" into the match's config, which parses back; the
     default stays logistic, and a config with an unknown model is refused by name."""
-    from arena.stopping import match_config
+    from arena.tournament.stopping import match_config
 
     nelo = parse_config(match_config("caterpillar", "heuristic", "greedy", sprt=[0, 5], max_deals=10, rules={},
                                      players=None, field="random", seed=1, model="nelo"))

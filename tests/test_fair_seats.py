@@ -14,7 +14,7 @@ from arena.ratings.bootstrap import SEPARATED
 from arena.ratings.deals import Z95
 from arena.ratings.tables import rate_run
 from arena.results import RunDir
-from arena.runner import play_missing
+from arena.tournament.runner import play_missing
 
 FIELD = ["random", "greedy", "heuristic", "random", "greedy", "heuristic", "random"]
 """The bots of a table of n players: the first n + 1 of these (so n + 1 tables), copies renamed NAME-2, NAME-3."""

@@ -549,8 +549,8 @@ def test_the_readable_account_counts_deals_as_the_observation_does():
     """`arena play` numbers the deals as `Observation.deal` does, from 0 (docs/writing-a-bot.md)."""
     import re
 
-    from arena import referee
     from arena.api import play
+    from arena.tournament import referee
 
     data = play("give_or_take", ["random", "greedy"], seed=3)
     assert len(data["deals"]) > 1

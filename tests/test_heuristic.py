@@ -9,7 +9,6 @@ import random
 import pytest
 from conftest import VARIANT_IDS, VARIANTS
 
-from arena import referee
 from arena.bots import BUNDLED_DIR, load_spec
 from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, card_names, parse_card, parse_cards
 from arena.games import caterpillar as cat
@@ -17,6 +16,7 @@ from arena.games import duke_of_york as duke
 from arena.games import get_game, make_rules
 from arena.games import give_or_take as got
 from arena.games import go_for_it as gfi
+from arena.tournament import referee
 
 HeuristicBot = load_spec(f"{BUNDLED_DIR / 'heuristic.py'}:HeuristicBot")
 

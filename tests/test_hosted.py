@@ -1,5 +1,5 @@
 """No bot code in arena's own processes: `arena bots` reads the bots from their source, and `arena play` and
-`arena replay` play a user's bot from a host process of its own (arena/listing.py, arena/hosted.py)."""
+`arena replay` play a user's bot from a host process of its own (arena/listing.py, arena/isolation/hosted.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import referee
 from arena.bots import load_bot_class
 from arena.bots.listing import is_bundled, listed_bots, read_file
 from arena.games import get_game
-from arena.sandbox import BUNDLED, BUNDLED_BOTS
+from arena.isolation.sandbox import BUNDLED, BUNDLED_BOTS
+from arena.tournament import referee
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
@@ -175,8 +175,8 @@ def test_a_users_bot_that_raises_forfeits_arena_play_from_its_own_process(tmp_pa
 
 def test_arena_replay_plays_a_users_bot_from_its_own_process_move_for_move(tmp_path, monkeypatch):
     import arena
-    from arena.batch import play_scheduled, prepare
     from arena.config import load_config
+    from arena.tournament.batch import play_scheduled, prepare
 
     pids = tmp_path / "pids"
     (tmp_path / "recorder.py").write_text(RECORDS_ITS_PID.format(pids=str(pids), suffix="", raises=False))

@@ -1,6 +1,6 @@
 """Hostile bots, crashes and kills never stop a run, change other games, or lose results.
 
-The bots of tests/zoo play real tournaments (play_missing + finish_run) beside the honest bundled
+The bots of tests/zoo play real tournaments (play_missing + finish_and_report) beside the honest bundled
 bots. Each hostile game ends with the right forfeit; the run completes with every game index once;
 and the games of the table without the hostile bot are exactly those of a run without it (deal and
 bot seeds hang on the names of a table's bots, not on positions). The hostile bot is listed first,
@@ -29,16 +29,17 @@ from pathlib import Path
 
 import pytest
 
-from arena import referee
-from arena.batch import play_batch
+from arena.api import finish_and_report
 from arena.bots import load_bot_class
 from arena.config import load_config, parse_config
 from arena.games import get_game
-from arena.quarantine import quarantine_batch
-from arena.replay import replay_game
 from arena.results import TIMING_COLUMNS, ResultsError, RunDir, digest, load_results, scan_parts
-from arena.runner import finish_run, play_missing
-from arena.schedule import Schedule
+from arena.tournament import referee
+from arena.tournament.batch import play_batch
+from arena.tournament.quarantine import quarantine_batch
+from arena.tournament.replay import replay_game
+from arena.tournament.runner import play_missing
+from arena.tournament.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "tests" / "data" / "small.toml"
@@ -86,7 +87,7 @@ def run_tournament(directory: Path, text: str, workers: int = 1):
     config = parse_config(text, base=ROOT)
     run = RunDir(directory / config.name)
     report = play_missing(config, run, workers=workers)
-    manifest, _ = finish_run(config, run, report)
+    manifest, _ = finish_and_report(config, run, report)
     rows = load_results(run).to_pylist()
     assert [row["game_index"] for row in rows] == list(range(report.total)), "every game index once"
     return run, rows, manifest
@@ -184,7 +185,7 @@ def assert_stopped_from_outside(how: str, workers: int, tmp_path, baseline) -> N
     a bot that loops, of the wall-clock backstop for one that sleeps), quarantine ends each such game as the bot's
     `timeout`, and the run completes in bounded time. A loop's backstop is long (10 s), so that a loaded machine
     cannot have its wall time run out before its CPU time."""
-    from arena.clock import BACKSTOP_GRACE
+    from arena.isolation.clock import BACKSTOP_GRACE
 
     sleeps = how in ("block", "ignore")
     backstop = 10 if sleeps else 100
@@ -242,7 +243,7 @@ def test_a_crash_in_the_last_game_of_a_batch_leaves_no_clock_running(tmp_path):
 def test_the_referee_leaves_no_clock_running_after_a_crash():
     """The crashed move is taken off the clock: its stamp reads no move running, and a wait of four limits
     is not interrupted (a MoveTimeout would raise out of the sleep and fail the test)."""
-    from arena.clock import clock_for
+    from arena.isolation.clock import clock_for
 
     played = referee.play(CAT, CAT.Rules(), [RANDOM(), zoo("raises.py:RaisesBot")], 1, move_time_limit=0.05)
     assert played.outcome.termination == "crash"

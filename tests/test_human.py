@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 from arena.cards import NAME
 from arena.cli import app
+from arena.cli.human import CARD_RE, HumanBot, LeaveGame
 from arena.games import get_game, make_rules
-from arena.human import CARD_RE, HumanBot, LeaveGame
 
 ROOT = Path(__file__).resolve().parent.parent
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -263,7 +263,7 @@ def test_the_screen_shows_only_what_the_observation_holds(game_id, rules):
 
 def test_play_gives_the_referee_no_move_clock(monkeypatch):
     """`arena play` passes no move_time_limit, so the referee runs no clock and a human may take all day."""
-    from arena import referee
+    from arena.tournament import referee
 
     calls = []
     real = referee.play

@@ -12,12 +12,12 @@ from conftest import VARIANT_IDS, VARIANTS, import_optional
 
 pyspiel = import_optional("pyspiel")
 
-from arena import referee  # noqa: E402
 from arena.bots import load_bot_class  # noqa: E402
 from arena.config import parse_config  # noqa: E402
 from arena.games import get_game, make_rules  # noqa: E402
 from arena.interop import openspiel_game  # noqa: E402
 from arena.interop.openspiel import DEALS  # noqa: E402
+from arena.tournament import referee  # noqa: E402
 
 per_variant = pytest.mark.parametrize("game_id, overrides", VARIANTS, ids=VARIANT_IDS)
 ONE_VARIANT_EACH = [("caterpillar", {}), ("give_or_take", {}), ("go_for_it", {"players": 3, "jokers": True}),

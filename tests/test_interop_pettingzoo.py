@@ -14,11 +14,11 @@ import_optional("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-from arena import referee  # noqa: E402
 from arena.bots import load_bot_class  # noqa: E402
 from arena.interop import pettingzoo_env  # noqa: E402
 from arena.interop.encoding import encoding  # noqa: E402
 from arena.interop.pettingzoo import rank_rewards  # noqa: E402
+from arena.tournament import referee  # noqa: E402
 
 # Observations are dicts holding an action mask, as in PettingZoo's own classic environments.
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be"),

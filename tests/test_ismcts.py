@@ -5,9 +5,9 @@ import random
 import pytest
 from conftest import VARIANT_IDS, VARIANTS
 
-from arena import referee
 from arena.bots import BUNDLED_DIR, load_bot_class, load_spec
 from arena.games import get_game, make_rules
+from arena.tournament import referee
 
 ISMCTS = load_spec(f"{BUNDLED_DIR / 'ismcts.py'}:IsmctsBot")
 RANDOM = load_bot_class("random")

@@ -19,7 +19,7 @@ from conftest import VARIANT_IDS, VARIANTS
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from arena import isolation, referee
+from arena import isolation
 from arena.bots import load_bot_class, resolved_spec
 from arena.config import ConfigError, load_config, parse_config
 from arena.games import GAME_IDS, get_game, make_rules
@@ -34,7 +34,8 @@ from arena.isolation import (
     python_command,
 )
 from arena.results import RunDir, digest, load_results
-from arena.runner import play_missing
+from arena.tournament import referee
+from arena.tournament.runner import play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -419,7 +420,7 @@ def _run_script(tmp_path, body: str) -> subprocess.Popen:
     stubborn.write_text(STUBBORN)
     stubborn.chmod(0o755)
     script = textwrap.dedent(f"""
-        from arena import referee
+        from arena.tournament import referee
         from arena.bots import load_bot_class, resolved_spec
         from arena.games import get_game, make_rules
         from arena.isolation import process_bot_class, python_command

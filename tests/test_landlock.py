@@ -1,15 +1,15 @@
-"""Landlock (arena/landlock.py), where the kernel offers it: a sandboxed Python bot, restricted by the built-in host
-before its code loads, may bind no TCP port, write no file outside its /tmp and /dev (not even /proc/self/comm,
-which the sandbox's own /proc lets it write), while it still writes in its /tmp and to /dev/null and plays; the
-same probes in the same sandbox without Landlock get through."""
+"""Landlock (arena/isolation/landlock.py), where the kernel offers it: a sandboxed Python bot, restricted by the
+built-in host before its code loads, may bind no TCP port, write no file outside its /tmp and /dev (not even
+/proc/self/comm, which the sandbox's own /proc lets it write), while it still writes in its /tmp and to /dev/null and
+plays; the same probes in the same sandbox without Landlock get through."""
 
 
 import pytest
 from test_sandbox import CAT, needs_sandbox
 
-from arena import landlock, referee, sandbox
 from arena.bots import load_bot_class
-from arena.isolation import close_all, process_bot_class, python_command
+from arena.isolation import close_all, landlock, process_bot_class, python_command, sandbox
+from arena.tournament import referee
 
 PROBE = '''
 import errno, os, socket, sys

@@ -422,7 +422,7 @@ def test_the_matchmaker_plans_a_round_and_play_records_it(tmp_path):
 def test_the_history_is_a_table_of_rounds_by_bot():
     """`league table --history`: a row per round (per k-th round past a dozen, the last always shown), a column
     per bot in the last round's order, its mu; blank before the bot joined."""
-    from arena.display import history_tables
+    from arena.cli.display import history_tables
 
     rows = [(r, "caterpillar", bot, mu + r / 100, 1.0, r) for r in range(1, 35)
             for bot, mu in (("random", 20), ("greedy", 25)) + ((("late", 30),) if r > 20 else ())]
@@ -497,7 +497,7 @@ def test_a_replay_over_its_time_limit_costs_its_link_not_the_report(tmp_path, mo
     add(league, f"{bot}:SlowLater")
     arena("league", "play", league, "--rounds", "1", "--no-progress")
     marker.touch()
-    monkeypatch.setattr("arena.replay.REPLAY_SECONDS", 0.5)  # a replay of this game takes seconds
+    monkeypatch.setattr("arena.tournament.replay.REPLAY_SECONDS", 0.5)  # a replay of this game takes seconds
     started = time.perf_counter()
     arena("league", "report", league)
     assert time.perf_counter() - started < 20

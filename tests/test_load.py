@@ -33,7 +33,7 @@ import json, sys
 from arena.bots import load_bot_class
 from arena.games import get_game
 from arena.isolation import close_all, process_bot_class, python_command
-from arena.referee import play
+from arena.tournament.referee import play
 
 spec, sandboxed, params, backstop = sys.argv[1], sys.argv[2] == "sandbox", json.loads(sys.argv[3]), float(sys.argv[4])
 if sandboxed:  # its process is started, and the bot built, now: before the load

@@ -8,10 +8,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.config import parse_config
-from arena.plan import FixedPlan, SettledPlan, SprtPlan, Step, plan_for
 from arena.results import RATED_COLUMNS, RunDir, load_results
-from arena.runner import LocalWorker, _joined, execute
-from arena.schedule import Schedule
+from arena.tournament.plan import FixedPlan, SettledPlan, SprtPlan, Step, plan_for
+from arena.tournament.runner import LocalWorker, _joined, execute
+from arena.tournament.schedule import Schedule
 
 CONFIG = """
 name = "plan"
@@ -116,7 +116,7 @@ def test_a_stopping_rule_decides_the_same_however_its_results_were_batched(tmp_p
     assert isinstance(plan_for(parse_config(CONFIG + 'until = "sprt"\nsprt = { bots = ["greedy", "random"] }\n'
                                             .replace("deals = 6", "deals = 6\nbots = ['greedy', 'random']"))),
                       SprtPlan)
-    from arena.runner import play_missing
+    from arena.tournament.runner import play_missing
 
     report = play_missing(config, RunDir(tmp_path / "r"), workers=1)
     results = load_results(RunDir(tmp_path / "r"), RATED_COLUMNS)

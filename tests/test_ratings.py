@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena.ratings import TABLE_COLUMNS, RatingSettings, batch, bootstrap, kernels, rate_games, rate_results, tables
+from arena.ratings import TABLE_COLUMNS, RatingSettings, bootstrap, kernels, offline, rate_games, rate_results, tables
 from arena.ratings import online as ar
-from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import tiers
+from arena.ratings.offline import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.plackett_luce import order_disagreements, plackett_luce
 from arena.ratings.tables import rate_parts
 
@@ -353,7 +353,7 @@ def test_newton_replicates_are_the_refitted_ones(n):
     weights = rng.poisson(np.broadcast_to(outcomes.counts, (60, len(outcomes.counts)))).astype(float)  # by game
     fit = rate_outcomes(outcomes, 8)
     refit = rate_outcomes(outcomes, 8, weights=weights, start=fit).mu
-    newton = batch.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)[0]
+    newton = offline.linear_replicates(outcomes, 8, RatingSettings(), fit, weights)[0]
     assert np.allclose(newton.mean(axis=1), RatingSettings().mu)
     assert np.corrcoef((refit - fit.mu).ravel(), (newton - fit.mu).ravel())[0, 1] > 0.99
     assert np.allclose(newton.std(axis=0), refit.std(axis=0), rtol=0.05)
@@ -780,7 +780,7 @@ def test_the_plackett_luce_column_and_its_footer_agree_on_level_bots():
     place = dict(zip(rated.table["bot"], rated.table["pl_rank"], strict=True))
     assert rated.disagreements == ["taker above taker-cmd by TrueSkill, level with it by Plackett–Luce"]
     assert place == {"taker": 1, "taker-cmd": 1, "giver": 3}
-    from arena.display import format_tables
+    from arena.cli.display import format_tables
 
     shown = {row.split(" | ")[1]: row.split(" | ")[-1] for row in format_tables({"v": rated}, "markdown").splitlines()
              if row.startswith("| 1") or row.startswith("| 3")}
@@ -798,14 +798,14 @@ def banded_games(rng: np.random.Generator, bots: int, games: int, n: int) -> tup
 
 
 def test_a_slowly_mixing_fit_is_extrapolated_to_the_same_fixed_point(monkeypatch):
-    """Where the sweeps shrink every change by one steady ratio, the fit jumps ahead along it (batch.STEADY_SWEEPS):
+    """Where the sweeps shrink every change by one steady ratio, the fit jumps ahead along it (offline.STEADY_SWEEPS):
     it ends nearer the fixed point (a fit run to a tolerance of 1e-11) than the plain sweeps do, in fewer of them."""
     bots, ranks = banded_games(np.random.default_rng(41), 40, 20_000, 4)
     outcomes = group_outcomes(bots, ranks)
     fit = rate_outcomes(outcomes, 40)
-    monkeypatch.setattr(batch, "STEADY_SPREAD", 0.0)  # never steady: the plain sweeps
+    monkeypatch.setattr(offline, "STEADY_SPREAD", 0.0)  # never steady: the plain sweeps
     plain = rate_outcomes(outcomes, 40)
-    monkeypatch.setattr(batch, "TOLERANCE", 1e-11)
+    monkeypatch.setattr(offline, "TOLERANCE", 1e-11)
     exact = rate_outcomes(outcomes, 40)
     assert fit.sweeps < plain.sweeps / 2, (fit.sweeps, plain.sweeps)
     error, plain_error = np.abs(fit.mu - exact.mu).max(), np.abs(plain.mu - exact.mu).max()
@@ -813,7 +813,7 @@ def test_a_slowly_mixing_fit_is_extrapolated_to_the_same_fixed_point(monkeypatch
 
 
 def test_a_warm_fit_ends_where_a_cold_one_does_as_the_league_grows():
-    """RunningRatings(warm=True) starts each fit from the last (batch.WarmStart): as games come in, and as a bot
+    """RunningRatings(warm=True) starts each fit from the last (offline.WarmStart): as games come in, and as a bot
     whose name sorts first joins (every bot's code by name moves), its tables are the cold ones within the fit's
     tolerance, and a fit of a few more games takes fewer sweeps (103 and 48 on a million-game league: the
     slowest mode still has to settle to the tolerance, from where the new games moved it)."""
@@ -855,7 +855,7 @@ def test_a_fit_cut_short_at_max_sweeps_says_so(monkeypatch):
         warnings.simplefilter("error")
         whole = rate_outcomes(outcomes, 8)
     assert whole.converged and whole.sweeps > 2
-    monkeypatch.setattr(batch, "MAX_SWEEPS", 2)
+    monkeypatch.setattr(offline, "MAX_SWEEPS", 2)
     with pytest.warns(RuntimeWarning, match="did not converge in 2 sweeps"):
         cut = rate_outcomes(outcomes, 8)
     assert not cut.converged and cut.sweeps == 2

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from arena import referee
 from arena.bots import Bot, load_bot_class
 from arena.games import get_game, make_rules
+from arena.tournament import referee
 
 CAT = get_game("caterpillar")
 RANDOM = load_bot_class("random")
@@ -185,7 +185,7 @@ def test_each_move_has_the_whole_limit():
 
 
 def test_the_backstop_times_each_move_from_when_it_first_sees_it():
-    from arena.clock import BACKSTOP_GRACE, MoveWatch, new_board
+    from arena.isolation.clock import BACKSTOP_GRACE, MoveWatch, new_board
 
     board = new_board(0.05)
     watch = MoveWatch(board)

@@ -18,15 +18,16 @@ import pytest
 from browser import DevTools, find_chromium, needs_browser, png_pixels
 from typer.testing import CliRunner
 
-from arena import referee
+from arena.api import finish_and_report
 from arena.bots import load_bot_class
 from arena.cli import app
 from arena.config import parse_config
 from arena.games import get_game, make_rules
-from arena.replay_page import frames, replay_page_html, write_replay_page
 from arena.report import example_games, variant_slugs
+from arena.report.replay_page import frames, replay_page_html, write_replay_page
 from arena.results import RunDir, load_results
-from arena.runner import finish_run, play_missing
+from arena.tournament import referee
+from arena.tournament.runner import play_missing
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -260,7 +261,7 @@ workers = 1
 def tiny_run(tmp_path_factory) -> RunDir:
     config = parse_config(TINY)
     run = RunDir(tmp_path_factory.mktemp("replays") / "tiny")
-    finish_run(config, run, play_missing(config, run, workers=1))  # writes the report and its replays
+    finish_and_report(config, run, play_missing(config, run, workers=1))  # writes the report and its replays
     return run
 
 

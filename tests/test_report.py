@@ -17,10 +17,11 @@ import pytest
 from browser import needs_browser, png_pixels, visit
 from plotly.offline import get_plotlyjs
 
+from arena.api import finish_and_report
 from arena.config import load_config
 from arena.report import BUNDLE, ScoreCounts, variant_slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
-from arena.runner import finish_run, play_missing
+from arena.tournament.runner import play_missing
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 PLOTS = ["ratings", "los", "pairwise", "progress", "scores", "seats", "terminations"]
@@ -30,7 +31,7 @@ PLOTS = ["ratings", "los", "pairwise", "progress", "scores", "seats", "terminati
 def small_run(tmp_path_factory) -> RunDir:
     config = load_config(SMALL)
     run = RunDir(tmp_path_factory.mktemp("report") / "small")
-    finish_run(config, run, play_missing(config, run, workers=1))
+    finish_and_report(config, run, play_missing(config, run, workers=1))
     write_report(run)
     return run
 
@@ -220,8 +221,8 @@ def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
 def test_move_times_say_when_wall_time_ran_far_past_cpu_time():
     """The slowest moves' wall time over their CPU time, with an interval over deals (a deal's rotations are one
     unit); the line says the machine was loaded only when the whole interval lies above LOADED."""
-    from arena.display import LOADED, move_times_line
-    from arena.report.summary import MoveTimes
+    from arena.report.formats import LOADED, move_times_line
+    from arena.tournament.summary import MoveTimes
 
     def summed(wall_per_cpu: list[float]) -> dict:
         times = MoveTimes()

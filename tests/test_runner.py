@@ -13,8 +13,8 @@ import pytest
 
 from arena.config import load_config
 from arena.results import RunDir, digest, load_results
-from arena.runner import play_missing
-from arena.schedule import Schedule
+from arena.tournament.runner import play_missing
+from arena.tournament.schedule import Schedule
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 ARENA = [sys.executable, "-m", "arena.cli"]

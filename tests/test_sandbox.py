@@ -30,13 +30,14 @@ from types import SimpleNamespace
 import pytest
 from test_hostile import by_game
 
-from arena import referee, sandbox
+from arena.api import finish_and_report
 from arena.bots import load_bot_class
 from arena.config import parse_config
 from arena.games import get_game
-from arena.isolation import close_all, process_bot_class, python_command
+from arena.isolation import close_all, process_bot_class, python_command, sandbox
 from arena.results import RunDir, load_results
-from arena.runner import LocalWorker, finish_run, play_missing
+from arena.tournament import referee
+from arena.tournament.runner import LocalWorker, play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
@@ -91,7 +92,7 @@ def play_zoo(directory: Path, text: str, workers: int, finish: bool = True):
     run = RunDir(directory / config.name)
     report = play_missing(config, run, workers=workers)
     if finish:
-        finish_run(config, run, report)
+        finish_and_report(config, run, report)
     rows = load_results(run).to_pylist()
     assert [row["game_index"] for row in rows] == list(range(report.total)), "every game index once"
     return run, rows
@@ -291,7 +292,8 @@ def test_without_a_sandbox_a_sandboxed_bot_is_refused_with_one_line(tmp_path):
 def test_where_user_namespaces_are_forbidden_the_sandbox_is_refused():
     """In a user namespace whose limit of nested user namespaces is 0, bwrap cannot make its own: the kernel
     refuses, and the sandbox is refused with why and how to allow it."""
-    script = ("from arena import sandbox\ntry:\n    sandbox.check()\nexcept sandbox.SandboxUnavailable as error:\n"
+    script = ("from arena.isolation import sandbox\ntry:\n    sandbox.check()\n"
+              "except sandbox.SandboxUnavailable as error:\n"
               "    print(error)\n")
     done = subprocess.run(["unshare", "--user", "--map-root-user", "sh", "-c",
                            'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" -c "$1"', sys.executable,

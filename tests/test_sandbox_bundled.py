@@ -11,11 +11,11 @@ import pytest
 from test_sandbox import ROOT, needs_sandbox
 from typer.testing import CliRunner
 
-from arena import sandbox
 from arena.cli import app
 from arena.config import parse_config
+from arena.isolation import sandbox
 from arena.results import RunDir, load_results
-from arena.runner import play_missing
+from arena.tournament.runner import play_missing
 
 WRAPPER = '''
 from arena.bots import Bot, load_bot_class

@@ -1,5 +1,5 @@
-"""The sandbox as most people run it: as an ordinary user, not root. arena/sandbox.py has a branch for each (root
-drops to a uid of its own; a user makes a user namespace and forbids more inside, `--unshare-user
+"""The sandbox as most people run it: as an ordinary user, not root. arena/isolation/sandbox.py has a branch for each
+(root drops to a uid of its own; a user makes a user namespace and forbids more inside, `--unshare-user
 --disable-userns`), and the test machines run as root: so here a tournament runs as `nobody`, the zoo's snoop
 (tests/zoo/escapes.py) entered twice, sandboxed and in a bare process, with a secret any user may read beside it.
 

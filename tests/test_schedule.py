@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.config import parse_config
-from arena.runner import missing_batches
-from arena.schedule import Schedule
 from arena.seeds import derive_seed, derive_seeds, seed_after, seed_start, seeded_rng, seeds_after
+from arena.tournament.runner import missing_batches
+from arena.tournament.schedule import Schedule
 
 TEXT = """
 name = "s"
@@ -199,7 +199,7 @@ def test_a_table_pinned_to_another_plays_its_deals_seats_and_bot_seeds_with_its_
 
 def test_a_pinned_table_deals_the_same_cards_in_its_transcripts():
     """The transcripts of the pinned table's games hold, deal for deal, the cards of the other table's."""
-    from arena.replay import replay_scheduled
+    from arena.tournament.replay import replay_scheduled
 
     config = parse_config(PINNED)
     own, pinned = Schedule(config).blocks

@@ -1,4 +1,4 @@
-"""The sandbox's seccomp filter (arena/seccomp.py): inside the sandbox the system calls a card bot never needs
+"""The sandbox's seccomp filter (arena/isolation/seccomp.py): inside the sandbox the system calls a card bot never needs
 are refused with EPERM, while threads, forks and programs work; without the filter the same attacks of the
 zoo (tests/zoo/escapes.py) get through, so the filter is what stops them. The attackers in real tournaments are
 in tests/test_sandbox.py (`caller` of the zoo)."""
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from test_sandbox import CAT, ESCAPES, LIMIT, needs_sandbox
 
-from arena import referee, sandbox, seccomp
 from arena.bots import load_bot_class
-from arena.isolation import close_all, process_bot_class, python_command
+from arena.isolation import close_all, process_bot_class, python_command, sandbox, seccomp
+from arena.tournament import referee
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +118,8 @@ def test_without_the_filter_the_zoos_system_call_attacks_get_through(attack, mon
 
 def test_where_no_filter_can_be_built_the_sandbox_is_refused_with_one_line():
     """Without pyseccomp (or the libseccomp it loads) the sandbox is refused, never made without the filter."""
-    script = ("import sys\nsys.modules['pyseccomp'] = None\nfrom arena import sandbox\ntry:\n    sandbox.check()\n"
+    script = ("import sys\nsys.modules['pyseccomp'] = None\nfrom arena.isolation import sandbox\n"
+              "try:\n    sandbox.check()\n"
               "except sandbox.SandboxUnavailable as error:\n    print(error)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr

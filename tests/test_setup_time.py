@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from test_hostile import by_game
 
-from arena.clock import BACKSTOP_GRACE
 from arena.config import parse_config
+from arena.isolation.clock import BACKSTOP_GRACE
 from arena.results import RunDir, load_results
-from arena.runner import play_missing
+from arena.tournament.runner import play_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"

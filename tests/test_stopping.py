@@ -15,15 +15,16 @@ import pytest
 from scipy import special
 from typer.testing import CliRunner
 
+from arena.api import finish_and_report
 from arena.cli import app
 from arena.config import ConfigError, SprtSettings, parse_config
-from arena.display import stop_lines
 from arena.ratings import RatingSettings
-from arena.ratings.batch import group_outcomes, rate_outcomes
+from arena.ratings.offline import group_outcomes, rate_outcomes
+from arena.report.formats import stop_lines
 from arena.results import RunDir, run_digest
-from arena.runner import finish_run, play_missing
-from arena.schedule import Schedule
-from arena.stopping import (
+from arena.tournament.runner import play_missing
+from arena.tournament.schedule import Schedule
+from arena.tournament.stopping import (
     MatchStats,
     elo_score,
     match_config,
@@ -174,7 +175,7 @@ def test_settled_stops_early_for_a_clear_field_and_does_not_depend_on_workers(tm
     stop = serial.stop["variants"]["caterpillar"]
     assert stop["verdict"] == "settled" and stop["deals"] < 150, stop
     assert serial.total == 3 * 2 * stop["deals"] < Schedule(config).total
-    manifest, rated = finish_run(config, RunDir(tmp_path / "one"), serial)
+    manifest, rated = finish_and_report(config, RunDir(tmp_path / "one"), serial)
     assert list(rated["caterpillar"].table["rank"]) == ["1", "2", "3"]  # every adjacent pair separated
     assert manifest["stop"]["variants"]["caterpillar"]["deals"] == stop["deals"]
     parallel = play_missing(config, RunDir(tmp_path / "two"), workers=local_ray)

@@ -15,10 +15,10 @@ import pytest
 import trueskill
 from typer.testing import CliRunner
 
-from arena import referee
 from arena.cli import app
 from arena.config import load_config
 from arena.results import SCHEMA, RunDir, digest, load_results, run_digest, write_part
+from arena.tournament import referee
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 runner = CliRunner()

@@ -26,7 +26,7 @@ from scipy import special
 from arena.ratings import RatingSettings
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
-from arena.stopping import settled_pairs
+from arena.tournament.stopping import settled_pairs
 
 SETTINGS = RatingSettings()
 BETA = SETTINGS.beta

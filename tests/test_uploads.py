@@ -479,7 +479,7 @@ def test_an_upload_left_checking_by_a_killed_server_is_checked_by_the_next(tmp_p
 def test_a_league_that_plays_outside_the_sandbox_takes_no_uploads(tmp_path):
     from arena.league.settings import UploadLimits
     from arena.league.uploads import store_upload
-    from arena.server.uploads import refusal
+    from arena.server.upload_routes import refusal
 
     (tmp_path / "league.toml").write_text(LEAGUE_TOML.replace('isolation = "sandbox"', 'isolation = "process"'))
     league = tmp_path / "league"

@@ -11,7 +11,6 @@ import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only 
 from arena.bots import BotError, sources
 from arena.bots.registry import BotSource
 from arena.bots.sources import resolve
-from arena.clock import WALL_BACKSTOP
 from arena.config.models import (
     BotEntry,
     ConfigError,
@@ -21,6 +20,7 @@ from arena.config.models import (
     checked_string,
     checked_table,
 )
+from arena.isolation.clock import WALL_BACKSTOP
 
 
 def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
@@ -153,7 +153,7 @@ def _process_bot_entry(raw: dict, where: str, name: str, path: str | None, param
     """A bot that plays in its own process (sandboxed or not): a command (in its own folder, for a command bot's
     folder), or a Python class run by the built-in host (checked like any Python bot, in a host process)."""
     from arena.isolation import DEFAULT_MEMORY_MB
-    from arena.sandbox import SandboxUnavailable, check
+    from arena.isolation.sandbox import SandboxUnavailable, check
 
     if isolation == "sandbox":
         try:

@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.clock import WALL_BACKSTOP
 from arena.errors import ArenaError
+from arena.isolation.clock import WALL_BACKSTOP
 
 
 class ConfigError(ArenaError, ValueError):
@@ -57,7 +57,7 @@ class BotEntry:
     `command: ...` for a bot given by a command; the absolute folder for a bot's folder (bot.toml)."""
     isolation: str = "none"
     """`none`: the bot's class plays in the worker process; `process`: in a subprocess (arena/isolation/);
-    `sandbox`: in a subprocess inside a sandbox (arena/sandbox.py)."""
+    `sandbox`: in a subprocess inside a sandbox (arena/isolation/sandbox.py)."""
     command: tuple[str, ...] | None = None
     """The executable that is the bot (docs/protocol.md), program path resolved; None for a Python class."""
     memory_mb: int | None = None
@@ -88,7 +88,7 @@ class SprtSettings:
     beta: float = 0.05
     """The chance of accepting H0 when H1 holds."""
     model: str = "logistic"
-    """The Elo of elo0 and elo1: "logistic" or "nelo" (normalized, arena.stopping.sprt_llr)."""
+    """The Elo of elo0 and elo1: "logistic" or "nelo" (normalized, arena.tournament.stopping.sprt_llr)."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,8 @@ class RunSettings:
     """`settled`: a rating difference known to lie within +-tie_margin is a tie (0.5 = 53% head to head)."""
     sprt: SprtSettings | None = None
     wall_backstop: float = WALL_BACKSTOP
-    """How many times its limit a call into a bot may last in wall time (arena.clock.WALL_BACKSTOP): it stops a bot
-    that sleeps or blocks, which uses no CPU time."""
+    """How many times its limit a call into a bot may last in wall time (arena.isolation.clock.WALL_BACKSTOP): it stops
+    a bot that sleeps or blocks, which uses no CPU time."""
 
 
 RATING_METHODS = ("batch", "online")

@@ -17,7 +17,7 @@ bot's start-up and hello together get HELLO_TIMEOUT; each reset (the host builds
 setup time limit, each move the move time limit; closing waits at most half a second before a kill.
 
 A sandboxed process bot (`isolation = "sandbox"`, and `command:` specs) runs its command inside the sandbox of
-arena/sandbox.py; where none can be made, it never starts (BotProcessError).
+arena/isolation/sandbox.py; where none can be made, it never starts (BotProcessError).
 
 The package's modules: `protocol` (the JSON lines, both sides), `limits` (the operating system's limits on a
 bot process), `stderr` (what a bot writes on stderr: its last lines kept, the rest logged), `process` (the arena

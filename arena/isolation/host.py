@@ -10,8 +10,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from arena import bots, landlock
+from arena import bots
 from arena.games import get_game, make_rules
+from arena.isolation import landlock
 from arena.isolation.protocol import (
     message_line,
     observation_from_json,

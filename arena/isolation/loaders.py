@@ -8,7 +8,7 @@ from typing import Any
 
 from arena import bots
 from arena.bots import BotError, listing
-from arena.clock import WALL_BACKSTOP
+from arena.isolation.clock import WALL_BACKSTOP
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,

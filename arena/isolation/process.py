@@ -18,10 +18,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from arena import sandbox
 from arena.bots import Bot, host_command, is_host
-from arena.clock import WALL_BACKSTOP, MoveTimeout, note_move
 from arena.games import get_game
+from arena.isolation import sandbox
+from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, note_move
 from arena.isolation.limits import Allowance, child_setup, cpu_used, resource_module, stderr_tail_file
 from arena.isolation.protocol import (
     MAX_LINE,
@@ -369,7 +369,7 @@ class ProcessBot(Bot):
     """Its setup calls wait on the process with deadlines of their own, which leave out arena's start-up of
     a fresh process: the referee does not time them with its clock."""
     sandboxed: ClassVar[bool] = False
-    """True when the process runs in the sandbox (arena/sandbox.py)."""
+    """True when the process runs in the sandbox (arena/isolation/sandbox.py)."""
     sends_rng_state: ClassVar[bool] = False
     """True for the built-in host: reset carries the full rng state, so a game replays exactly as in process."""
     hello_error: ClassVar[str | None] = None

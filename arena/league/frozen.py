@@ -63,7 +63,7 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
     must be theirs or free, and becomes theirs in the same transaction. A bot `entered` (seconds since the epoch;
     default now) after entries closed is refused (arena/league/season.py)."""
     from arena.league.season import check_open
-    from arena.submit import check_bot
+    from arena.tournament.submit import check_bot
 
     catalog = Catalog(league)
     staged = None

@@ -1,5 +1,5 @@
 """The league's tables in HTML: one set of Jinja2 macros (`templates/tables.html`: the standings, a bot's versions,
-its head-to-head) that the static report (arena/league/report.py) and the server's pages (arena/server/) both
+its head-to-head) that the static report (arena/league/pages.py) and the server's pages (arena/server/) both
 render, with the number formats of `arena league table`."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 
-from arena.display import interval
+from arena.report.formats import interval
 
 TEMPLATES = Path(__file__).parent / "templates"
 """The folder of the shared macros; the server's template loader reads it after its own."""

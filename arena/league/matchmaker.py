@@ -40,11 +40,11 @@ from arena.config import parse_config
 from arena.league.catalog import BotRow, Catalog, RoundRow
 from arena.league.rounds import Table, round_config
 from arena.league.settings import LeagueSettings
-from arena.plan import Range, Step
 from arena.ratings.looks import anytime_halfwidth, standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.seeds import derive_seed
+from arena.tournament.plan import Range, Step
 
 MATCHMAKER_REPLICATES = 100
 """Deal-bootstrap replicates of the ratings the matchmaker looks at (the standing table uses the default)."""

@@ -23,8 +23,8 @@ from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.compaction import compact
 from arena.league.directory import LeagueDir
 from arena.league.matchmaker import Matchmaker
-from arena.plan import Range, Step
 from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, live_parts, read_rows, scan_parts, write_part
+from arena.tournament.plan import Range, Step
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
@@ -55,8 +55,8 @@ class PlayReport:
 
 
 class RoundRecorder:
-    """The planner of the runner's loop (arena/plan.py's Planner) for a league: it asks the matchmaker for the
-    next round, records it in the catalog before it is played and marks it done once played (the matchmaker only
+    """The planner of the runner's loop (arena/tournament/plan.py's Planner) for a league: it asks the matchmaker for
+    the next round, records it in the catalog before it is played and marks it done once played (the matchmaker only
     reads the catalog), and keeps the round being played, whose game indices the saved parts take."""
 
     reads_results = True
@@ -135,9 +135,9 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
                 lock: bool = True) -> PlayReport:
     """Plays rounds until the budget (`games`), `rounds`, or settled; with none of them, one round. The
     matchmaker (or `planner`, a class of its kind: benchmarks/league.py compares random tables) is the planner
-    of the tournament runner's loop (arena.runner.execute). `lock=False`: the caller holds `play_lock` already
-    (`arena league serve` holds it as long as it runs)."""
-    from arena.runner import execute, make_pool
+    of the tournament runner's loop (arena.tournament.runner.execute). `lock=False`: the caller holds `play_lock`
+    already (`arena league serve` holds it as long as it runs)."""
+    from arena.tournament.runner import execute, make_pool
 
     directory = Path(directory)
     settings = load_settings(directory)

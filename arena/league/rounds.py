@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.clock import WALL_BACKSTOP
 from arena.config.toml import toml_text
+from arena.isolation.clock import WALL_BACKSTOP
 from arena.league.catalog import BotRow
 from arena.league.settings import LeagueSettings
 

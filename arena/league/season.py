@@ -133,7 +133,7 @@ def final_run(directory: Path, *, deals: int | None = None, until_settled: bool 
     variants left out (`final_config`). A final started with other deals or another field is refused (one line)
     rather than mixed with it."""
     from arena.config import ConfigError, parse_config
-    from arena.runner import prepare_run_dir
+    from arena.tournament.runner import prepare_run_dir
 
     text, left_out = final_config(directory, deals=deals, until_settled=until_settled)
     config = parse_config(text, folders=[Path(directory).resolve()])  # never a folder of the same name here

@@ -9,8 +9,8 @@ import numpy as np
 
 from arena.config import RatingSettings
 from arena.ratings import kernels
-from arena.ratings.batch import group_outcomes, newton_terms, rate_outcomes
 from arena.ratings.deals import ClusteredMean
+from arena.ratings.offline import group_outcomes, newton_terms, rate_outcomes
 
 
 def warm() -> None:

@@ -18,7 +18,8 @@ import pandas as pd
 from scipy import sparse, special
 
 from arena.config import RatingSettings
-from arena.ratings.batch import (
+from arena.ratings.deals import Z95, poisson_weights
+from arena.ratings.offline import (
     BatchRatings,
     NewtonTerms,
     Outcomes,
@@ -26,7 +27,6 @@ from arena.ratings.batch import (
     newton_terms,
     rate_outcomes,
 )
-from arena.ratings.deals import Z95, poisson_weights
 
 BOOTSTRAP_REPLICATES = 200
 """Deal-bootstrap replicates behind every rating interval, LOS and tier."""

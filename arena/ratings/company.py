@@ -22,8 +22,8 @@ from collections import Counter
 
 import numpy as np
 
-from arena.ratings.batch import Outcomes
 from arena.ratings.bootstrap import DealGames
+from arena.ratings.offline import Outcomes
 
 
 def per_game(games: np.ndarray, n: int, cap_deals: int) -> np.ndarray | None:

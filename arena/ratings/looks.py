@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.ratings.batch import Outcomes, group_outcomes, rate_outcomes
 from arena.ratings.bootstrap import DealGames, deal_bootstrap, difference_se
 from arena.ratings.company import balanced, company_share
+from arena.ratings.offline import Outcomes, group_outcomes, rate_outcomes
 
 MIXTURE_SE = 0.5
 """The standard error (in mu) of a difference around which the confidence sequence of `anytime_halfwidth` is

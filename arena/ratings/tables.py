@@ -30,7 +30,6 @@ import pandas as pd
 import pyarrow as pa
 
 from arena.config import RatingSettings
-from arena.ratings.batch import WarmStart, rate_outcomes
 from arena.ratings.bootstrap import (
     BOOTSTRAP_REPLICATES,
     OutcomeGroups,
@@ -50,6 +49,7 @@ from arena.ratings.deals import (
     grown,
 )
 from arena.ratings.misfit import misfits
+from arena.ratings.offline import WarmStart, rate_outcomes
 from arena.ratings.online import rate_codes
 from arena.ratings.parts import (
     READ_COLUMNS,
@@ -143,7 +143,7 @@ class RunningRatings:
 
     def __init__(self, settings: RatingSettings | None = None, *, replicates: int = BOOTSTRAP_REPLICATES,
                  progress: bool = True, warm: bool = False) -> None:
-        """warm: each fit starts from the last (`arena.ratings.batch.WarmStart`), where nothing is decided on them."""
+        """warm: each fit starts from the last (`arena.ratings.offline.WarmStart`), where nothing is decided on them."""
         self.settings, self.replicates, self.progress = settings or RatingSettings(), replicates, progress
         self.warm = warm
         self.variants: dict[str, _Variant] = {}

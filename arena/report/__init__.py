@@ -23,8 +23,8 @@ from arena.ratings import VariantRatings
 from arena.ratings.tables import rate_run
 from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
 from arena.report.replays import write_example_replays
-from arena.report.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
 from arena.results import RunDir, iter_results
+from arena.tournament.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
 
 BUNDLE = Path(__file__).with_name("static") / "plotly-cartesian.min.js"
 """plotly.js's official cartesian partial bundle, as published (its header names its version and licence): the

@@ -10,7 +10,6 @@ import tomllib
 import pandas as pd
 from plotly.colors import qualitative
 
-from arena.display import bounds, counted, interval, move_times_line, places, stop_lines
 from arena.ratings import VariantRatings
 from arena.report.charts import (
     figure_html,
@@ -23,8 +22,9 @@ from arena.report.charts import (
     seats_figure,
     terminations_figure,
 )
-from arena.report.summary import ResultsSummary
+from arena.report.formats import bounds, counted, interval, move_times_line, places, stop_lines
 from arena.results import RunDir
+from arena.tournament.summary import ResultsSummary
 
 
 def _workers(workers) -> str:

@@ -17,7 +17,7 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
     be regenerated (a bot gone or changed) gets a note instead: the report itself must not fail for it."""
     from arena.config import ConfigError
     from arena.config.saved import saved_config
-    from arena.replay_page import write_replay_page
+    from arena.report.replay_page import write_replay_page
 
     try:  # the bots checked once, here (each in a process of its own), not again in every replay's child
         saved_config(run)
@@ -39,8 +39,9 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
 
 
 def _isolated_replay(run: RunDir, index: int) -> dict:
-    """`replay_game(run, index)` in a forked child, under the run's time limits (arena.replay.replay_in_child)."""
-    from arena.replay import replay_game, replay_in_child
+    """`replay_game(run, index)` in a forked child, under the run's time limits
+    (arena.tournament.replay.replay_in_child)."""
+    from arena.tournament.replay import replay_game, replay_in_child
 
     limit, setup, wall = time_limits_of(run.config.read_text())
     return replay_in_child(lambda: replay_game(run, index), limit, setup, index, wall)

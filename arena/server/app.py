@@ -1,5 +1,5 @@
 """The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
-a JSON API over the same data, entrants' uploads (arena/server/uploads.py), errors as one line, and a lifespan
+a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line, and a lifespan
 that owns the refresher, the play loop and the upload checker.
 
 Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
@@ -35,7 +35,7 @@ from arena.server.final import FinalView
 from arena.server.player import PlayLoop
 from arena.server.render import leaderboard_context, standings_json, templates, with_etag
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
-from arena.server.uploads import api_retire, api_upload, api_upload_status, owner_part
+from arena.server.upload_routes import api_retire, api_upload, api_upload_status, owner_part
 from arena.server.views import RECENT_GAMES, LeagueViews, View
 
 HERE = Path(__file__).parent
@@ -233,7 +233,7 @@ async def final_game_page(request: Request) -> Response:
 async def _replay_page(request: Request, index: int, final: bool) -> Response:
     """A game's replay page (of the league, or of its `final`), regenerated in a child process, the last KEPT_PAGES
     kept."""
-    from arena.replay_page import replay_page_html
+    from arena.report.replay_page import replay_page_html
 
     kept: OrderedDict = request.app.state.replays
     key = (final, _final(request).digest if final else "", index)  # a final played again is another game

@@ -11,9 +11,9 @@ from urllib.parse import quote
 
 from starlette.templating import Jinja2Templates
 
-from arena.display import places
 from arena.league.html import TEMPLATES, add_filters
 from arena.league.season import shown_time
+from arena.report.formats import places
 
 HERE = Path(__file__).parent
 POLL_SECONDS = 2

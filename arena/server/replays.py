@@ -62,7 +62,7 @@ def _replay_in_child(directory: Path, index: int) -> dict:
     """The transcript of league game `index` (of a finished round), played again from its round's config."""
     from arena.config import parse_config
     from arena.league.catalog import Catalog
-    from arena.replay import replay_scheduled
+    from arena.tournament.replay import replay_scheduled
 
     catalog = Catalog(directory)
     try:
@@ -77,7 +77,7 @@ def _replay_in_child(directory: Path, index: int) -> dict:
 def main(argv: list[str]) -> int:
     """The child's entry point: the transcript on stdout, or one line on stderr and exit status 1."""
     from arena.league.directory import LeagueDir
-    from arena.replay import replay_game
+    from arena.tournament.replay import replay_game
 
     directory, index = Path(argv[0]), int(argv[1])
     real_stdout = os.dup(1)

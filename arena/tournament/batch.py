@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from arena import referee
 from arena.bots import load_bot_class, unshadowed
-from arena.clock import arm_backstop
 from arena.config import Config
 from arena.games import get_game
+from arena.isolation.clock import arm_backstop
 from arena.results import SCHEMA
-from arena.schedule import Schedule
+from arena.tournament import referee
+from arena.tournament.schedule import Schedule
 
 _prepared: dict[str, tuple[Schedule, list[Callable[[], object]]]] = {}
 
@@ -94,7 +94,7 @@ def columns(rows: list[tuple]) -> dict[str, list]:
 
 def worker_batch(config: Config, start: int, end: int) -> dict[str, list]:
     """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
-    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/clock.py)."""
+    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/isolation/clock.py)."""
     arm_backstop(config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
     unshadowed([*config.folders, os.getcwd()])  # Ray puts the driver's folders first on a worker's import path
     return play_batch(config, start, end)

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.clock import WALL_BACKSTOP, MoveTimeout, clock_for
 from arena.games import Game, Outcome
+from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, clock_for
 from arena.seeds import derive_seeds, seeded_rng
 
 

@@ -12,7 +12,7 @@ on the results alone, never on the workers, the batch size or the order in which
   (`until = "settled"`).
 
 The league's matchmaker (arena/league/) is a planner too: each of its steps is a config of its own.
-The statistics behind the rules live in arena/stopping.py.
+The statistics behind the rules live in arena/tournament/stopping.py.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import pyarrow.compute as pc
 
 from arena.config import Config
 from arena.results import RATED_COLUMNS, SCHEMA
-from arena.schedule import Block, Schedule
+from arena.tournament.schedule import Block, Schedule
 
 if TYPE_CHECKING:
-    from arena.stopping import MatchStats
+    from arena.tournament.stopping import MatchStats
 
 Range = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
@@ -169,7 +169,7 @@ class SprtPlan(_RoundPlan):
         self.match: MatchStats | None = None
 
     def decide(self, block: Block, results: pa.Table) -> tuple[str | None, list[str]]:
-        from arena.stopping import match_stats
+        from arena.tournament.stopping import match_stats
 
         self.match = match_stats(results, self.run.sprt)
         return (None if self.match.verdict == "undecided" else self.match.verdict), []
@@ -187,7 +187,7 @@ class SettledPlan(_RoundPlan):
     def decide(self, block: Block, results: pa.Table) -> tuple[str | None, list[str]]:
         from arena.ratings.tables import rate_results  # here, not at the top: a run starts playing without them
         from arena.results import results_frame
-        from arena.stopping import settled_pairs
+        from arena.tournament.stopping import settled_pairs
 
         rated = rate_results(results_frame(results), self.config.ratings)[block.label]
         looks = -(-block.deals // self.run.round_deals)

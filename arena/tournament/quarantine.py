@@ -7,8 +7,8 @@ moves and records a `crash` forfeit of that seat with the scores as they stood -
 records for a bot that raises at that decision, whatever the timing -- and forks a new child for the
 next game.
 
-The runner's backends (arena/runner.py) replay a batch here when it fails. A quarantined game is played
-and recorded through the same pieces as a batch (arena/batch.py: `prepare`, the schedule and bot makers
+The runner's backends (arena/tournament/runner.py) replay a batch here when it fails. A quarantined game is played
+and recorded through the same pieces as a batch (arena/tournament/batch.py: `prepare`, the schedule and bot makers
 of a config; `row`, a game's result row), so exactly as play_batch plays and records it.
 """
 
@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 import time
 
-from arena import referee
-from arena.batch import columns, prepare, row, time_limits
-from arena.clock import MoveWatch, idle, new_board, use_board
 from arena.config import Config
 from arena.errors import ArenaError
 from arena.games import get_game
+from arena.isolation.clock import MoveWatch, idle, new_board, use_board
 from arena.isolation.limits import die_with
-from arena.schedule import Schedule
+from arena.tournament import referee
+from arena.tournament.batch import columns, prepare, row, time_limits
+from arena.tournament.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
 """Decisions of one game the board can hold (a game runs far shorter)."""
@@ -48,7 +48,8 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     import subprocess
     import sys
 
-    command = [sys.executable, "-P", "-c", "from arena.quarantine import _quarantine_host; _quarantine_host()"]
+    command = [sys.executable, "-P", "-c",
+               "from arena.tournament.quarantine import _quarantine_host; _quarantine_host()"]
     # its own session: Ctrl-C is for this process, and killing the group ends the host and its child alike
     host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     rows: list[tuple] = []

@@ -43,9 +43,11 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
                progress: bool, folder: Path | None = None, again: str = "run again with --resume") -> None:
     """Plays a config's run (to the end or until its stopping rule stops it) in OUT/<name>/ (or `folder`) and prints
     the tables; `again` says how to finish a run cut short."""
-    from arena.display import counted, format_tables, move_times_line, progress_bar, stop_lines
+    from arena.api import finish_and_report
+    from arena.cli.display import format_tables, progress_bar
+    from arena.report.formats import counted, move_times_line, stop_lines
     from arena.results import RunDir
-    from arena.runner import RayLost, finish_run, play_missing
+    from arena.tournament.runner import RayLost, play_missing
 
     with user_errors():
         run = RunDir(folder or out / settings.name)
@@ -57,7 +59,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
             fail(f"interrupted; every finished batch is saved in {run.results}: {again}")
         except RayLost as error:
             fail(f"{error}; every finished batch is saved in {run.results}: {again}")
-        manifest, rated = finish_run(settings, run, report)
+        manifest, rated = finish_and_report(settings, run, report)
     typer.echo(format_tables(rated))
     for line in stop_lines(manifest.get("stop")):
         typer.echo(line)

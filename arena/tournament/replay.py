@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena import referee
-from arena.batch import bot_makers, play_scheduled
-from arena.clock import WALL_BACKSTOP
 from arena.config import Config
 from arena.config.saved import saved_config
 from arena.games import get_game
+from arena.isolation.clock import WALL_BACKSTOP
 from arena.results import PART_NAME, RunDir
-from arena.schedule import Schedule
+from arena.tournament import referee
+from arena.tournament.batch import bot_makers, play_scheduled
+from arena.tournament.schedule import Schedule
 
 
 def replay_game(run: RunDir, index: int) -> dict:
@@ -36,7 +36,7 @@ def replay_scheduled(config: Config, index: int) -> dict:
     in this process, any other bot in a process of its own (`hosted_entries`), seeded as the run seeded it."""
     import dataclasses
 
-    from arena.hosted import hosted_entries
+    from arena.isolation.hosted import hosted_entries
     from arena.results import ResultsError
 
     hosted = dataclasses.replace(config, bots=hosted_entries(config.bots))
@@ -80,7 +80,7 @@ def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | Non
     import signal
     import time
 
-    from arena.clock import MoveWatch, new_board, use_board
+    from arena.isolation.clock import MoveWatch, new_board, use_board
 
     moves = new_board(move_time_limit, setup_time_limit, wall_backstop)
     read, write = os.pipe()

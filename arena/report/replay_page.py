@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arena import referee
 from arena.atomic import write_atomic
 from arena.cards import NAME, RANK, SUIT
 from arena.games import get_game, make_rules
+from arena.tournament import referee
 
 TITLES = {"caterpillar": "Caterpillar", "give_or_take": "Give or Take", "go_for_it": "Go For It",
           "duke_of_york": "Duke of York"}

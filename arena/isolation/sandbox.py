@@ -11,10 +11,10 @@
 - an environment of its own (PATH, HOME=/tmp, LANG), nothing of the host's;
 - rlimits on processes and threads, open files and file size (here), memory and CPU (set by the
   process host, arena/isolation/, as for `isolation = "process"`); it dies with its parent;
-- a seccomp filter (arena/seccomp.py) that refuses the system calls a card bot never needs: new namespaces,
+- a seccomp filter (arena/isolation/seccomp.py) that refuses the system calls a card bot never needs: new namespaces,
   mounts, ptrace, bpf, keys, kernel modules and the like;
-- for a Python bot, where the kernel offers it, Landlock (arena/landlock.py), which the built-in host applies to
-  itself before it loads the bot: a second wall behind the namespaces.
+- for a Python bot, where the kernel offers it, Landlock (arena/isolation/landlock.py), which the built-in host applies
+  to itself before it loads the bot: a second wall behind the namespaces.
 
 As root of the machine, bwrap makes the namespaces without a user namespace, and the bot runs under a uid
 of its own (`setpriv`, no capabilities, no new privileges): the kernel never applies RLIMIT_NPROC to uid 0,
@@ -37,9 +37,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena import landlock, seccomp
 from arena.bots import BUNDLED, is_host
 from arena.errors import ArenaError
+from arena.isolation import landlock, seccomp
 
 BWRAP_ENV = "ARENA_BWRAP"
 """The bwrap program to use instead of the bundled one (tests point it at a missing file)."""
@@ -52,13 +52,13 @@ PROCESSES = 64
 OPEN_FILES = 256
 """Open files a sandboxed bot may have (RLIMIT_NOFILE)."""
 SECCOMP = True
-"""Whether new sandboxes load the seccomp filter of arena/seccomp.py (benchmarks/isolation.py turns it off to
+"""Whether new sandboxes load the seccomp filter of arena/isolation/seccomp.py (benchmarks/isolation.py turns it off to
 measure its cost, tests to show what it stops; nothing else does)."""
 LANDLOCK = True
-"""Whether the built-in host in new sandboxes restricts itself with Landlock (arena/landlock.py); tests turn it off
-to show what it stops."""
+"""Whether the built-in host in new sandboxes restricts itself with Landlock (arena/isolation/landlock.py); tests turn
+it off to show what it stops."""
 
-ARENA_DIR = Path(__file__).resolve().parent
+ARENA_DIR = Path(__file__).resolve().parents[1]
 BUNDLED_BOTS = ARENA_DIR.parent / "bots"
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: bound read-only, or made the same links as on the host (merged /usr)."""

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
+from arena.cli.common import WORKERS_HELP, Format, fail, run_config, user_errors
 
 league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
@@ -165,8 +165,9 @@ def league_play(
     With no --games, --rounds or --until, one round. A play that was stopped finishes its round first.
     Example: arena league play club --games 20000 --workers 2
     """
-    from arena.display import counted, progress_bar
+    from arena.cli.display import progress_bar
     from arena.league.play import play_league
+    from arena.report.formats import counted
 
     with user_errors():
         try:
@@ -244,8 +245,8 @@ def league_export(
 
     Example: arena league export club games.parquet --game caterpillar
     """
-    from arena.display import counted
     from arena.league.games import export_games
+    from arena.report.formats import counted
 
     with user_errors():
         count = export_games(directory, out, game)
@@ -270,10 +271,9 @@ def league_table(
     """
     import pandas as pd
 
-    from arena.display import (
+    from arena.cli.display import (
         console,
         history_tables,
-        interval,
         markdown_table,
         misfit_lines,
         model_name,
@@ -281,6 +281,7 @@ def league_table(
         table,
     )
     from arena.league.standings import history_frame, pair_frame, standing_frames
+    from arena.report.formats import interval
 
     if history and pairs:
         fail("--history and --pairs: choose one")
@@ -353,7 +354,7 @@ def league_report(directory: Annotated[Path, typer.Argument(metavar="DIR", help=
 
     Example: arena league report club
     """
-    from arena.league.report import write_league_report
+    from arena.league.pages import write_league_report
 
     with user_errors():
         path = write_league_report(directory)

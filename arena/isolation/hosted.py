@@ -13,7 +13,7 @@ from typing import Any
 from arena.bots import BotError, load_bot_class
 from arena.bots.listing import is_bundled
 from arena.bots.sources import resolve
-from arena.clock import WALL_BACKSTOP
+from arena.isolation.clock import WALL_BACKSTOP
 
 
 def seat_class(spec: str, move_time_limit: float | None, setup_time_limit: float | None,

@@ -1,5 +1,5 @@
 """The statistics of the stopping rules: a run played in rounds of deals that stops once its question is
-answered (the planners of arena/plan.py play the rounds and call these).
+answered (the planners of arena/tournament/plan.py play the rounds and call these).
 
 `until = "all"` plays every deal. `until = "sprt"` (a match) plays one table of two bots, deal by
 deal in rounds, and after each round runs a sequential probability ratio test on the deals played:

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_common import WORKERS_HELP, Format, fail, run_config, user_errors
-from arena.cli_league import league_app
+from arena.cli.common import WORKERS_HELP, Format, fail, run_config, user_errors
+from arena.cli.league import league_app
 
 WALL_BACKSTOP_HELP = ("The wall-clock backstop: a call into a bot that sleeps or blocks ends after this many times its "
                       "limit in wall time (the limits count the bot's CPU time).")
@@ -62,7 +62,7 @@ def games() -> None:
 
     Example: arena games
     """
-    from arena.display import console, table
+    from arena.cli.display import console, table
     from arena.games import GAME_IDS, get_game
     from arena.games.base import rules_options
 
@@ -97,7 +97,7 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
     import arena.isolation  # noqa: F401  (asks in their own processes the bots whose source does not tell)
     from arena.bots.listing import listed_bots
     from arena.bots.registry import load_registry, unregister
-    from arena.display import console, table
+    from arena.cli.display import console, table
     from arena.games import get_game
 
     if forget is not None:
@@ -141,9 +141,9 @@ def play(
 
     Name a seat human to play it yourself (any seats; q or Ctrl-D leaves): arena play duke_of_york human random
     """
-    from arena import referee
     from arena.api import play as play_game
-    from arena.human import HumanBot, LeaveGame
+    from arena.cli.human import HumanBot, LeaveGame
+    from arena.tournament import referee
 
     with user_errors():
         # `human` is resolved here and nowhere else: it is not in the bot registry, so configs reject it.
@@ -161,7 +161,7 @@ def play(
     else:
         typer.echo("\n".join(referee.account(data)))
     if html is not None:
-        from arena.replay_page import write_replay_page
+        from arena.report.replay_page import write_replay_page
 
         typer.echo(f"wrote {write_replay_page(data, html)}", err=as_json)  # stdout stays pure JSON under --json
 
@@ -246,7 +246,7 @@ def match(
     Example: arena match caterpillar heuristic greedy --sprt 0,10 --max-deals 1000
     """
     from arena.config import parse_config
-    from arena.stopping import match_config
+    from arena.tournament.stopping import match_config
 
     with user_errors():
         try:
@@ -288,7 +288,7 @@ def ratings(
     Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
     Example: arena ratings reports/quickstart --game caterpillar --pairs --format markdown
     """
-    from arena.display import SECTIONS, format_tables
+    from arena.cli.display import SECTIONS, format_tables
     from arena.ratings.tables import rate_run
     from arena.ratings.variants import select
 
@@ -312,10 +312,10 @@ def reproduce(
     """
     import tempfile
 
+    from arena.cli.display import progress_bar
     from arena.config.saved import changed_code, run_manifest, saved_config
-    from arena.display import progress_bar
     from arena.results import RunDir, run_digest
-    from arena.runner import play_missing
+    from arena.tournament.runner import play_missing
 
     with user_errors():
         run_dir = open_run(run)
@@ -357,18 +357,18 @@ def replay(
 
     Example: arena replay reports/quickstart 12 --html game12.html
     """
-    from arena.replay import replay_game
+    from arena.tournament.replay import replay_game
 
     with user_errors():
         data = replay_game(open_run(run), index)
     if html_file is not None:
-        from arena.replay_page import write_replay_page
+        from arena.report.replay_page import write_replay_page
 
         typer.echo(f"wrote {write_replay_page(data, html_file)}")
     elif as_json:
         typer.echo(json.dumps(data))
     else:
-        from arena import referee
+        from arena.tournament import referee
 
         typer.echo("\n".join(referee.account(data)))
 
@@ -392,8 +392,8 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
-    from arena.display import counted
-    from arena.submit import submit as submit_bot
+    from arena.report.formats import counted
+    from arena.tournament.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
@@ -447,6 +447,3 @@ def main() -> None:
     """Entry point for `python -m arena.cli`."""
     sys.exit(app())
 
-
-if __name__ == "__main__":
-    main()

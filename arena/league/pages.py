@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 
 from arena.atomic import write_atomic
-from arena.display import counted, places
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.directory import LeagueDir
 from arena.league.html import tables
 from arena.league.standings import head_to_head, pair_frame, snapshot, standing_frames, versions
+from arena.report.formats import counted, places
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
@@ -107,8 +107,8 @@ def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[R
     from functools import partial
 
     from arena.config import parse_config
-    from arena.replay import replay_in_child, replay_scheduled
-    from arena.replay_page import write_replay_page
+    from arena.report.replay_page import write_replay_page
+    from arena.tournament.replay import replay_in_child, replay_scheduled
 
     for round_ in rounds:
         entries = [i for i, t in enumerate(round_.plan) if t["variant"] == variant and label in t["bots"]]

@@ -6,7 +6,7 @@ over the move time limit or a reset over the setup time limit, and replays each 
 the same seed.
 
 The bot is a stranger's code: it runs in its own process (the built-in host, or its command), never in
-this one, by default inside the sandbox (arena/sandbox.py), and every call into it has a deadline
+this one, by default inside the sandbox (arena/isolation/sandbox.py), and every call into it has a deadline
 (arena/isolation/), so the checks end within the limits they state whatever the bot does.
 """
 
@@ -18,12 +18,12 @@ import time
 from dataclasses import dataclass, field
 
 import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
-from arena import referee
 from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
 from arena.bots.registry import BotSource, load_registry, register
 from arena.bots.sources import resolve, source_names
-from arena.clock import WALL_BACKSTOP
 from arena.games import GAME_IDS, get_game, make_rules
+from arena.isolation.clock import WALL_BACKSTOP
+from arena.tournament import referee
 
 VALIDATION_RULES = {"caterpillar": [{}], "give_or_take": [{}], "duke_of_york": [{}],
                     "go_for_it": [{"players": 2}, {"players": 4}]}

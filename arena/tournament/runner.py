@@ -4,8 +4,8 @@ Results never depend on the backend, the worker count, the batch size or the com
 every game is fully determined by its game index and the config.
 
 A batch that fails (a bot that breaks out of the referee or ends its process) is replayed in
-quarantine, game by game in child processes (arena/quarantine.py, imported only where a backend falls
-back to it). Both play their games through arena/batch.py.
+quarantine, game by game in child processes (arena/tournament/quarantine.py, imported only where a backend falls
+back to it). Both play their games through arena/tournament/batch.py.
 """
 
 from __future__ import annotations
@@ -16,20 +16,21 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
-from arena.batch import worker_batch
 from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.errors import ArenaError
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
-from arena.schedule import Schedule
+from arena.tournament.batch import worker_batch
+from arena.tournament.schedule import Schedule
 
 if TYPE_CHECKING:  # the planners read results with pandas, which a worker process need not import
-    from arena.plan import Planner, Step
+    from arena.tournament.plan import Planner, Step
+    from arena.tournament.summary import ResultsSummary
 
 Batch = tuple[int, int]
 """A contiguous range of game indices, start inclusive, end exclusive."""
@@ -100,7 +101,7 @@ class LocalWorker:
         if idle is not None and idle.poll() is None:
             self.process = idle
             return
-        command = [sys.executable, "-P", "-c", "from arena.runner import _local_worker; _local_worker()"]
+        command = [sys.executable, "-P", "-c", "from arena.tournament.runner import _local_worker; _local_worker()"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         start_new_session=True)
         pickle.dump(sys.path, self.process.stdin)
@@ -109,7 +110,7 @@ class LocalWorker:
     def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         from collections import deque
 
-        from arena.quarantine import quarantine_batch, warn_quarantine
+        from arena.tournament.quarantine import quarantine_batch, warn_quarantine
 
         waiting, sent = deque(batches), deque()
         while waiting or sent:
@@ -235,7 +236,7 @@ class RayBackend:
     def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
         import ray
 
-        from arena.quarantine import quarantine_batch, warn_quarantine
+        from arena.tournament.quarantine import quarantine_batch, warn_quarantine
 
         if not batches:
             return
@@ -296,7 +297,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
     from datetime import UTC, datetime
 
-    from arena.plan import plan_for
+    from arena.tournament.plan import plan_for
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
@@ -399,9 +400,17 @@ def _comparable(config: Config) -> tuple:
 
 
 
-def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, dict]:
-    """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv, manifest.json and
-    the report; returns the manifest and the ratings by variant.
+class Finished(NamedTuple):
+    """A run rated and recorded: its manifest, its ratings by variant, and what its results hold besides (for the
+    report, which the command layer writes from these without reading the results again)."""
+
+    manifest: dict
+    ratings: dict
+    summary: ResultsSummary
+
+
+def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
+    """Checks that every game is saved, rates them, and writes ratings.csv, summary.csv and manifest.json.
 
     The results are read a part at a time, in passes (the check, the digest, the ratings, the counts and
     examples of the report), never whole: the memory this takes does not grow with the number of games."""
@@ -412,8 +421,8 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
 
     from arena.atomic import write_atomic
     from arena.ratings.tables import csv_frames, rate_parts
-    from arena.report import SUMMARY_COLUMNS, summarise_results, write_report
     from arena.results import iter_results, run_digest
+    from arena.tournament.summary import SUMMARY_COLUMNS, summarise_results
 
     started = time.perf_counter()
     _check_saved(run, report.played)
@@ -425,7 +434,6 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
     tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
     write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
-    started = time.perf_counter()
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
     previous = json.loads(run.manifest.read_text()) if run.manifest.is_file() else {}
     manifest = {
@@ -452,10 +460,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> tuple[dict, di
                      **{p: version(p) for p in ("ray", "trueskill", "pandas", "pyarrow")}},
     }
     write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
-    write_report(run, ratings, summary)
-    manifest["report_seconds"] = round(time.perf_counter() - started, 3)
-    write_atomic(run.manifest, json.dumps(manifest, indent=2).encode())
-    return manifest, ratings
+    return Finished(manifest, ratings, summary)
 
 
 def _check_saved(run: RunDir, played: list[Batch]) -> None:

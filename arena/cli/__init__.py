@@ -1,0 +1,3 @@
+from arena.cli.app import app
+
+__all__ = ["app"]
