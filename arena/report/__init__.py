@@ -21,8 +21,8 @@ from pathlib import Path
 from arena.atomic import write_atomic
 from arena.ratings import VariantRatings
 from arena.ratings.tables import rate_run
-from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
 from arena.report.examples import write_example_replays
+from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
 from arena.results import RunDir, iter_results
 from arena.tournament.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
 
