@@ -24,6 +24,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -106,7 +107,7 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
         Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
-    ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
+    ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
 
 
 def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: bool = True,
@@ -435,7 +436,28 @@ async def http_error(request: Request, error: HTTPException) -> Response:
     return _error(request, error.status_code, line, error.headers)
 
 
-async def server_error(request: Request, error: Exception) -> Response:
-    """An unexpected failure: one line for the client (never a traceback), the traceback in the server's log."""
-    log.error("%s %s failed", request.method, request.url.path, exc_info=error)
-    return _error(request, 500, f"internal error ({type(error).__name__}); the server's log has the details")
+class OneLineErrors:
+    """Answers an unexpected failure with one line for the client (never a traceback) and logs it, request and
+    traceback, once. Starlette's own handler of last resort raises the error again once it has answered, and uvicorn
+    then logs the traceback a second time and closes the connection: a client's next request on it failed."""
+
+    def __init__(self, app: Callable) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        started = False
+
+        async def sending(message: dict) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as error:
+            if scope["type"] != "http" or started:  # half an answer is sent: only dropping the connection tells
+                raise
+            request = Request(scope)
+            log.error("%s %s failed", request.method, request.url.path, exc_info=error)
+            line = f"internal error ({type(error).__name__}); the server's log has the details"
+            await _error(request, 500, line)(scope, receive, send)
