@@ -1,6 +1,8 @@
 """The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
-a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line, and a lifespan
-that owns the refresher, the play loop and the upload checker.
+a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line (a page for a
+page, JSON under /api), and a lifespan that owns the refresher, the play loop and the upload checker and makes what
+the handlers read (`Served`). The event loop only looks things up: whatever reads the catalog, a file or a frame runs
+in a thread, so a request kept waiting keeps no other waiting. What the server says goes to `logging`.
 
 Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
 `after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
