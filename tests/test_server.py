@@ -277,9 +277,12 @@ def test_bad_paths_and_parameters(tmp_path):
         assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
         assert "no bot 'nobody'" in one_line_error(client.get("/api/bots/nobody"), 404)
         one_line_error(client.get("/api/nothing"), 404)
-        for path in ("/bots/nobody", "/games/abc", "/games/999999", "/nothing", "/games/-1"):
-            page = client.get(path)
-            assert page.status_code == 404 and "Traceback" not in page.text, path
+        for path in ("/games/abc", "/games/-1"):
+            assert error_page(client.get(path), 404) == f"no such page: {path}"
+        # a page's refusal is an HTML page of its status and line, the API's the same line as JSON
+        assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
+        assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
+        assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
     missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
@@ -492,32 +495,6 @@ def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tm
     assert "go_for_it:players=3: not played yet: a table seats 3 bots, and 2 active bots play go_for_it." in page
 
 
-def test_a_page_that_fails_is_an_html_page_with_its_line_and_an_api_call_a_json_line(tmp_path):
-    """An unknown bot or game: 404, as a page for a page and as JSON under /api. An unexpected failure (the league's
-    catalog moved away under the server) is a 500 of one line too, its traceback in the server's log once (stderr,
-    through logging), and the server answers again, on the same connection, once the catalog is back."""
-    league = make_league(tmp_path, "random", "greedy")
-    arena("league", "play", league, "--no-progress")
-    with served(league, "--no-play") as (process, client):
-        assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
-        assert one_line_error(client.get("/api/bots/nobody"), 404) == "no bot 'nobody' in this league"
-        assert error_page(client.get("/games/999999"), 404).startswith("no game 999999")
-        assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
-        catalog = league / "catalog.sqlite"
-        catalog.rename(tmp_path / "away.sqlite")
-        try:
-            page, answer = client.get("/rounds"), client.get("/api/rounds")
-        finally:
-            (tmp_path / "away.sqlite").rename(catalog)
-        unexpected = "internal error (LeagueError); the server's log has the details"
-        assert error_page(page, 500) == unexpected and one_line_error(answer, 500) == unexpected
-        assert client.get("/rounds").status_code == 200 and client.get("/api/rounds").status_code == 200
-    log = process.stderr.read()
-    for path in ("/rounds", "/api/rounds"):
-        assert f"error: GET {path} failed\nTraceback (most recent call last):" in log, log
-    assert log.count("LeagueError: ") >= 2 and "Exception in ASGI application" not in log, "each traceback once"
-
-
 @needs_browser
 def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path):
     league = make_league(tmp_path, "random")
@@ -531,13 +508,15 @@ def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path):
     assert all("404" in error for error in seen.console_errors), seen.console_errors  # only the page's own status
 
 
-def test_a_request_kept_waiting_on_the_catalog_keeps_no_other_waiting(tmp_path):
+def test_a_catalog_held_or_moved_away_keeps_the_server_answering(tmp_path):
     """Another process holding the league's catalog (SQLite's exclusive lock) keeps the round log waiting, up to the
     catalog's busy timeout. It waits in a thread: `/api/health` and the leaderboard answer at once meanwhile, and the
-    round log once the catalog is let go."""
+    round log once the catalog is let go. The catalog moved away is an unexpected failure: a 500 of one line, as an
+    HTML page for a page and as JSON under /api, its traceback in the server's log once (stderr, through logging);
+    the server answers again, on the same connection, once the catalog is back."""
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress")
-    with served(league, "--no-play") as (_, client), ThreadPoolExecutor(2) as pool:
+    with served(league, "--no-play") as (process, client), ThreadPoolExecutor(2) as pool:
         base = str(client.base_url)
         holder = sqlite3.connect(league / "catalog.sqlite", isolation_level=None)
         try:
@@ -555,3 +534,17 @@ def test_a_request_kept_waiting_on_the_catalog_keeps_no_other_waiting(tmp_path):
         finally:
             holder.close()
         assert [request.result().status_code for request in kept] == [200, 200]
+
+        catalog = league / "catalog.sqlite"
+        catalog.rename(tmp_path / "away.sqlite")
+        try:  # pages not asked for yet in this view: they read the catalog
+            page, answer = client.get("/rounds?before=2"), client.get("/api/rounds")
+        finally:
+            (tmp_path / "away.sqlite").rename(catalog)
+        unexpected = "internal error (LeagueError); the server's log has the details"
+        assert error_page(page, 500) == unexpected and one_line_error(answer, 500) == unexpected
+        assert client.get("/rounds?before=2").status_code == 200 and client.get("/api/rounds").status_code == 200
+    log = process.stderr.read()
+    for path in ("/rounds", "/api/rounds"):
+        assert f"error: GET {path} failed\nTraceback (most recent call last):" in log, log
+    assert log.count("LeagueError: ") >= 2 and "Exception in ASGI application" not in log, "each traceback once"
