@@ -110,14 +110,14 @@ async def _form(request: Request, body: bytes) -> tuple[UploadFile, str | None, 
 
 async def api_upload(request: Request) -> Response:
     """`POST /api/bots`: stores an entrant's bot for the checker; 202 `{"upload": ID}`."""
-    limits = served(request).upload_limits
+    server = served(request)
     entrant = await _entrant(request)
-    body = await read_body(request, limits.request_bytes)
+    body = await read_body(request, server.upload_limits.request_bytes)
     file, class_name, name = await _form(request, body)
     data = await file.read()
     try:
-        upload_id = await run_in_threadpool(store_upload, served(request).directory, entrant,
-                                            file.filename or "", data, class_name, name, limits)
+        upload_id = await run_in_threadpool(store_upload, server.directory, entrant, file.filename or "", data,
+                                            class_name, name, server.upload_limits)
     except LeagueError as error:
         raise refusal(error) from None
     return JSONResponse({"upload": upload_id}, status_code=202)

@@ -6,7 +6,7 @@ on one snapshot however the league moves meanwhile. The round log alone is read 
 and up to the view's last round (a finished round never changes), so it stands on the same snapshot. Every view is
 made in a computing process of its own, leaderboard and standings rendered into bytes there too: the server's
 process only swaps in the finished view, so no request waits behind the interpreter's lock while a round is read,
-rated or rendered.
+rated or rendered. `Served` holds the views with the rest the app's handlers read.
 """
 
 from __future__ import annotations
@@ -217,7 +217,6 @@ class LeagueViews:
                     pass
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
-
 
 
 @dataclass(frozen=True)
