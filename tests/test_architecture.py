@@ -265,3 +265,12 @@ def test_only_the_fronts_and_the_league_import_the_report():
                    if within(target, ("arena.report",)) and not within(name, REPORT_READERS))
     assert not found, "imports of arena.report below the command layer:\n" + "\n".join(found)
 
+
+def test_the_server_and_the_league_log_instead_of_printing():
+    """What the server and a league's play say goes to `logging` (the server's handlers decide where), never to a
+    bare print."""
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for package in ("server", "league")
+             for path in sorted((ROOT / "arena" / package).rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"]
+    assert not found, "print in arena/server or arena/league (use logging): " + ", ".join(found)

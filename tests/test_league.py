@@ -555,3 +555,22 @@ def test_the_matchmakers_running_ratings_equal_rating_everything_again(tmp_path)
         numbers = ["mu", "sigma", "mu_lo", "mu_hi", "deals", "win_rate", "win_rate_lo", "win_rate_hi"]
         difference = np.abs(looked[numbers].to_numpy(float) - again[numbers].to_numpy(float)).max()
         assert difference < 1e-9, (round_.number, difference)  # the sums in another order: rounding only
+
+
+def test_a_damaged_part_is_set_aside_with_one_warning_and_its_games_played_again(tmp_path):
+    """A part a crash left unreadable, in the round it cut short: the next `arena league play` moves it aside, says so
+    on stderr (a warning through logging, in the words it always had), and plays its games again."""
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    arena("league", "play", league, "--no-progress")
+    part = sorted((league / "results").glob("part-*.parquet"))[-1]
+    part.write_bytes(part.read_bytes()[:100])
+    with sqlite3.connect(league / "catalog.sqlite") as db:  # the round as the crash left it: not finished
+        db.execute("UPDATE rounds SET status = 'playing', finished = NULL")
+    played = arena("league", "play", league, "--no-progress")
+    aside = league / "damaged" / part.name
+    assert re.fullmatch(rf"warning: {re.escape(str(part))} was damaged \(.+\); moved to {re.escape(str(aside))} "
+                        r"and its games will be replayed\n", played.stderr), played.stderr
+    assert aside.exists() and "warning" not in played.stdout
+    catalog_agrees_with_parts(league)

@@ -1,13 +1,17 @@
 """`arena league serve`: a real uvicorn server in a process of its own on a free loopback port, read by a real
 HTTP client (httpx) and by Chromium. Every page and endpoint on an empty, a mid-round and a settled league; a
-bot added meanwhile; the server SIGKILLed mid-round and started again; bad paths and parameters."""
+bot added meanwhile; the server SIGKILLed mid-round and started again; bad paths and parameters; errors as HTML
+pages and JSON lines; a request kept waiting that keeps no other waiting."""
 
+import html
 import json
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -107,6 +111,17 @@ def one_line_error(response: httpx.Response, status: int) -> str:
     body = response.json()
     assert list(body) == ["error"] and "\n" not in body["error"] and "Traceback" not in response.text
     return body["error"]
+
+
+def error_page(response: httpx.Response, status: int) -> str:
+    """Asserts an HTML error page of this status, its one line shown, no traceback; returns the line."""
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("text/html") and "Traceback" not in response.text
+    heading = re.search(r"<h1>(.*?)</h1>", response.text)[1]
+    assert heading.startswith(f"{status} "), heading  # "404 Not Found"
+    line = html.unescape(re.search(r'<p class="error">(.*?)</p>', response.text, re.S)[1])
+    assert "\n" not in line
+    return line
 
 
 def test_every_page_and_endpoint_of_an_empty_league(tmp_path):
@@ -262,9 +277,12 @@ def test_bad_paths_and_parameters(tmp_path):
         assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
         assert "no bot 'nobody'" in one_line_error(client.get("/api/bots/nobody"), 404)
         one_line_error(client.get("/api/nothing"), 404)
-        for path in ("/bots/nobody", "/games/abc", "/games/999999", "/nothing", "/games/-1"):
-            page = client.get(path)
-            assert page.status_code == 404 and "Traceback" not in page.text, path
+        for path in ("/games/abc", "/games/-1"):
+            assert error_page(client.get(path), 404) == f"no such page: {path}"
+        # a page's refusal is an HTML page of its status and line, the API's the same line as JSON
+        assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
+        assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
+        assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
     missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
@@ -475,3 +493,58 @@ def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tm
     assert view.waiting == {"go_for_it:players=3": "a table seats 3 bots, and 2 active bots play go_for_it"}
     page = view.rendered[("leaderboard.html", "/", ())][0].decode()
     assert "go_for_it:players=3: not played yet: a table seats 3 bots, and 2 active bots play go_for_it." in page
+
+
+@needs_browser
+def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path):
+    league = make_league(tmp_path, "random")
+    with served(league, "--no-play") as (_, client):
+        url = f"http://127.0.0.1:{client.base_url.port}/bots/nobody"
+        seen = visit(url, "document.querySelector('p.error') !== null",
+                     "[document.title, document.querySelector('h1').textContent, "
+                     "document.querySelector('p.error').textContent]")
+    assert seen.ready and seen.probe == ["404 Not Found", "404 Not Found", "no bot 'nobody' in this league"]
+    assert not seen.exceptions and f"http://127.0.0.1:{client.base_url.port}/static/style.css" in seen.requests
+    assert all("404" in error for error in seen.console_errors), seen.console_errors  # only the page's own status
+
+
+def test_a_catalog_held_or_moved_away_keeps_the_server_answering(tmp_path):
+    """Another process holding the league's catalog (SQLite's exclusive lock) keeps the round log waiting, up to the
+    catalog's busy timeout. It waits in a thread: `/api/health` and the leaderboard answer at once meanwhile, and the
+    round log once the catalog is let go. The catalog moved away is an unexpected failure: a 500 of one line, as an
+    HTML page for a page and as JSON under /api, its traceback in the server's log once (stderr, through logging);
+    the server answers again, on the same connection, once the catalog is back."""
+    league = make_league(tmp_path, "random", "greedy")
+    arena("league", "play", league, "--no-progress")
+    with served(league, "--no-play") as (process, client), ThreadPoolExecutor(2) as pool:
+        base = str(client.base_url)
+        holder = sqlite3.connect(league / "catalog.sqlite", isolation_level=None)
+        try:
+            holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+            holder.execute("BEGIN EXCLUSIVE")  # in WAL mode, with the exclusive locking mode: readers wait too
+            kept = [pool.submit(httpx.get, base + path, timeout=60) for path in ("/rounds", "/api/rounds")]
+            time.sleep(0.3)  # both are waiting on the catalog by now
+            waits = []
+            for path in ["/api/health", "/"] * 5:
+                started = time.monotonic()
+                assert client.get(path, timeout=5).status_code == 200  # blocked, it would wait for the catalog
+                waits.append(time.monotonic() - started)
+            assert not any(request.done() for request in kept), "the round log did not wait for the catalog"
+            assert max(waits) < 0.5, waits
+        finally:
+            holder.close()
+        assert [request.result().status_code for request in kept] == [200, 200]
+
+        catalog = league / "catalog.sqlite"
+        catalog.rename(tmp_path / "away.sqlite")
+        try:  # pages not asked for yet in this view: they read the catalog
+            page, answer = client.get("/rounds?before=2"), client.get("/api/rounds")
+        finally:
+            (tmp_path / "away.sqlite").rename(catalog)
+        unexpected = "internal error (LeagueError); the server's log has the details"
+        assert error_page(page, 500) == unexpected and one_line_error(answer, 500) == unexpected
+        assert client.get("/rounds?before=2").status_code == 200 and client.get("/api/rounds").status_code == 200
+    log = process.stderr.read()
+    for path in ("/rounds", "/api/rounds"):
+        assert f"error: GET {path} failed\nTraceback (most recent call last):" in log, log
+    assert log.count("LeagueError: ") >= 2 and "Exception in ASGI application" not in log, "each traceback once"

@@ -9,6 +9,7 @@ that round first, playing only the games missing from its parts; no game is play
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -191,4 +192,5 @@ def _set_aside_damaged(run: RunDir) -> None:
         aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
-        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
+        logging.getLogger(__name__).warning("%s was damaged (%s); moved to %s and its games will be replayed",
+                                            path, reason, aside)

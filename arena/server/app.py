@@ -1,6 +1,8 @@
 """The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
-a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line, and a lifespan
-that owns the refresher, the play loop and the upload checker.
+a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line (a page for a
+page, JSON under /api), and a lifespan that owns the refresher, the play loop and the upload checker and makes what
+the handlers read (`Served`). The event loop only looks things up: whatever reads the catalog, a file or a frame runs
+in a thread, so a request kept waiting keeps no other waiting. What the server says goes to `logging`.
 
 Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
 `after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
@@ -11,18 +13,20 @@ uvicorn serves it, with one worker: the process is the league's one player.
 from __future__ import annotations
 
 import json
+import logging
 import socket
-import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, nullcontext
+from http import HTTPStatus
 from itertools import chain
 from pathlib import Path
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -35,8 +39,10 @@ from arena.server.final import FinalView
 from arena.server.player import PlayLoop
 from arena.server.render import leaderboard_context, standings_json, templates, with_etag
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
-from arena.server.upload_routes import api_retire, api_upload, api_upload_status, owner_part
-from arena.server.views import RECENT_GAMES, LeagueViews, View
+from arena.server.upload_routes import HASHING_AT_ONCE, api_retire, api_upload, api_upload_status, owner_part
+from arena.server.views import RECENT_GAMES, LeagueViews, Served, View, served
+
+log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 REPORT_STATIC = HERE.parent / "report" / "static"
@@ -53,14 +59,11 @@ meanwhile. A quarter: at a million games a look then follows a round by about a 
 cores lost nothing measurable (docs/benchmarks.md, "Serving a league")."""
 
 
-
-def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | None = None,
+def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int | None = None,
                address: str | None = None) -> Starlette:
-    """The app serving the league in `directory`; given `lock_fd` (the caller's locked `play.lock`), its
-    lifespan keeps the league played too. Its lifespan runs the upload checker beside it."""
-    from arena.league import load_settings
-
-    views = LeagueViews(directory)
+    """The app serving the league of `views`; given `lock_fd` (the caller's locked `play.lock`), its lifespan keeps
+    the league played too. Its lifespan runs the upload checker beside it, and makes what the handlers read (a
+    `Served`, arena/server/views.py)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -73,20 +76,20 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
                 try:
                     views.refresh()
                 except Exception as error:  # noqa: BLE001 - a failed look keeps the last view; the next may work
-                    print(f"warning: could not read the league: {type(error).__name__}: {error}", file=sys.stderr)
+                    log.warning("could not read the league: %s: %s", type(error).__name__, error)
                 # rounds that finish faster than the standings are computed get one view for several
                 pause = max(REFRESH_SECONDS, views.cost / COMPUTE_SHARE)
 
         thread = threading.Thread(target=refresher, name="arena-league-refresh", daemon=True)
         thread.start()
-        loop = PlayLoop(directory, lock_fd, workers, address, settled=views.refresh) if lock_fd is not None else None
+        loop = PlayLoop(views.directory, lock_fd, workers, address, settled=views.refresh) \
+            if lock_fd is not None else None
         if loop:
             loop.start()
-        app.state.loop = loop
-        checker = Checker(directory)
+        checker = Checker(views.directory)
         checker.start()
         try:
-            yield
+            yield {"served": Served(views, loop, views.settings.uploads, anyio.CapacityLimiter(HASHING_AT_ONCE))}
         finally:
             stop.set()
             checker.stop()
@@ -95,7 +98,7 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
             thread.join(REFRESH_SECONDS + 60)
             views.close()
 
-    app = Starlette(routes=[
+    return Starlette(routes=[
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
         Route("/games/{index:int}", game_page), Route("/final", final_page),
         Route("/final/games/{index:int}", final_game_page),
@@ -106,23 +109,19 @@ def create_app(directory: Path, *, lock_fd: int | None = None, workers: int | No
         Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
-    ], lifespan=lifespan, exception_handlers={HTTPException: http_error, Exception: server_error})
-    app.state.views, app.state.loop, app.state.replays = views, None, OrderedDict()
-    app.state.upload_limits = load_settings(directory).uploads
-    return app
+    ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
 
 
 def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: bool = True,
           workers: int | None = None, address: str | None = None) -> None:
     """Serves the league until interrupted; with `play`, plays it too, holding `play.lock` throughout (a
-    separate `arena league play` is refused meanwhile). Prints the address once it listens."""
+    separate `arena league play` is refused meanwhile). Logs the address (at INFO) once it listens."""
     import uvicorn
 
-    from arena.league import load_settings
     from arena.league.play import play_lock
 
     directory = Path(directory)
-    settings = load_settings(directory)  # a bad directory is one line before anything listens
+    views = LeagueViews(directory)  # a bad directory is one line before anything listens
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it every answer
     # on a kept-alive connection waited 40 ms for the client's delayed ACK of its headers
@@ -135,14 +134,14 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
         listener.close()
         raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     with play_lock(directory) if play else nullcontext() as lock:
-        app = create_app(directory, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
-        # read before the address is printed, so the first answers are whole; the history's first points, where they
+        app = create_app(views, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
+        # read before the address is logged, so the first answers are whole; the history's first points, where they
         # are dear, come with the refresher's first look (`make_view`)
-        app.state.views.refresh(history=False)
+        views.refresh(history=False)
         bound = listener.getsockname()[1]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
-        print(f"serving the league {settings.name!r} at http://{shown}:{bound}/"
-              f"{' and playing it' if play else ''}", flush=True)
+        log.info("serving the league %r at http://%s:%s/%s", views.settings.name, shown, bound,
+                 " and playing it" if play else "")
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", workers=1))
         server.run(sockets=[listener])
 
@@ -150,16 +149,18 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
 # --- pages ------------------------------------------------------------------------------------------
 
 def _view(request: Request) -> View:
-    return request.app.state.views.current
+    return served(request).views.current
 
 
-def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> tuple[bytes, str]:
+async def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> tuple[bytes, str]:
     """What `make` renders of the current view, as bytes and their ETag, rendered once a view (the leaderboard and
-    the standings with the view, in the computing process: arena/server/render.py): every reader of a view gets the same
-    bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings."""
+    the standings with the view, in the computing process: arena/server/render.py): every reader of a view gets the
+    same bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings. What is not
+    rendered yet is rendered in a thread, with whatever `make` reads (pandas, the catalog): never on the event loop,
+    where it would hold up every other request meanwhile."""
     view = _view(request)
     if key not in view.rendered:
-        view.rendered[key] = with_etag(make(view))
+        view.rendered[key] = await run_in_threadpool(lambda: with_etag(make(view)))
     return view.rendered[key]
 
 
@@ -173,7 +174,7 @@ def _answer(request: Request, found: tuple[bytes, str], media_type: str, **heade
     return Response(body, media_type=media_type, headers=headers)
 
 
-def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
+async def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
     """The page, or only its live part when htmx asks for it; 204 (nothing to swap) when the view the page
     shows (`since`) is still the current one."""
     view = _view(request)
@@ -182,14 +183,14 @@ def _page(request: Request, name: str, fragment: str, context: Callable[[View], 
             return Response(status_code=204, headers={"Vary": "HX-Request"})
         name = fragment
     asked = tuple(sorted((k, v) for k, v in request.query_params.items() if k != "since"))
-    found = _rendered(request, (name, request.url.path, asked), lambda view: templates.get_template(name).render(
+    found = await _rendered(request, (name, request.url.path, asked), lambda view: templates.get_template(name).render(
         view=view, version=view.version, **context(view)))
     return _answer(request, found, "text/html; charset=utf-8", Vary="HX-Request")
 
 
 async def leaderboard(request: Request) -> Response:
     """`/`: the standing table of each variant."""
-    return _page(request, "leaderboard.html", "_standings.html", leaderboard_context)
+    return await _page(request, "leaderboard.html", "_standings.html", leaderboard_context)
 
 
 async def bot_page(request: Request) -> Response:
@@ -197,8 +198,8 @@ async def bot_page(request: Request) -> Response:
     label = request.path_params["label"]
     if _view(request).bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
-    return _page(request, "bot.html", "_bot.html", lambda view: {"bot": view.bot(label),
-                                                                 **bot_context(view, label)})
+    return await _page(request, "bot.html", "_bot.html",
+                       lambda view: {"bot": view.bot(label), **bot_context(view, label)})
 
 
 async def rounds_page(request: Request) -> Response:
@@ -211,7 +212,7 @@ async def rounds_page(request: Request) -> Response:
         shown = _round_log(request, view, 0, before - 1, newest_first=True)
         return {"shown": shown, "older": shown[-1].number if shown and shown[-1].number > 1 else None}
 
-    return _page(request, "rounds.html", "_rounds.html", context)
+    return await _page(request, "rounds.html", "_rounds.html", context)
 
 
 async def game_page(request: Request) -> Response:
@@ -235,15 +236,16 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
     kept."""
     from arena.report.replay_page import replay_page_html
 
-    kept: OrderedDict = request.app.state.replays
+    kept = served(request).replays
     key = (final, _final(request).digest if final else "", index)  # a final played again is another game
     if key not in kept:
         try:
-            data = await replay_json(request.app.state.views.directory, index, final)
+            data = await replay_json(served(request).directory, index, final)
         except ReplayError as error:
             raise HTTPException(500, str(error)) from None
-        kept[key] = replay_page_html(data, back=("/final", f"the final of {_view(request).name}") if final
-                                     else ("/", f"the league {_view(request).name}"))
+        name = _view(request).name
+        back = ("/final", f"the final of {name}") if final else ("/", f"the league {name}")
+        kept[key] = await run_in_threadpool(replay_page_html, data, back=back)
         while len(kept) > KEPT_PAGES:
             kept.popitem(last=False)
     kept.move_to_end(key)
@@ -264,7 +266,7 @@ def _final(request: Request) -> FinalView:
 async def final_page(request: Request) -> Response:
     """`/final`: the final's standings with intervals and tiers, each pair's head-to-head, and its games' replays."""
     _final(request)
-    return _page(request, "final.html", "final.html", lambda view: {"final": view.final})
+    return await _page(request, "final.html", "final.html", lambda view: {"final": view.final})
 
 
 def bot_context(view: View, label: str) -> dict:
@@ -303,7 +305,7 @@ def _records(frame) -> list[dict]:
 
 async def api_health(request: Request) -> Response:
     """`/api/health`: the league's size and whether it is playing now."""
-    view, loop = _view(request), request.app.state.loop
+    view, loop = _view(request), served(request).loop
     body = {"status": "ok", "rounds": len(view.rounds), "games": view.game_count,
             "playing": bool(loop and loop.playing)}
     if loop and loop.failure:
@@ -313,13 +315,13 @@ async def api_health(request: Request) -> Response:
 
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
-    return _answer(request, _rendered(request, ("api", "standings"), standings_json), "application/json")
+    return _answer(request, await _rendered(request, ("api", "standings"), standings_json), "application/json")
 
 
 async def api_final(request: Request) -> Response:
     """`/api/final`: the final's rows by variant, as `/api/standings` has the league's, and each pair's record."""
     _final(request)
-    return _answer(request, _rendered(request, ("api", "final"), final_json), "application/json")
+    return _answer(request, await _rendered(request, ("api", "final"), final_json), "application/json")
 
 
 def final_json(view: View) -> str:
@@ -340,7 +342,7 @@ async def api_games(request: Request) -> Response:
     text = request.query_params.get("after", "-1")
     if not (text.isdigit() or text == "-1"):
         raise HTTPException(400, f"after={text!r}: expected a game index (0 or more)")
-    chunks = parquet_stream(finished_games(request.app.state.views.directory, request.query_params.get("variant"),
+    chunks = parquet_stream(finished_games(served(request).directory, request.query_params.get("variant"),
                                            int(text), view.rounds))  # the view's rounds: one snapshot
     try:
         first = await run_in_threadpool(next, chunks)  # an unknown variant is refused before anything is sent
@@ -356,6 +358,12 @@ async def api_bot(request: Request) -> Response:
     view, label = _view(request), request.path_params["label"]
     if view.bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
+    owner = await owner_part(request, versions(view.bots, label))
+    return await run_in_threadpool(_bot_answer, view, label, owner)
+
+
+def _bot_answer(view: View, label: str, owner: dict) -> Response:
+    """The body of `/api/bots/{label}` (made in a thread: pandas), with what its `owner` sees."""
     shown = bot_context(view, label)
     games = ["game_index", "round", "variant", "players", "scores", "ranks", "termination", "seat", "score", "place"]
     return JSONResponse({
@@ -368,7 +376,7 @@ async def api_bot(request: Request) -> Response:
         "history": _records(shown["history"]),
         "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
         "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
-        **await owner_part(request, shown["versions"]),
+        **owner,
     })
 
 
@@ -378,7 +386,7 @@ async def api_rounds(request: Request) -> Response:
     _only(request, {"after"})
     view = _view(request)
     after = _round_number(request, "after", 0)
-    found = _round_log(request, view, after, view.last_round, newest_first=False)
+    found = await run_in_threadpool(_round_log, request, view, after, view.last_round, newest_first=False)
     return JSONResponse({"rounds": [{"number": r.number, "first_index": r.first_index, "games": r.games,
                                      "started": r.started, "finished": r.finished, "tables": r.plan}
                                     for r in found]})
@@ -401,10 +409,11 @@ def _round_number(request: Request, name: str, default: int) -> int:
 
 def _round_log(request: Request, view: View, after: int, upto: int, newest_first: bool) -> list:
     """A page of the finished rounds numbered above `after` and up to `upto` (never past the view's last round),
-    read from the catalog: ROUND_PAGE rounds' plans, a few milliseconds."""
+    read from the catalog: ROUND_PAGE rounds' plans, a few milliseconds, or as long as another process holds the
+    catalog (called in a thread)."""
     if upto <= after:
         return []
-    catalog = Catalog(request.app.state.views.directory)
+    catalog = Catalog(served(request).directory)
     try:
         return catalog.finished_rounds(after, min(upto, view.last_round), ROUND_PAGE, newest_first)
     finally:
@@ -413,20 +422,44 @@ def _round_log(request: Request, view: View, after: int, upto: int, newest_first
 
 # --- errors -----------------------------------------------------------------------------------------
 
+def _error(request: Request, status: int, line: str, headers: dict | None = None) -> Response:
+    """A 4xx/5xx as one line: JSON `{"error": line}` under /api, a small HTML page with the status elsewhere."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": line}, status_code=status, headers=headers)
+    return templates.TemplateResponse(request, "error.html", {"line": line, "status": status,
+                                                              "phrase": HTTPStatus(status).phrase},
+                                      status_code=status, headers=headers)
+
+
 async def http_error(request: Request, error: HTTPException) -> Response:
-    """A 4xx/5xx as one line: JSON under /api, a small page elsewhere."""
+    """A refusal (a bad parameter, an unknown bot or game, ...) as one line."""
     line = error.detail if error.status_code != 404 or error.detail != "Not Found" else \
         f"no such page: {request.url.path}"
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": line}, status_code=error.status_code, headers=error.headers)
-    return templates.TemplateResponse(request, "error.html", {"line": line, "status": error.status_code},
-                                      status_code=error.status_code)
+    return _error(request, error.status_code, line, error.headers)
 
 
-async def server_error(request: Request, error: Exception) -> Response:
-    """An unexpected failure: one line for the client (never a traceback), the traceback in the server's log."""
-    import traceback
+class OneLineErrors:
+    """Answers an unexpected failure with one line for the client (never a traceback) and logs it, request and
+    traceback, once. Starlette's own handler of last resort raises the error again once it has answered, and uvicorn
+    then logs the traceback a second time and closes the connection: a client's next request on it failed."""
 
-    traceback.print_exception(error, file=sys.stderr)
-    return JSONResponse({"error": f"internal error ({type(error).__name__}); the server's log has the details"},
-                        status_code=500)
+    def __init__(self, app: Callable) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        started = False
+
+        async def sending(message: dict) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as error:
+            if scope["type"] != "http" or started:  # half an answer is sent: only dropping the connection tells
+                raise
+            request = Request(scope)
+            log.error("%s %s failed", request.method, request.url.path, exc_info=error)
+            line = f"internal error ({type(error).__name__}); the server's log has the details"
+            await _error(request, 500, line)(scope, receive, send)

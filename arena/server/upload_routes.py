@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import anyio.to_thread
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -25,6 +24,7 @@ from arena.league.catalog import BotRow, LeagueError
 from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
 from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
 from arena.server.player import STDERR_FOLDER
+from arena.server.views import served
 
 FORM_FIELDS = ("file", "class", "name")
 STDERR_LINES = 20
@@ -47,10 +47,8 @@ async def request_entrant(request: Request) -> str | None:
     token = bearer_token(request)
     if token is None:
         return None
-    state = request.app.state
-    if getattr(state, "hashing", None) is None:  # made here: a limiter belongs to the running event loop
-        state.hashing = anyio.CapacityLimiter(HASHING_AT_ONCE)
-    return await anyio.to_thread.run_sync(authenticate, state.views.directory, token, limiter=state.hashing)
+    server = served(request)
+    return await anyio.to_thread.run_sync(authenticate, server.directory, token, limiter=server.hashing)
 
 
 async def _entrant(request: Request) -> str:
@@ -112,14 +110,14 @@ async def _form(request: Request, body: bytes) -> tuple[UploadFile, str | None, 
 
 async def api_upload(request: Request) -> Response:
     """`POST /api/bots`: stores an entrant's bot for the checker; 202 `{"upload": ID}`."""
-    limits = request.app.state.upload_limits
+    server = served(request)
     entrant = await _entrant(request)
-    body = await read_body(request, limits.request_bytes)
+    body = await read_body(request, server.upload_limits.request_bytes)
     file, class_name, name = await _form(request, body)
     data = await file.read()
     try:
-        upload_id = await run_in_threadpool(store_upload, request.app.state.views.directory, entrant,
-                                            file.filename or "", data, class_name, name, limits)
+        upload_id = await run_in_threadpool(store_upload, server.directory, entrant, file.filename or "", data,
+                                            class_name, name, server.upload_limits)
     except LeagueError as error:
         raise refusal(error) from None
     return JSONResponse({"upload": upload_id}, status_code=202)
@@ -128,7 +126,7 @@ async def api_upload(request: Request) -> Response:
 async def api_upload_status(request: Request) -> Response:
     """`GET /api/uploads/{id}`: `checking`, `accepted` (with the bot's label) or `refused` (with why)."""
     try:
-        upload = await run_in_threadpool(find_upload, request.app.state.views.directory, request.path_params["id"])
+        upload = await run_in_threadpool(find_upload, served(request).directory, request.path_params["id"])
     except LeagueError as error:
         raise refusal(error) from None
     return JSONResponse({"status": upload.status, "label": upload.label, "reason": upload.reason})
@@ -138,7 +136,7 @@ async def api_retire(request: Request) -> Response:
     """`POST /api/bots/{name}/retire`: stops the entrant's own bot playing (every version); its games stay."""
     entrant = await _entrant(request)
     try:
-        labels = await run_in_threadpool(retire_owned, request.app.state.views.directory, entrant,
+        labels = await run_in_threadpool(retire_owned, served(request).directory, entrant,
                                          request.path_params["name"])
     except LeagueError as error:
         raise refusal(error) from None
@@ -153,8 +151,12 @@ async def owner_part(request: Request, versions: list[BotRow]) -> dict:
     if bearer_token(request) is None:
         return {}
     entrant = await _entrant(request)
-    directory = request.app.state.views.directory
-    uploads = await run_in_threadpool(owned_uploads, directory, entrant, versions[0].name)
+    return await run_in_threadpool(_owner, served(request).directory, entrant, versions)
+
+
+def _owner(directory: Path, entrant: str, versions: list[BotRow]) -> dict:
+    """`owner_part` of the entrant's token, read from the catalog and the bots' stderr files (in a thread)."""
+    uploads = owned_uploads(directory, entrant, versions[0].name)
     if uploads is None:
         return {}
     return {"owner": {"entrant": entrant,

@@ -6,7 +6,7 @@ on one snapshot however the league moves meanwhile. The round log alone is read 
 and up to the view's last round (a finished round never changes), so it stands on the same snapshot. Every view is
 made in a computing process of its own, leaderboard and standings rendered into bytes there too: the server's
 process only swaps in the finished view, so no request waits behind the interpreter's lock while a round is read,
-rated or rendered.
+rated or rendered. `Served` holds the views with the rest the app's handlers read.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ import os
 import signal
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -39,6 +41,13 @@ from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
 from arena.server.final import FinalView, final_digest, read_final
 from arena.server.render import prerendered
+
+if TYPE_CHECKING:
+    from anyio import CapacityLimiter
+    from starlette.requests import Request
+
+    from arena.league.settings import UploadLimits
+    from arena.server.player import PlayLoop
 
 GAME_COLUMNS = ["game_index", "variant", "players", "scores", "ranks", "termination", "fault_seat", "fault", "round"]
 """The columns of the games a bot page lists (its recent games and its forfeits)."""
@@ -208,6 +217,33 @@ class LeagueViews:
                     pass
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the handlers of `arena league serve` read, made once by the app's lifespan (arena/server/app.py) and
+    reached through `served(request)`."""
+
+    views: LeagueViews
+    """The league's current view, swapped in by the refresher."""
+    loop: PlayLoop | None
+    """The play loop (None: `--no-play`)."""
+    upload_limits: UploadLimits
+    """What an upload may weigh and how many an entrant may send (the league's settings when the server started)."""
+    hashing: CapacityLimiter
+    """The tokens checked at once (arena/server/upload_routes.py): a limiter of the server's event loop, made in it."""
+    replays: OrderedDict[tuple, str] = field(default_factory=OrderedDict)
+    """The last replay pages made, by (of the final, the final's digest, game index), oldest first."""
+
+    @property
+    def directory(self) -> Path:
+        """The league's directory."""
+        return self.views.directory
+
+
+def served(request: Request) -> Served:
+    """What the server's handlers read: the `Served` its lifespan made."""
+    return request.state.served
 
 
 COMPUTE_NICENESS = 10
