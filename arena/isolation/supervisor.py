@@ -53,7 +53,7 @@ def child_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> arg
     parser.add_argument("--parent", type=int, required=True, help="the process this one dies with")
     args = parser.parse_args(argv)
     die_with(args.parent)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
     return args
 
 
@@ -161,8 +161,12 @@ def run_jobs(module: str, args: Sequence[str], jobs: Sequence[str], seconds: flo
                         answers.append(ChildFailed(_last_line(stderr) or f"its process ended (exit status "
                                                                           f"{child.wait()})"))
                         break
-                    answer = json.loads(line)
-                    answers.append(ChildFailed(answer["error"]) if "error" in answer else answer["ok"])
+                    try:
+                        answer = json.loads(line)
+                        answers.append(ChildFailed(answer["error"]) if "error" in answer else answer["ok"])
+                    except (ValueError, TypeError, KeyError):  # something wrote on the answers' stream
+                        answers.append(ChildFailed(f"an answer that is not one of {module}'s: {line[:80]!r}"))
+                        break
             finally:
                 try:
                     os.killpg(child.pid, signal.SIGKILL)
