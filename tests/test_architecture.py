@@ -274,3 +274,39 @@ def test_the_server_and_the_league_log_instead_of_printing():
              for node in ast.walk(ast.parse(path.read_text()))
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"]
     assert not found, "print in arena/server or arena/league (use logging): " + ", ".join(found)
+
+
+
+def test_one_supervisor_starts_the_servers_children():
+    """arena/isolation/supervisor.py starts, watches, restarts and stops the server's long-lived children (the play
+    loop's, the upload checker's) and its replays' children: the server starts no process itself (no subprocess,
+    no asyncio subprocess, no fork in arena/server/), and only the supervisor hands a child the `--parent` it dies
+    with (die_with)."""
+    def starts_processes(tree: ast.AST) -> bool:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+                if any(name.split(".")[0] == "subprocess" for name in names):
+                    return True
+            if isinstance(node, ast.Attribute) and (node.attr.startswith("create_subprocess_")
+                                                    or node.attr in {"fork", "forkpty", "posix_spawn"}):
+                return True
+        return False
+
+    server = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena" / "server").rglob("*.py")
+                    if starts_processes(ast.parse(path.read_text())))
+    assert server == [], f"the server starts processes itself, not through arena/isolation/supervisor.py: {server}"
+    parents = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
+                     if '"--parent"' in path.read_text())
+    assert parents == ["arena/isolation/supervisor.py"], parents
+
+
+def test_one_replay_in_a_child():
+    """A game is replayed in a child one way, under one time limit: REPLAY_SECONDS is defined once, in
+    arena/tournament/replay.py, and the children answer through arena/isolation/supervisor.py's run_jobs."""
+    defined = sorted(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}" for path in (ROOT / "arena").rglob("*.py")
+                     for node in ast.walk(ast.parse(path.read_text()))
+                     if isinstance(node, ast.Assign | ast.AnnAssign)
+                     and any(isinstance(t, ast.Name) and t.id == "REPLAY_SECONDS"
+                             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])))
+    assert [place.partition(":")[0] for place in defined] == ["arena/tournament/replay.py"], defined

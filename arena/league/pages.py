@@ -54,10 +54,12 @@ def write_league_report(directory: Path) -> Path:
         body.append("<p class=muted>Not rated yet: " + ", ".join(_link(b.label) for b in never) + ".</p>")
     index = LeagueDir(directory).report
     write_atomic(index, _page(f"League {settings.name}", body).encode())
+    replays = _first_game_replays(directory, [(b.label, v) for b in bots for v, f in frames.items()
+                                              if b.label in set(f["bot"])], rounds, out)
     for bot in bots:
         write_atomic(out / page_name(bot.label),
-                     _bot_page(directory, settings.name, bot, versions(bots, bot.label), rated, frames, adjacent,
-                               rounds, out).encode())
+                     _bot_page(settings.name, bot, versions(bots, bot.label), rated, frames, adjacent,
+                               replays).encode())
     return index
 
 
@@ -77,8 +79,8 @@ def _season(directory: Path) -> list[str]:
     return [f"<p id=season>{when}{final}</p>"]
 
 
-def _bot_page(directory: Path, league: str, bot: BotRow, its_versions: list[BotRow], rated: dict, frames: dict,
-              adjacent, rounds: list[RoundRow], out: Path) -> str:
+def _bot_page(league: str, bot: BotRow, its_versions: list[BotRow], rated: dict, frames: dict, adjacent,
+              replays: dict[tuple[str, str], str]) -> str:
     shared = tables()
     body = [f"<p><a href='index.html'>&larr; League {_e(league)}</a></p>", f"<h1>{_e(bot.label)}</h1>",
             "<h2>Versions</h2>", str(shared.versions(its_versions, page_name))]
@@ -95,36 +97,37 @@ def _bot_page(directory: Path, league: str, bot: BotRow, its_versions: list[BotR
             body += ["<h3>Neighbours in the order</h3>", str(shared.neighbours(near, bot.label, page_name))]
         if variant in pairs:
             body += ["<h3>Pairings</h3>", str(shared.head_to_head(pairs[variant], page_name))]
-        replay = _first_game_replay(directory, bot.label, variant, rounds, out)
+        replay = replays.get((bot.label, variant))
         if replay:
             body.append(f"<p>Replay: <a class=replay href='{_e(replay)}'>its first game in {_e(variant)}</a></p>")
     return _page(f"{bot.label} in the league {league}", body)
 
 
-def _first_game_replay(directory: Path, label: str, variant: str, rounds: list[RoundRow], out: Path) -> str | None:
-    """Writes the replay page of the bot's first game in `variant`; its file name, or None when it cannot be
-    replayed here."""
-    from functools import partial
+def _first_game_replays(directory: Path, wanted: list[tuple[str, str]], rounds: list[RoundRow],
+                        out: Path) -> dict[tuple[str, str], str]:
+    """Writes the replay page of each (bot, variant)'s first game, all replayed by one child process under the replays'
+    time limit as the run report replays its examples; the file name of each, leaving out those that cannot be
+    replayed here (a bot that hangs or kills its process costs its link only)."""
+    import tomllib
 
-    from arena.config import parse_config
+    from arena.league.rounds import replay_league_games
     from arena.report.replay_page import write_replay_page
-    from arena.tournament.replay import replay_in_child, replay_scheduled
 
-    for round_ in rounds:
-        entries = [i for i, t in enumerate(round_.plan) if t["variant"] == variant and label in t["bots"]]
-        if not entries:
-            continue
-        config = parse_config(round_.config, base=directory)
-        first = sum(g.deals * len(g.bots) for g in config.games[:entries[0]])  # the table's first game
-        try:  # in a child under the round's time limits, as the run report replays its examples
-            data = replay_in_child(partial(replay_scheduled, config, first), config.run.move_time_limit,
-                                   config.run.setup_time_limit, round_.first_index + first, config.run.wall_backstop)
-        except Exception:  # noqa: BLE001 - a bot that cannot be replayed here (or hangs) costs its link only
-            return None
-        name = f"replay-{page_name(label)[4:-5]}-{round_.first_index + first}.html"
-        write_replay_page(data, out / name)
-        return name
-    return None
+    first: dict[tuple[str, str], int] = {}
+    for label, variant in wanted:
+        for round_ in rounds:
+            entries = [i for i, t in enumerate(round_.plan) if t["variant"] == variant and label in t["bots"]]
+            if entries:  # a round plays each table in every seat rotation: deals x players games a table
+                tables = tomllib.loads(round_.config)["games"][:entries[0]]
+                first[label, variant] = round_.first_index + sum(t["deals"] * len(t["bots"]) for t in tables)
+                break
+    names = {}
+    replayed = replay_league_games(directory, list(first.values())) if first else []
+    for ((label, variant), index), data in zip(first.items(), replayed, strict=True):
+        if not isinstance(data, Exception):
+            names[label, variant] = f"replay-{page_name(label)[4:-5]}-{index}.html"
+            write_replay_page(data, out / names[label, variant])
+    return names
 
 
 def _link(label: str) -> str:

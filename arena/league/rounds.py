@@ -1,13 +1,16 @@
 """A league's games as ordinary tournament configs: each round the matchmaker chose, and the season's final, share
-the league's `[run]` and `[ratings]` settings and name its bots by their frozen code."""
+the league's `[run]` and `[ratings]` settings and name its bots by their frozen code; and a league game replayed
+from its round's config, in a child process (`python -m arena.league.rounds`), for the pages that show it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.config.toml import toml_text
 from arena.isolation.clock import WALL_BACKSTOP
-from arena.league.catalog import BotRow
+from arena.league.catalog import BotRow, LeagueError, RoundRow
 from arena.league.settings import LeagueSettings
 
 
@@ -49,3 +52,55 @@ def bot_entries(settings: LeagueSettings, bots: dict[str, BotRow], labels: list[
         entries.append({"name": label, "path": bots[label].spec,
                         **({"isolation": isolation} if isolation != "none" else {})})
     return entries
+
+
+def round_of(rounds: list[RoundRow], index: int) -> RoundRow | None:
+    """The round that holds league game `index`, or None."""
+    return next((r for r in rounds if r.first_index <= index < r.end_index), None)
+
+
+def replay_league_games(directory: Path, indices: Sequence[int]) -> list:
+    """The transcripts of league games `indices`, each regenerated in a child process under the replays' time limit
+    (arena.tournament.replay.replay_games says why): each a transcript or a ChildFailed (one line)."""
+    from arena.isolation.supervisor import run_jobs
+    from arena.tournament.replay import REPLAY_SECONDS
+
+    return run_jobs("arena.league.rounds", [str(directory)], [str(i) for i in indices], REPLAY_SECONDS)
+
+
+def replay_league_game(directory: Path, index: int) -> dict:
+    """The transcript of league game `index` (of a finished round), played again from its round's config (in a
+    replay's child: its calls into bots guarded as in a run)."""
+    from arena.config import parse_config
+    from arena.league.catalog import Catalog
+    from arena.tournament.replay import guard_calls, replay_scheduled
+
+    catalog = Catalog(directory)
+    try:
+        found = round_of([r for r in catalog.rounds() if r.status == "done"], index)
+    finally:
+        catalog.close()
+    if found is None:
+        raise LeagueError(f"no finished round holds game {index}")
+    config = parse_config(found.config, base=directory)
+    guard_calls(config)
+    return replay_scheduled(config, index - found.first_index)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m arena.league.rounds DIR INDEX... --parent PID`: each league game's transcript, one JSON line each."""
+    import argparse
+
+    from arena.isolation.supervisor import answer_jobs, child_arguments
+
+    parser = argparse.ArgumentParser(prog="python -m arena.league.rounds")
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("indices", nargs="+")
+    args = child_arguments(parser, argv)
+    return answer_jobs(args.indices, lambda index: replay_league_game(args.directory, int(index)))
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

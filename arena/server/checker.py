@@ -10,22 +10,21 @@ it twice changes nothing (the same code under the same name is `unchanged`, its 
 from __future__ import annotations
 
 import argparse
-import os
+import logging
 import re
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.isolation.supervisor import Supervisor, child_arguments
 from arena.league.entrants import Owner
 from arena.league.uploads import Upload, entry_class, pending_uploads, record_verdict
 
+log = logging.getLogger(__name__)
+
 POLL_SECONDS = 0.5
 """How often an idle checker looks for a new upload."""
-RESTART_SECONDS = 2.0
-"""How long the server waits before starting a checker again after one ended."""
 
 
 def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
@@ -66,53 +65,25 @@ def check_pending(league: Path) -> int:
             label, reason = verdict(league, upload)
         except Exception as error:  # noqa: BLE001 - one bad upload must not stop the others being checked
             label, reason = None, f"internal error while checking ({type(error).__name__})"
-            print(f"error: checking upload {upload.id}: {type(error).__name__}: {error}", file=sys.stderr)
+            log.error("checking upload %s: %s: %s", upload.id, type(error).__name__, error)
         record_verdict(league, upload.id, label, reason)
     return len(uploads)
 
 
-class Checker:
-    """Keeps a checker process running beside the server, from a daemon thread, until `stop()`."""
+class Checker(Supervisor):
+    """Keeps a checker process running beside the server until `stop()` (arena/isolation/supervisor.py): started
+    again, with a warning in the server's log, whenever it ends; killed at once at `stop()`, an upload it was
+    checking is checked again by the next server."""
 
     def __init__(self, directory: Path) -> None:
-        self.directory = Path(directory)
-        self.child: subprocess.Popen | None = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="arena-upload-checker", daemon=True)
-
-    def start(self) -> None:
-        """Starts the checker (and starts it again whenever it ends, until `stop()`)."""
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stops the checker process; an upload it was checking is checked again by the next server."""
-        self._stop.set()
-        child = self.child
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
-        self._thread.join(RESTART_SECONDS + 5)
-
-    def _run(self) -> None:
-        command = [sys.executable, "-P", "-m", "arena.server.checker", str(self.directory), "--parent",
-                   str(os.getpid())]
-        while not self._stop.is_set():
-            self.child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-            status = self.child.wait()
-            if not self._stop.is_set():
-                print(f"warning: the upload checker ended (exit status {status}); starting it again", file=sys.stderr)
-                self._stop.wait(RESTART_SECONDS)
+        super().__init__("the upload checker", "arena.server.checker", [str(directory)])
 
 
 def main(argv: list[str]) -> int:
     """The child: checks uploads as they come, until its server dies."""
-    from arena.isolation.limits import die_with
-
     parser = argparse.ArgumentParser(prog="python -m arena.server.checker")
     parser.add_argument("directory", type=Path)
-    parser.add_argument("--parent", type=int, required=True)
-    args = parser.parse_args(argv)
-    die_with(args.parent)
+    args = child_arguments(parser, argv)
     league = args.directory.resolve()
     while True:
         if not check_pending(league):

@@ -13,87 +13,64 @@ PR_SET_PDEATHSIG), and a round it leaves cut short is finished first by the next
 from __future__ import annotations
 
 import argparse
+import logging
 import os
-import signal
-import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from arena.isolation.limits import TAILS_ENV
+from arena.isolation.supervisor import Supervisor, child_arguments
 from arena.league.catalog import Catalog
+
+log = logging.getLogger(__name__)
 
 STDERR_FOLDER = "stderr"
 """In the league: the last lines each frozen bot's process wrote to stderr, as `<code hash>.txt`."""
 PLAY_NICENESS = 5
 """Play is batch work: its process and its workers (which inherit the niceness) yield the cores to the server's
 process, so a reader is answered at once with both cores busy; above the standings' computing process (nice 10)."""
-WAKE_SECONDS = 2.0
-"""How often an idle loop looks at the catalog's bots for one added or retired."""
 STOP_SECONDS = 10.0
 """How long a stopping server waits for the child to leave at the end of a batch before it kills it."""
 
 
-class PlayLoop:
-    """Plays the league in child processes, from a daemon thread, until `stop()`."""
+class PlayLoop(Supervisor):
+    """Plays the league in child processes (arena/isolation/supervisor.py keeps them), until `stop()`: a child plays
+    until every variant is settled and exits 0, and the next starts once the league's bots change; a child that fails
+    is not started again (the pages stay up, `failure` says why)."""
 
     def __init__(self, directory: Path, lock_fd: int, workers: int | None = None, address: str | None = None,
                  settled: Callable[[], object] = lambda: None) -> None:
-        self.directory, self.lock_fd, self.workers, self.address = Path(directory), lock_fd, workers, address
+        self.directory = Path(directory)
+        args = [str(self.directory)] + (["--workers", str(workers)] if workers is not None else []) \
+            + (["--address", address] if address is not None else [])
+        super().__init__("play", "arena.server.player", args, pass_fds=[lock_fd], grace=STOP_SECONDS,
+                         restart_seconds=None)
         self.settled = settled
         """Called when a stretch of play ends, before `playing` turns false: the server reads the league's last
         rounds, so an idle server never shows less than the league holds."""
         self.playing = False
         """Whether the league is being played now (`/api/health`)."""
-        self.failure: str | None = None
-        """Why the loop stopped for good, if it did (shown by `/api/health`)."""
-        self.child: subprocess.Popen | None = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="arena-league-play", daemon=True)
+        self.bots: list[tuple[str, str]] = []
+        """The league's bots and their status when the last stretch of play began."""
 
     def start(self) -> None:
         """Starts the loop (playing from the start: the first look for a round is part of play)."""
         self.playing = True
-        self._thread.start()
+        super().start()
 
-    def stop(self) -> None:
-        """Stops the child at the end of its batch (killed if it takes longer) and the loop."""
-        self._stop.set()
-        child = self.child
-        if child is not None and child.poll() is None:
-            child.send_signal(signal.SIGINT)
-            try:
-                child.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-        self._thread.join(STOP_SECONDS)
+    def starting(self) -> None:
+        self.bots, self.playing = self._bots(), True
 
-    def _run(self) -> None:
-        command = [sys.executable, "-P", "-m", "arena.server.player", str(self.directory), "--parent", str(os.getpid())]
-        command += ["--workers", str(self.workers)] if self.workers is not None else []
-        command += ["--address", self.address] if self.address is not None else []
-        while not self._stop.is_set():
-            bots = self._bots()
-            self.playing = True
-            try:
-                self.child = subprocess.Popen(command, stdout=subprocess.DEVNULL, pass_fds=[self.lock_fd])
-                status = self.child.wait()
-            finally:
-                try:
-                    self.settled()
-                finally:
-                    self.playing = False
-            if self._stop.is_set():
-                return
-            if status != 0:  # the pages stay up; health says why play stopped
-                self.failure = f"play ended with exit status {status} (its error is in the server's log)"
-                print(f"error: the league stopped playing: {self.failure}", file=sys.stderr)
-                return
-            # settled (or too few bots to make a table): wait for the bots to change
-            while not self._stop.wait(WAKE_SECONDS) and self._bots() == bots:
-                pass
+    def ended(self, status: int) -> None:
+        try:
+            self.settled()
+        finally:
+            self.playing = False
+
+    def changed(self) -> bool:
+        """Settled (or too few bots to make a table): play again once a bot is added or retired."""
+        return self._bots() != self.bots
 
     def _bots(self) -> list[tuple[str, str]]:
         """The league's bots and their status: a change is what can give the matchmaker new tables."""
@@ -106,17 +83,14 @@ class PlayLoop:
 
 def main(argv: list[str]) -> int:
     """The child: plays the league until settled under the lock its server holds; exit 0, or 1 with one line."""
-    from arena.isolation.limits import die_with
     from arena.league.catalog import LeagueError
     from arena.league.play import play_league
 
     parser = argparse.ArgumentParser(prog="python -m arena.server.player")
     parser.add_argument("directory", type=Path)
-    parser.add_argument("--parent", type=int, required=True)
     parser.add_argument("--workers", type=int)
     parser.add_argument("--address")
-    args = parser.parse_args(argv)
-    die_with(args.parent)
+    args = child_arguments(parser, argv)
     os.nice(PLAY_NICENESS)
     os.environ[TAILS_ENV] = str(args.directory / STDERR_FOLDER)  # each frozen bot's last stderr lines, for its owner
     try:
@@ -124,7 +98,7 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:  # the server is stopping: the round is finished by the next play
         return 0
     except (LeagueError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        log.error("%s", error)
         return 1
     return 0
 

@@ -1,15 +1,15 @@
 """Replaying a game of a run: its transcript regenerated from the run's config and seeds, as the run played it,
-and checked against the row the run saved; and a replay in a forked child under time limits, for the pages that
-show one (the run report's examples, the league report's first games)."""
+and checked against the row the run saved; and replays in child processes under a time limit, for the pages that
+show them (the run report's examples, the server's pages of a final's games): `python -m arena.tournament.replay`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from pathlib import Path
 
 from arena.config import Config
 from arena.config.saved import saved_config
 from arena.games import get_game
-from arena.isolation.clock import WALL_BACKSTOP
 from arena.results import PART_NAME, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
@@ -65,60 +65,48 @@ def saved_row(run: RunDir, index: int) -> dict | None:
 
 
 REPLAY_SECONDS = 60.0
-"""The longest one replay in a child may take: a replay runs the bots' code again."""
+"""The longest one replay in a child may take (a game of bots at their move time limit takes far less): a replay
+runs the bots' code again, in every page that shows one (the run report's examples, a league's pages, the server's
+game pages)."""
 
 
-def replay_in_child(regenerate: Callable[[], dict], move_time_limit: float | None, setup_time_limit: float,
-                    index: int, wall_backstop: float = WALL_BACKSTOP) -> dict:
-    """`regenerate()` (a game's transcript, played again) in a forked child: replaying runs the bots' code again,
-    and a bot that exits, kills its process or hangs must cost its replay, never the page that shows it (or the
-    run or league that writes the page). The child's calls into bots are stamped on a backstop page, so one that
-    defeats the clock is ended as in a run; TimeoutError or RuntimeError names game `index`."""
-    import json
-    import os
-    import select
-    import signal
-    import time
+def replay_games(run: RunDir, indices: Sequence[int]) -> list:
+    """The transcripts of games `indices` of a run, each regenerated in a child process (`run_jobs`): replaying runs
+    the bots' code again, and a bot that exits, kills its process or hangs must cost its replay, never the page
+    that shows it (or the run or league that writes the page). Each is a transcript or a ChildFailed (one line)."""
+    from arena.isolation.supervisor import run_jobs
 
-    from arena.isolation.clock import MoveWatch, new_board, use_board
+    return run_jobs("arena.tournament.replay", [str(run.path)], [str(i) for i in indices], REPLAY_SECONDS)
 
-    moves = new_board(move_time_limit, setup_time_limit, wall_backstop)
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child's exit status and pipe are what the parent checks
-        code = 1
-        try:
-            os.close(read)
-            os.dup2(2, 1)  # whatever a bot prints goes to stderr
-            use_board(moves)
-            data = json.dumps(regenerate()).encode()
-            while data:
-                data = data[os.write(write, data):]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    chunks, deadline = [], time.monotonic() + REPLAY_SECONDS
-    watch = MoveWatch(moves)
-    try:
-        while time.monotonic() < deadline:
-            if watch.overrun():
-                raise TimeoutError(f"a {'setup call' if watch.in_setup else 'move'} of game {index} ran over the "
-                                   "time limit in its replay")
-            if select.select([read], [], [], 0.05)[0]:
-                chunk = os.read(read, 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        else:
-            raise TimeoutError(f"the replay of game {index} took over {REPLAY_SECONDS:.0f} s")
-    finally:
-        os.close(read)
-        try:
-            os.kill(child, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-    if status != 0 and not chunks:
-        raise RuntimeError(f"the replay of game {index} failed (exit status {status})")
-    return json.loads(b"".join(chunks))
+
+def guard_calls(config: Config) -> None:
+    """In a replay's child: a sentinel process that kills it when a call into a bot overruns the config's limits by
+    the backstop's grace, as in a run (arena/isolation/clock.py), for a bot that defeats the clock."""
+    from arena.isolation.clock import arm_backstop
+
+    arm_backstop(config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m arena.tournament.replay RUN INDEX... --parent PID`: each game's transcript, one JSON line each."""
+    import argparse
+
+    from arena.isolation.supervisor import answer_jobs, child_arguments
+
+    parser = argparse.ArgumentParser(prog="python -m arena.tournament.replay")
+    parser.add_argument("run", type=Path)
+    parser.add_argument("indices", nargs="+")
+    args = child_arguments(parser, argv)
+    run = RunDir(args.run)
+
+    def replay(index: str) -> dict:
+        guard_calls(saved_config(run))  # its bots checked once, in this child's first replay
+        return replay_game(run, int(index))
+
+    return answer_jobs(args.indices, replay)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
