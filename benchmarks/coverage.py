@@ -36,8 +36,8 @@ LEAGUES = {  # players: (rules, first bots, late copies as copy=original)
     6: ("{ players = 6, jokers = true }", ["random", "greedy", "heuristic", "greedy-2=greedy", "heuristic-2=heuristic",
                                             "random-3=random"], ["random-2=random"]),
 }
-FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "called", "copy_games",
-          "games_after", "settled", "seconds"]
+FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "split_settled", "called",
+          "copy_games", "games_after", "settled", "seconds"]
 
 
 def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
@@ -47,7 +47,7 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
     with late_copies(rules, seed, first, late, before, until_settled=True, games=cap) as (league, report):
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
-        called = verdicts(league)
+        order, called = verdicts(league)
         rows = []
         for entry in late:
             copy, _, original = entry.partition("=")
@@ -56,6 +56,7 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
                          "mu_original": round(float(table.at[original, "mu"]), 4),
                          "gap": round(float(table.at[copy, "mu"] - table.at[original, "mu"]), 4),
                          "split": int(table.at[copy, "tier"] != table.at[original, "tier"]),
+                         "split_settled": apart(order, called, copy, original),
                          "called": called.get(frozenset((copy, original)), "not adjacent"),
                          "copy_games": int(table.at[copy, "games"]), "games_after": report.played_now,
                          "settled": int("settled" in report.stopped),
@@ -63,14 +64,26 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
         return rows
 
 
-def verdicts(league: Path) -> dict:
-    """What the league's settled rule says of each adjacent pair (`arena league table --pairs`), by the pair's bots;
-    empty where the code has no such table (an earlier commit, for the rule as it was)."""
+def verdicts(league: Path) -> tuple[list[str], dict]:
+    """The active bots in the order of the league's settled rule and what it says of each adjacent pair (`arena league
+    table --pairs`), by the pair's bots; empty where the code has no such table (an earlier commit, for the rule as it
+    was)."""
     try:
         from arena.league.standings import pair_frame
     except ImportError:
-        return {}
-    return {frozenset((p.bot, p.next)): p.settled for p in pair_frame(league).itertuples()}
+        return [], {}
+    pairs = pair_frame(league)
+    order = [*pairs["bot"], *pairs["next"][-1:]]
+    return order, {frozenset((p.bot, p.next)): p.settled for p in pairs.itertuples()}
+
+
+def apart(order: list[str], called: dict, copy: str, original: str) -> int | str:
+    """1 where the settled rule puts a tier break between the copy and its original (a pair between them called
+    "separated": the league's own tiers), 0 where not, "" where the code has no such rule."""
+    if not order:
+        return ""
+    low, high = sorted((order.index(copy), order.index(original)))
+    return int(any(called[frozenset(pair)] == "separated" for pair in zip(order[low:high], order[low + 1:high + 1])))
 
 
 def seeds_of(text: str) -> list[int]:
