@@ -23,6 +23,7 @@ import csv
 import math
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from copies import late_copies  # benchmarks/ is the script's own folder: first on its path
@@ -83,7 +84,7 @@ def apart(order: list[str], called: dict, copy: str, original: str) -> int | str
     if not order:
         return ""
     low, high = sorted((order.index(copy), order.index(original)))
-    return int(any(called[frozenset(pair)] == "separated" for pair in zip(order[low:high], order[low + 1:high + 1])))
+    return int(any(called[frozenset(pair)] == "separated" for pair in pairwise(order[low:high + 1])))
 
 
 def seeds_of(text: str) -> list[int]:
@@ -94,11 +95,21 @@ def seeds_of(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
+def share(hits: int, checks: int) -> str:
+    """`hits` of `checks` as a count and a percentage with its exact (Clopper-Pearson) 95% interval."""
+    from scipy.stats import beta
+
+    low = beta.ppf(0.025, hits, checks - hits + 1) if hits else 0.0
+    high = beta.ppf(0.975, hits + 1, checks - hits) if hits < checks else 1.0
+    return f"{hits} ({hits / checks:.0%} [{low:.0%}, {high:.0%}])"
+
+
 def summary(paths: list[str]) -> None:
-    """Per file and player count: splits, mean gap [95% CI], mean games after the copies came, leagues settled."""
-    print("| rows | players | checks | split | mean gap [95% CI] | mean abs gap | games after the copies came | "
-          "settled |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    """Per file and player count: splits by the fixed 95% tiers and by the league's tiers (the settled rule), each with
+    its 95% interval, the mean gap [95% CI], the mean games after the copies came, leagues settled."""
+    print("| rows | players | checks | split, fixed 95% tiers | split, the league's tiers | mean gap [95% CI] | "
+          "mean abs gap | games after the copies came | settled |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
     for path in paths:
         rows = list(csv.DictReader(open(path)))
         for players in sorted({int(r["players"]) for r in rows}):
@@ -110,11 +121,12 @@ def summary(paths: list[str]) -> None:
             leagues = {r["seed"]: r for r in mine}.values()
             games = sum(int(r["games_after"]) for r in leagues) / len(leagues)
             settled = sum(int(r["settled"]) for r in leagues)
-            splits = sum(int(r["split"]) for r in mine)
-            print(f"| {Path(path).name} | {players} | {len(mine)} | {splits} ({splits / len(mine):.0%}) | "
-                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {sum(map(abs, gaps)) / len(gaps):.2f} | "
-                  f"{games:,.0f} | "
-                  f"{settled} of {len(leagues)} |")
+            by_rule = [r.get("split_settled", "") for r in mine]
+            ruled = "–" if "" in by_rule else share(sum(map(int, by_rule)), len(mine))
+            split = share(sum(int(r["split"]) for r in mine), len(mine))
+            print(f"| {Path(path).name} | {players} | {len(mine)} | {split} | {ruled} | "
+                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | "
+                  f"{sum(map(abs, gaps)) / len(gaps):.2f} | {games:,.0f} | {settled} of {len(leagues)} |")
 
 
 def main() -> None:
