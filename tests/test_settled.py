@@ -132,7 +132,8 @@ isolation = "none"
 
 def test_league_table_pairs_agrees_with_until_settled_at_every_look(tmp_path):
     """After each round, `league table --pairs` shows every pair settled exactly when `play --until settled` plays no
-    more; and the settled league's bot page shows the same pairs."""
+    more, and `league table`'s tiers break exactly at the pairs it calls separated (one tier while none is, three once
+    all are)."""
     (tmp_path / "league.toml").write_text(LEAGUE)
     league = tmp_path / "club"
     arena("league", "new", league, tmp_path / "league.toml")

@@ -237,11 +237,10 @@ def likelihood_of_superiority(mu: np.ndarray, diff_se: np.ndarray) -> np.ndarray
 
 def tiers(order: np.ndarray, los: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rank labels and tier numbers by bot code: a bot not separated from the one above it shares its tier."""
-    labels, numbers = tier_labels([position == 0 or los[order[position - 1], bot] >= SEPARATED
-                                   for position, bot in enumerate(order)])
-    by_code = np.empty(len(order), dtype=object), np.zeros(len(order), dtype=np.int64)
-    by_code[0][order], by_code[1][order] = labels, numbers
-    return by_code
+    labels, numbers = np.empty(len(order), dtype=object), np.zeros(len(order), dtype=np.int64)
+    labels[order], numbers[order] = tier_labels([position == 0 or los[order[position - 1], bot] >= SEPARATED
+                                                 for position, bot in enumerate(order)])
+    return labels, numbers
 
 
 def tier_labels(starts: list[bool]) -> tuple[np.ndarray, np.ndarray]:
