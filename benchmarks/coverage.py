@@ -8,7 +8,7 @@ two equal bots should split in about 5% of the checks), the gap mu(copy) - mu(or
 the copies came. One worker, `deals = 4`, `isolation = "none"`.
 
     nice -n 10 .venv/bin/python benchmarks/coverage.py --seeds 101-110 [--players 3 4 6] [--before 2000]
-                                                        [--cap 8000] [--out rows.csv]
+                                                        [--cap 8000] [--company-deals N] [--pairs] [--out rows.csv]
     .venv/bin/python benchmarks/coverage.py --summary rows.csv [rows-before.csv ...]
 
 Each league prints one CSV row a copy (appended to `--out`); `--summary` reads such files and prints, per file and
@@ -41,11 +41,18 @@ FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap"
           "copy_games", "games_after", "settled", "seconds"]
 
 
-def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
-    """One league: its rows, one a late copy."""
+def run(players: int, seed: int, before: int, cap: int, company_deals: int | None = None, pairs: bool = False
+        ) -> list[dict]:
+    """One league: its rows, one a late copy; with `pairs`, its `arena league table --pairs` printed at its stop."""
     rules, first, late = LEAGUES[players]
     started = time.perf_counter()
-    with late_copies(rules, seed, first, late, before, until_settled=True, games=cap) as (league, report):
+    with late_copies(rules, seed, first, late, before, company_deals, until_settled=True,
+                     games=cap) as (league, report):
+        if pairs:  # this commit's table (the script also measures earlier commits, which have none)
+            from arena.league.standings import pair_frame
+
+            print(f"{players} players, seed {seed}: {report.stopped}", pair_frame(league).to_string(index=False),
+                  sep="\n", file=sys.stderr)
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
         order, called = verdicts(league)
@@ -135,6 +142,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", choices=sorted(LEAGUES), default=sorted(LEAGUES))
     parser.add_argument("--before", type=int, default=2000, help="games before the copies came")
     parser.add_argument("--cap", type=int, default=8000, help="games after, at most")
+    parser.add_argument("--company-deals", type=int, help="the ratings' cap on a company (default: the league's)")
+    parser.add_argument("--pairs", action="store_true", help="print each league's adjacent pairs at its stop (stderr)")
     parser.add_argument("--out", help="append the rows to this CSV file")
     parser.add_argument("--summary", nargs="+", metavar="CSV", help="summarise rows written before, and stop")
     args = parser.parse_args()
@@ -146,7 +155,7 @@ def main() -> None:
     writer.writeheader()
     for seed in seeds_of(args.seeds):
         for players in args.players:
-            rows = run(players, seed, args.before, args.cap)
+            rows = run(players, seed, args.before, args.cap, args.company_deals, args.pairs)
             writer.writerows(rows)
             sys.stdout.flush()
             if out is not None:
