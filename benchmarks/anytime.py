@@ -6,9 +6,9 @@ parameter and the way a tie is read, simulated from a known truth.
 
 A pair's difference is estimated with a Gaussian error whose standard error falls as 1 / sqrt(games): `--scale` /
 sqrt(games), looked at every `--step` games, at most `--looks` times (the defaults: a look every 24 games, as a
-three-player league's round of two tables of four deals in three rotations, and an error of 0.14 mu at 2,700 games,
-where the three-player study's twins settled). For each true difference (0: twins; 0.25: inside the tie margin of
-0.5; 0.5: at it; 1 and 2 mu: separated) it prints the mean games to settle (censored at the last look) of the rule
+three-player league's round of two tables of four deals in three rotations, and an error of 0.14 mu at 2,700
+games). For each true difference (0: twins; 0.25: inside the tie margin of 0.5; 0.5: at it; 1 and 2 mu: separated)
+it prints the mean games to settle (censored at the last look) of the rule
 `arena.league.matchmaker.variant_look` applies (settled when the interval excludes zero, or lies within
 +-tie_margin), with the mixing parameter MIXTURE_SE of `arena.ratings.looks.anytime_halfwidth` at each value of
 `--mixtures`, and two ways of reading a tie: the same 95% interval within the margin (the rule), and two one-sided
@@ -24,15 +24,11 @@ import argparse
 import numpy as np
 from scipy.special import ndtr
 
+from arena.ratings.looks import anytime_halfwidth
+
 TRUTHS = (0.0, 0.25, 0.5, 1.0, 2.0)
 ALPHA = 0.05
 TIE_MARGIN = 0.5
-
-
-def halfwidth(se: np.ndarray, alpha: float, mixture: float) -> np.ndarray:
-    """`anytime_halfwidth` with the mixing parameter `mixture` and the error `alpha`."""
-    v = (se / mixture) ** 2
-    return se * np.sqrt((1 + v) * (np.log1p(1 / v) + 2 * np.log(1 / alpha)))
 
 
 def one_sided_alpha(alpha: float) -> float:
@@ -62,9 +58,9 @@ def main() -> None:
           + " | twins called apart | a pair at the margin called a tie |")
     print("|---:|---|" + "---:|" * (len(TRUTHS) + 2))
     for mixture in args.mixtures:
-        half = halfwidth(se, ALPHA, mixture)
-        for reading, tie_half in (("the 95% interval", half), ("two one-sided 95% bounds", halfwidth(se, tie_alpha,
-                                                                                                        mixture))):
+        half = anytime_halfwidth(se, 1 - ALPHA, mixture)
+        one_sided = anytime_halfwidth(se, 1 - tie_alpha, mixture)
+        for reading, tie_half in (("the 95% interval", half), ("two one-sided 95% bounds", one_sided)):
             cells, errors = [], {}
             for truth in TRUTHS:
                 diff = truth + noise
