@@ -48,14 +48,11 @@ def run(players: int, seed: int, before: int, cap: int, company_deals: int | Non
     started = time.perf_counter()
     with late_copies(rules, seed, first, late, before, company_deals, until_settled=True,
                      games=cap) as (league, report):
-        if pairs:  # this commit's table (the script also measures earlier commits, which have none)
-            from arena.league.standings import pair_frame
-
-            print(f"{players} players, seed {seed}: {report.stopped}", pair_frame(league).to_string(index=False),
-                  sep="\n", file=sys.stderr)
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
-        order, called = verdicts(league)
+        order, called, shown = verdicts(league)
+        if pairs:
+            print(f"{players} players, seed {seed}: {report.stopped}", shown, sep="\n", file=sys.stderr)
         rows = []
         for entry in late:
             copy, _, original = entry.partition("=")
@@ -72,17 +69,17 @@ def run(players: int, seed: int, before: int, cap: int, company_deals: int | Non
         return rows
 
 
-def verdicts(league: Path) -> tuple[list[str], dict]:
-    """The active bots in the order of the league's settled rule and what it says of each adjacent pair (`arena league
-    table --pairs`), by the pair's bots; empty where the code has no such table (an earlier commit, for the rule as it
-    was)."""
+def verdicts(league: Path) -> tuple[list[str], dict, str]:
+    """The active bots in the order of the league's settled rule, what it says of each adjacent pair (`arena league
+    table --pairs`) by the pair's bots, and that table as text; empty where the code has no such table (an earlier
+    commit, for the rule as it was)."""
     try:
         from arena.league.standings import pair_frame
     except ImportError:
-        return [], {}
+        return [], {}, "(no table of pairs)"
     pairs = pair_frame(league)
     order = [*pairs["bot"], *pairs["next"][-1:]]
-    return order, {frozenset((p.bot, p.next)): p.settled for p in pairs.itertuples()}
+    return order, {frozenset((p.bot, p.next)): p.settled for p in pairs.itertuples()}, pairs.to_string(index=False)
 
 
 def apart(order: list[str], called: dict, copy: str, original: str) -> int | str:
