@@ -3,16 +3,18 @@
 
 A Go For It league of three, four or six players plays `--before` games, then copies of some of its bots join
 (the same code under another name) and the league plays `--until settled`, at most `--cap` games more. At its stop
-each late copy is checked against its original: whether the standing table puts them in different tiers (a split:
-two equal bots should split in about 5% of the checks), the gap mu(copy) - mu(original), and the games played after
-the copies came. One worker, `deals = 4`, `isolation = "none"`.
+each late copy is checked against its original: whether they are in different tiers (a split: two equal bots should
+split in at most 5% of the checks), by the fixed 95% tiers of `arena ratings` (`split`) and by the league's own, which
+break only where its settled rule calls a pair separated (`split_settled`); the gap mu(copy) - mu(original); and the
+games played after the copies came. One worker, `deals = 4`, `isolation = "none"`.
 
     nice -n 10 .venv/bin/python benchmarks/coverage.py --seeds 101-110 [--players 3 4 6] [--before 2000]
                                                         [--cap 8000] [--company-deals N] [--pairs] [--out rows.csv]
     .venv/bin/python benchmarks/coverage.py --summary rows.csv [rows-before.csv ...]
 
 Each league prints one CSV row a copy (appended to `--out`); `--summary` reads such files and prints, per file and
-player count, the share of checks that split, the mean gap with its 95% interval, and the mean games to the stop.
+player count, the shares of checks that split (with exact 95% intervals), the mean gap with its 95% interval, and the
+mean games to the stop.
 Run on a checkout of an earlier commit, the same script measures the rule as it was (docs/benchmarks.md).
 """
 
