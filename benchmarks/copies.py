@@ -57,12 +57,15 @@ def add(league: Path, bots: list[str]) -> None:
 
 
 @contextmanager
-def late_copies(rules: str, seed: int, first: list[str], late: list[str], before: int, **after):
+def late_copies(rules: str, seed: int, first: list[str], late: list[str], before: int, company_deals: int | None = None,
+                **after):
     """A Go For It league in a scratch folder: `first` play `before` games, then `late` join and the league plays on
-    (`after`: play_league's options); yields the league and that last play's report."""
+    (`after`: play_league's options); yields the league and that last play's report. `company_deals`: the ratings'
+    cap on a company, if not the default."""
     with tempfile.TemporaryDirectory(prefix="arena-copies-") as scratch:
         toml = Path(scratch) / "league.toml"
-        toml.write_text(TOML.format(seed=seed, rules=rules))
+        ratings = "" if company_deals is None else f"\n[ratings]\ncompany_deals = {company_deals}\n"
+        toml.write_text(TOML.format(seed=seed, rules=rules) + ratings)
         league = Path(scratch) / "league"
         new_league(league, toml)
         add(league, first)

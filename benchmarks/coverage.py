@@ -3,16 +3,18 @@
 
 A Go For It league of three, four or six players plays `--before` games, then copies of some of its bots join
 (the same code under another name) and the league plays `--until settled`, at most `--cap` games more. At its stop
-each late copy is checked against its original: whether the standing table puts them in different tiers (a split:
-two equal bots should split in about 5% of the checks), the gap mu(copy) - mu(original), and the games played after
-the copies came. One worker, `deals = 4`, `isolation = "none"`.
+each late copy is checked against its original: whether they are in different tiers (a split: two equal bots should
+split in at most 5% of the checks), by the fixed 95% tiers of `arena ratings` (`split`) and by the league's own, which
+break only where its settled rule calls a pair separated (`split_settled`); the gap mu(copy) - mu(original); and the
+games played after the copies came. One worker, `deals = 4`, `isolation = "none"`.
 
     nice -n 10 .venv/bin/python benchmarks/coverage.py --seeds 101-110 [--players 3 4 6] [--before 2000]
-                                                        [--cap 8000] [--out rows.csv]
+                                                        [--cap 8000] [--company-deals N] [--pairs] [--out rows.csv]
     .venv/bin/python benchmarks/coverage.py --summary rows.csv [rows-before.csv ...]
 
 Each league prints one CSV row a copy (appended to `--out`); `--summary` reads such files and prints, per file and
-player count, the share of checks that split, the mean gap with its 95% interval, and the mean games to the stop.
+player count, the shares of checks that split (with exact 95% intervals), the mean gap with its 95% interval, and the
+mean games to the stop.
 Run on a checkout of an earlier commit, the same script measures the rule as it was (docs/benchmarks.md).
 """
 
@@ -23,6 +25,7 @@ import csv
 import math
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from copies import late_copies  # benchmarks/ is the script's own folder: first on its path
@@ -36,18 +39,22 @@ LEAGUES = {  # players: (rules, first bots, late copies as copy=original)
     6: ("{ players = 6, jokers = true }", ["random", "greedy", "heuristic", "greedy-2=greedy", "heuristic-2=heuristic",
                                             "random-3=random"], ["random-2=random"]),
 }
-FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "called", "copy_games",
-          "games_after", "settled", "seconds"]
+FIELDS = ["players", "seed", "copy", "original", "mu_copy", "mu_original", "gap", "split", "split_settled", "called",
+          "copy_games", "games_after", "settled", "seconds"]
 
 
-def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
-    """One league: its rows, one a late copy."""
+def run(players: int, seed: int, before: int, cap: int, company_deals: int | None = None, pairs: bool = False
+        ) -> list[dict]:
+    """One league: its rows, one a late copy; with `pairs`, its `arena league table --pairs` printed at its stop."""
     rules, first, late = LEAGUES[players]
     started = time.perf_counter()
-    with late_copies(rules, seed, first, late, before, until_settled=True, games=cap) as (league, report):
+    with late_copies(rules, seed, first, late, before, company_deals, until_settled=True,
+                     games=cap) as (league, report):
         (rated,) = league_ratings(league).values()
         table = rated.table.set_index("bot")
-        called = verdicts(league)
+        order, called, shown = verdicts(league)
+        if pairs:
+            print(f"{players} players, seed {seed}: {report.stopped}", shown, sep="\n", file=sys.stderr)
         rows = []
         for entry in late:
             copy, _, original = entry.partition("=")
@@ -56,6 +63,7 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
                          "mu_original": round(float(table.at[original, "mu"]), 4),
                          "gap": round(float(table.at[copy, "mu"] - table.at[original, "mu"]), 4),
                          "split": int(table.at[copy, "tier"] != table.at[original, "tier"]),
+                         "split_settled": apart(order, called, copy, original),
                          "called": called.get(frozenset((copy, original)), "not adjacent"),
                          "copy_games": int(table.at[copy, "games"]), "games_after": report.played_now,
                          "settled": int("settled" in report.stopped),
@@ -63,14 +71,26 @@ def run(players: int, seed: int, before: int, cap: int) -> list[dict]:
         return rows
 
 
-def verdicts(league: Path) -> dict:
-    """What the league's settled rule says of each adjacent pair (`arena league table --pairs`), by the pair's bots;
-    empty where the code has no such table (an earlier commit, for the rule as it was)."""
+def verdicts(league: Path) -> tuple[list[str], dict, str]:
+    """The active bots in the order of the league's settled rule, what it says of each adjacent pair (`arena league
+    table --pairs`) by the pair's bots, and that table as text; empty where the code has no such table (an earlier
+    commit, for the rule as it was)."""
     try:
         from arena.league.standings import pair_frame
     except ImportError:
-        return {}
-    return {frozenset((p.bot, p.next)): p.settled for p in pair_frame(league).itertuples()}
+        return [], {}, "(no table of pairs)"
+    pairs = pair_frame(league)
+    order = [*pairs["bot"], *pairs["next"][-1:]]
+    return order, {frozenset((p.bot, p.next)): p.settled for p in pairs.itertuples()}, pairs.to_string(index=False)
+
+
+def apart(order: list[str], called: dict, copy: str, original: str) -> int | str:
+    """1 where the settled rule puts a tier break between the copy and its original (a pair between them called
+    "separated": the league's own tiers), 0 where not, "" where the code has no such rule."""
+    if not order:
+        return ""
+    low, high = sorted((order.index(copy), order.index(original)))
+    return int(any(called[frozenset(pair)] == "separated" for pair in pairwise(order[low:high + 1])))
 
 
 def seeds_of(text: str) -> list[int]:
@@ -81,11 +101,21 @@ def seeds_of(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
+def share(hits: int, checks: int) -> str:
+    """`hits` of `checks` as a count and a percentage with its exact (Clopper-Pearson) 95% interval."""
+    from scipy.stats import beta
+
+    low = beta.ppf(0.025, hits, checks - hits + 1) if hits else 0.0
+    high = beta.ppf(0.975, hits + 1, checks - hits) if hits < checks else 1.0
+    return f"{hits} ({hits / checks:.0%} [{low:.0%}, {high:.0%}])"
+
+
 def summary(paths: list[str]) -> None:
-    """Per file and player count: splits, mean gap [95% CI], mean games after the copies came, leagues settled."""
-    print("| rows | players | checks | split | mean gap [95% CI] | mean abs gap | games after the copies came | "
-          "settled |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    """Per file and player count: splits by the fixed 95% tiers and by the league's tiers (the settled rule), each with
+    its 95% interval, the mean gap [95% CI], the mean games after the copies came, leagues settled."""
+    print("| rows | players | checks | split, fixed 95% tiers | split, the league's tiers | mean gap [95% CI] | "
+          "mean abs gap | games after the copies came | settled |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
     for path in paths:
         rows = list(csv.DictReader(open(path)))
         for players in sorted({int(r["players"]) for r in rows}):
@@ -97,11 +127,12 @@ def summary(paths: list[str]) -> None:
             leagues = {r["seed"]: r for r in mine}.values()
             games = sum(int(r["games_after"]) for r in leagues) / len(leagues)
             settled = sum(int(r["settled"]) for r in leagues)
-            splits = sum(int(r["split"]) for r in mine)
-            print(f"| {Path(path).name} | {players} | {len(mine)} | {splits} ({splits / len(mine):.0%}) | "
-                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {sum(map(abs, gaps)) / len(gaps):.2f} | "
-                  f"{games:,.0f} | "
-                  f"{settled} of {len(leagues)} |")
+            by_rule = [r.get("split_settled", "") for r in mine]
+            ruled = "–" if "" in by_rule else share(sum(map(int, by_rule)), len(mine))
+            split = share(sum(int(r["split"]) for r in mine), len(mine))
+            print(f"| {Path(path).name} | {players} | {len(mine)} | {split} | {ruled} | "
+                  f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | "
+                  f"{sum(map(abs, gaps)) / len(gaps):.2f} | {games:,.0f} | {settled} of {len(leagues)} |")
 
 
 def main() -> None:
@@ -110,6 +141,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", choices=sorted(LEAGUES), default=sorted(LEAGUES))
     parser.add_argument("--before", type=int, default=2000, help="games before the copies came")
     parser.add_argument("--cap", type=int, default=8000, help="games after, at most")
+    parser.add_argument("--company-deals", type=int, help="the ratings' cap on a company (default: the league's)")
+    parser.add_argument("--pairs", action="store_true", help="print each league's adjacent pairs at its stop (stderr)")
     parser.add_argument("--out", help="append the rows to this CSV file")
     parser.add_argument("--summary", nargs="+", metavar="CSV", help="summarise rows written before, and stop")
     args = parser.parse_args()
@@ -121,7 +154,7 @@ def main() -> None:
     writer.writeheader()
     for seed in seeds_of(args.seeds):
         for players in args.players:
-            rows = run(players, seed, args.before, args.cap)
+            rows = run(players, seed, args.before, args.cap, args.company_deals, args.pairs)
             writer.writerows(rows)
             sys.stdout.flush()
             if out is not None:

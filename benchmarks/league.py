@@ -155,13 +155,13 @@ class NewcomerWatch(Matchmaker):
     and whether its tier is settled: its placement tables played and the pairs it forms with its neighbours
     settled, by the rule `until settled` applies to every pair."""
 
-    looks: list[tuple[int, int, bool]] = []
+    seen: list[tuple[int, int, bool]] = []
 
     def _variant_tables(self, look, players, played, companies):
         if NEWCOMER in look.order:
             at = look.order.index(NEWCOMER)
             settled = played[NEWCOMER] >= self.settings.placement and all(look.settled[max(0, at - 1):at + 1])
-            self.looks.append((self.played_now, at + 1, settled))
+            self.seen.append((self.played_now, at + 1, settled))
         return super()._variant_tables(look, players, played, companies)
 
 
@@ -200,10 +200,10 @@ def newcomer(args) -> None:
         truth = {**ladder(bots), NEWCOMER: round((below + 0.5) / (bots - 1), 4)}
         true_rank = 1 + sum(p > truth[NEWCOMER] for p in truth.values())
         add_mixed(league, NEWCOMER, truth[NEWCOMER])
-        NewcomerWatch.looks = []
+        NewcomerWatch.seen = []
         started = time.perf_counter()
         report = play_league(league, until_settled=True, games=budget, workers=args.workers, planner=NewcomerWatch)
-        tier = next(((games, rank) for games, rank, settled in NewcomerWatch.looks if settled), None)
+        tier = next(((games, rank) for games, rank, settled in NewcomerWatch.seen if settled), None)
         (rated,) = league_ratings(league, replicates=10).values()
         order = list(rated.table["bot"])
         print(f"newcomer p = {truth[NEWCOMER]} (between p{below:02d} and p{below + 1:02d}, true rank {true_rank} of "

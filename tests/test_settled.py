@@ -13,6 +13,7 @@ from test_league import arena
 from arena.config import RatingSettings
 from arena.league.matchmaker import COVERED, Companies, variant_look
 from arena.league.settings import LeagueSettings
+from arena.league.standings import settled_tiers
 from arena.ratings.looks import Standing, anytime_halfwidth
 
 MU_PER_SCORE = 14.8
@@ -98,6 +99,19 @@ def test_a_late_comer_is_not_settled_before_it_met_its_neighbours_company_and_it
     assert look.coverage[2] >= COVERED - 1e-9 and look.verdict(2) == "tie"
 
 
+def test_a_league_tier_begins_exactly_where_the_settled_rule_separates_a_pair():
+    """The standing table's tiers are the settled rule's (`settled_tiers`): open pairs and ties share a tier whatever
+    their fixed 95% tiers said, a separated pair begins one, and a retired bot (in no pair) joins the tier above it."""
+    frame = pd.DataFrame({"rank": ["1", "2", "3", "4", "5", "6"], "tier": [1, 2, 3, 4, 5, 6],
+                          "bot": ["a", "old", "b", "c", "d", "e"]})
+    pairs = pd.DataFrame({"variant": "v", "bot": ["a", "b", "c", "d"], "next": ["b", "c", "d", "e"],
+                          "settled": ["separated", "no", "tie", "separated"]})
+    table = settled_tiers({"v": frame}, pairs)["v"]
+    assert list(table["rank"]) == ["1=", "1=", "3=", "3=", "3=", "6"] and list(table["tier"]) == [1, 1, 2, 2, 2, 3]
+    assert list(frame["tier"]) == [1, 2, 3, 4, 5, 6]  # the ratings' own table is left as it was
+    assert list(settled_tiers({"v": frame}, pairs.iloc[:0])["v"]["rank"]) == ["1="] * 6  # nothing settled apart yet
+
+
 LEAGUE = """
 name = "club"
 seed = 53
@@ -118,19 +132,25 @@ isolation = "none"
 
 def test_league_table_pairs_agrees_with_until_settled_at_every_look(tmp_path):
     """After each round, `league table --pairs` shows every pair settled exactly when `play --until settled` plays no
-    more; and the settled league's bot page shows the same pairs."""
+    more, and `league table`'s tiers break exactly at the pairs it calls separated (one tier while none is, three once
+    all are)."""
     (tmp_path / "league.toml").write_text(LEAGUE)
     league = tmp_path / "club"
     arena("league", "new", league, tmp_path / "league.toml")
     for bot in ("random", "greedy", "heuristic"):
         arena("league", "add", league, bot, "--no-sandbox", "--games", "1")
-    seen = set()
+    seen, breaks = set(), set()
     for _ in range(80):
         pairs = pd.DataFrame(json.loads(arena("league", "table", league, "--pairs", "--format", "json").stdout))
         if not pairs.empty:
             assert list(pairs.columns) == ["variant", "bot", "next", "diff", "diff_lo", "diff_hi", "settled", "met"]
             bounded = pairs.dropna(subset=["diff_lo"])  # a pair not yet rated, or of one deal, has no bounds
             assert (bounded["diff_lo"] < bounded["diff"]).all() and (bounded["diff"] < bounded["diff_hi"]).all()
+        table = arena("league", "table", league, "--format", "json").stdout
+        if not table.startswith("no finished round"):  # the standing table's tiers are where the rule separates
+            tier = {row["bot"]: row["tier"] for row in json.loads(table)}
+            assert [tier[p.next] != tier[p.bot] for p in pairs.itertuples()] == list(pairs["settled"] == "separated")
+            breaks.add(len(set(tier.values())))
         settled = not pairs.empty and bool((pairs["settled"] != "no").all())
         seen.add(settled)
         out = arena("league", "play", league, "--until", "settled", "--rounds", "1", "--no-progress").stdout
@@ -138,6 +158,7 @@ def test_league_table_pairs_agrees_with_until_settled_at_every_look(tmp_path):
         if settled:
             break
     assert seen == {False, True}, "the league settled within 80 rounds, after at least one open look"
+    assert {1, 3} <= breaks  # one tier while nothing was settled apart, three once all were
     csv = arena("league", "table", league, "--pairs", "--format", "csv").stdout
     assert csv.splitlines()[0] == "variant,bot,next,diff,diff_lo,diff_hi,settled,met"
     assert "settled" in arena("league", "table", league, "--pairs").stdout

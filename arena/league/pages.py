@@ -35,8 +35,8 @@ def write_league_report(directory: Path) -> Path:
     directory = Path(directory)
     settings = load_settings(directory)
     bots, rounds = snapshot(directory)
-    rated, frames = standing_frames(directory, taken=(bots, rounds))
     adjacent = pair_frame(directory, taken=(bots, rounds))
+    rated, frames = standing_frames(directory, taken=(bots, rounds), pairs=adjacent)
     out = LeagueDir(directory).leaderboard
     games = sum(r.games for r in rounds)
     shared = tables()

@@ -48,12 +48,39 @@ def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replic
 
 
 def standing_frames(directory: Path, game: str | None = None,
-                    taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """The ratings by variant and each variant's table with the bot's version, status and added date beside it,
-    from the catalog `snapshot` given (`taken`), or one taken now."""
-    bots, rounds = taken or snapshot(directory)
+                    taken: tuple[list[BotRow], list[RoundRow]] | None = None,
+                    pairs: pd.DataFrame | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """The ratings by variant and each variant's table with the bot's version, status and added date beside it and
+    its tiers by the settled rule (`settled_tiers`, on `pairs`, the `pair_frame` of the same snapshot, made here if not
+    given), from the catalog `snapshot` given (`taken`), or one taken now."""
+    bots, rounds = taken = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
-    return rated, with_bots(rated, bots)
+    if pairs is None:
+        pairs = pair_frame(directory, game, taken)
+    return rated, settled_tiers(with_bots(rated, bots), pairs)
+
+
+def settled_tiers(frames: dict[str, pd.DataFrame], pairs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each variant's table (of `frames`) with its rank and tier from the league's settled rule (`pairs`, the
+    `pair_frame` of the same games): a new tier begins at an active bot exactly where its pair with the active bot
+    above it is settled as separated. A league is looked at every round, and tiers by a fixed 95% interval, looked at
+    that often, part equal bots sooner or later: the rule's anytime-valid interval does not, and it is what the
+    league stops on. A pair still open or settled as a tie shares a tier; a retired bot, which the league no longer
+    plays, shares the tier of the bot above it. A one-off tournament's tables keep their fixed 95% tiers."""
+    from arena.ratings.bootstrap import tier_labels
+
+    separated = {(p.variant, frozenset((p.bot, p.next))) for p in pairs.itertuples() if p.settled == "separated"}
+    shown = {}
+    for variant, frame in frames.items():
+        active = set(pairs.loc[pairs["variant"] == variant, ["bot", "next"]].to_numpy().ravel())
+        starts, above = [], None
+        for bot in frame["bot"]:
+            starts.append((variant, frozenset((above, bot))) in separated)  # only active bots' pairs are in it
+            above = bot if bot in active else above
+        table = frame.copy()
+        table["rank"], table["tier"] = tier_labels(starts)
+        shown[variant] = table
+    return shown
 
 
 def pair_frame(directory: Path, game: str | None = None,

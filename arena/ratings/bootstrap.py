@@ -237,21 +237,20 @@ def likelihood_of_superiority(mu: np.ndarray, diff_se: np.ndarray) -> np.ndarray
 
 def tiers(order: np.ndarray, los: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rank labels and tier numbers by bot code: a bot not separated from the one above it shares its tier."""
-    labels = np.empty(len(order), dtype=object)
-    numbers = np.zeros(len(order), dtype=np.int64)
-    members: list[list[int]] = []
-    for position, bot in enumerate(order):
-        if position and not los[order[position - 1], bot] >= SEPARATED:
-            members[-1].append(bot)
-        else:
-            members.append([bot])
-    position = 1
-    for number, tier in enumerate(members, 1):
-        for bot in tier:
-            labels[bot] = f"{position}=" if len(tier) > 1 else str(position)
-            numbers[bot] = number
-        position += len(tier)
+    labels, numbers = np.empty(len(order), dtype=object), np.zeros(len(order), dtype=np.int64)
+    labels[order], numbers[order] = tier_labels([position == 0 or los[order[position - 1], bot] >= SEPARATED
+                                                 for position, bot in enumerate(order)])
     return labels, numbers
+
+
+def tier_labels(starts: list[bool]) -> tuple[np.ndarray, np.ndarray]:
+    """Rank labels ("2=" where a tier holds more than one bot) and tier numbers of bots in rating order, a new tier
+    beginning at each bot whose `starts` is true (the first bot begins one whatever it says)."""
+    numbers = np.cumsum([True, *starts[1:]]) if starts else np.zeros(0, dtype=np.int64)
+    sizes = np.bincount(numbers)
+    first = np.cumsum(np.concatenate([[0, 1], sizes[1:-1]]))  # the position of each tier's first bot, by number
+    labels = np.array([f"{first[n]}=" if sizes[n] > 1 else str(first[n]) for n in numbers], dtype=object)
+    return labels, numbers.astype(np.int64)
 
 
 def estimate_against_deals(outcomes: Outcomes, points: np.ndarray | None, weights: np.ndarray | None, names,

@@ -136,10 +136,11 @@ def _update(variant, names: np.ndarray, name_code: np.ndarray, checkpoint: _Chec
     return mu, diff_se
 
 
-def anytime_halfwidth(se, confidence: float):
+def anytime_halfwidth(se, confidence: float, mixture: float = MIXTURE_SE):
     """The half-width of a confidence sequence for a rating difference estimated with standard error `se` (scalar or
     array): the normal-mixture boundary of Robbins, |d - delta| <= se sqrt((1 + v) (log(1 + 1/v) + 2 log(1/alpha)))
-    with v = (se / MIXTURE_SE)^2 and alpha = 1 - confidence. Unlike the fixed interval d +- 1.96 se, it holds at every
+    with v = (se / mixture)^2 and alpha = 1 - confidence (`mixture`: the error where it is tightest, MIXTURE_SE unless
+    a study compares others, benchmarks/anytime.py). Unlike the fixed interval d +- 1.96 se, it holds at every
     look at once: where the difference is a Gaussian martingale in its information 1/se^2, the chance that any look,
     however many, excludes the true difference is at most alpha (Ville's inequality on the mixture martingale;
     Howard, Ramdas, McAuliffe and Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence sequences", 2021,
@@ -148,7 +149,7 @@ def anytime_halfwidth(se, confidence: float):
     infinite width."""
     se = np.asarray(se, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = (se / MIXTURE_SE) ** 2
+        v = (se / mixture) ** 2
         half = se * np.sqrt((1 + v) * (np.log1p(1 / v) + 2 * np.log(1 / (1 - confidence))))
     return np.where(se > 0, half, np.inf) if half.ndim else (float(half) if se > 0 else float("inf"))
 

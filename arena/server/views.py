@@ -35,7 +35,7 @@ from arena.league.catalog import BotRow, Catalog
 from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, TablesPlayed, adjacent_pairs
 from arena.league.play import league_parts
 from arena.league.season import closing_time
-from arena.league.standings import RatingHistory, head_to_head, snapshot, with_bots
+from arena.league.standings import RatingHistory, head_to_head, settled_tiers, snapshot, with_bots
 from arena.ratings.looks import standings
 from arena.ratings.tables import RunningRatings
 from arena.results import RATED_COLUMNS
@@ -363,7 +363,7 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     final = making.final and replace(making.final, frames=with_bots(making.final.rated, bots))  # statuses of now
     settings = load_settings(Path(directory))
     adjacent = adjacent_pairs(settings, bots, standings(making.looks) if rounds else {}, making.tallies)
-    view = View(settings.name, version + 1, bots, spans, rated, with_bots(rated, bots),
+    view = View(settings.name, version + 1, bots, spans, rated, settled_tiers(with_bots(rated, bots), adjacent),
                 making.history.frame(), adjacent, recent, making.faulted, closes=closes, final=final,
                 waiting=waiting_variants(settings, bots))
     view.rendered.update(prerendered(view))
