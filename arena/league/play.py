@@ -9,6 +9,7 @@ that round first, playing only the games missing from its parts; no game is play
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -23,11 +24,12 @@ from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.compaction import compact
 from arena.league.directory import LeagueDir
 from arena.league.matchmaker import Matchmaker
-from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, live_parts, read_rows, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, live_parts, read_rows, set_aside_damaged, write_part
 from arena.tournament.plan import Range, Step
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
+logger = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -147,7 +149,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         catalog = Catalog(directory)
         try:
             run = LeagueDir(directory).run
-            _set_aside_damaged(run)
+            set_aside_damaged(run, warn=logger.warning)
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
             recorder = RoundRecorder(matchmaker, catalog)
@@ -184,11 +186,3 @@ def finished_end(rounds: list[RoundRow]) -> int:
     unfinished = [r.first_index for r in rounds if r.status != "done"]
     return min(unfinished, default=max((r.end_index for r in rounds), default=0))
 
-
-def _set_aside_damaged(run: RunDir) -> None:
-    """Moves a part cut short by a crash out of the results: its games are played again."""
-    for path, reason in scan_parts(run)[1]:
-        aside = run.damaged / path.name
-        aside.parent.mkdir(exist_ok=True)
-        os.replace(path, aside)
-        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")

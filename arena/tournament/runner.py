@@ -24,7 +24,7 @@ import pyarrow as pa
 from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.errors import ArenaError
-from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
+from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, set_aside_damaged, write_part
 from arena.tournament.batch import worker_batch
 from arena.tournament.schedule import Schedule
 
@@ -301,13 +301,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
-    good, bad = scan_parts(run)
-    for path, reason in bad:  # a part cut short by a crash: set aside and replayed
-        aside = run.damaged / path.name
-        aside.parent.mkdir(exist_ok=True)
-        os.replace(path, aside)
-        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
-    done = [(start, end) for start, end, _ in good]
+    done = [(start, end) for start, end, _ in set_aside_damaged(run)]
     planner = plan_for(config)
     workers, address = workers_for(config, workers, address)
     backend, pool = make_pool(workers, address)
