@@ -96,7 +96,7 @@ class RoundRecorder:
         return self.matchmaker.summary()
 
 
-def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
+def league_parts(directory: LeagueDir | Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
                  by_round: bool = False) -> Iterator[pa.Table]:
     """The results of the given rounds in game-index order (columns: all of LEAGUE_SCHEMA), a part at a time, or
     the rounds' share of a compacted part; `by_round`: never one table across two rounds.
@@ -118,7 +118,7 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
     misses, missed_at = 0, -1
     while True:
         try:
-            for start, end, path in live_parts(LeagueDir(directory).results):
+            for start, end, path in live_parts(LeagueDir.of(directory).results):
                 for first, last in ranges:
                     low, high = max(start, first, given), min(end, last)
                     if low < high:

@@ -37,7 +37,7 @@ def shown_time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def closing_time(directory: Path, catalog: Catalog | None = None) -> datetime | None:
+def closing_time(directory: LeagueDir | Path, catalog: Catalog | None = None) -> datetime | None:
     """When entries close (or closed): the time `arena league close` recorded, else `[season] closes`, else None."""
     own = catalog is None
     catalog = Catalog(directory) if own else catalog
@@ -90,7 +90,7 @@ def final_config(directory: Path, *, deals: int | None = None, until_settled: bo
     from arena.config.toml import toml_text
     from arena.league.catalog import LeagueError
 
-    directory = Path(directory)
+    directory = LeagueDir.of(directory)
     settings = load_settings(directory)
     catalog = Catalog(directory)
     try:

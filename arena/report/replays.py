@@ -43,5 +43,5 @@ def _isolated_replay(run: RunDir, index: int) -> dict:
     (arena.tournament.replay.replay_in_child)."""
     from arena.tournament.replay import replay_game, replay_in_child
 
-    limit, setup, wall = time_limits_of(run.config.read_text())
+    limit, setup, wall = time_limits_of(run.read_config())
     return replay_in_child(lambda: replay_game(run, index), limit, setup, index, wall)
