@@ -46,7 +46,7 @@ class FinalView:
                                                                           strict=True)]]
 
 
-def final_digest(directory: Path) -> str | None:
+def final_digest(directory: LeagueDir | Path) -> str | None:
     """The digest of the league's finished final, or None while there is none (not played, or not finished)."""
     try:
         return LeagueDir.of(directory).final.read_manifest().get("digest")
@@ -54,7 +54,7 @@ def final_digest(directory: Path) -> str | None:
         return None
 
 
-def read_final(directory: Path, bots: list[BotRow]) -> FinalView | None:
+def read_final(directory: LeagueDir | Path, bots: list[BotRow]) -> FinalView | None:
     """The league's finished final, rated from its result parts (None if there is none)."""
     from arena.ratings.tables import rate_run
     from arena.results import iter_results
