@@ -65,7 +65,7 @@ class FileMemo:
 
     def get(self, name: str, paths: tuple[Path, ...], read: Callable[[], T]) -> T:
         """The value `name`, as `read()` makes it from `paths`: the one kept, unless one of them changed."""
-        stamp = tuple(_stamp(path) for path in paths)
+        stamp = tuple(_stamp(path) for path in paths)  # before the read: a change during it is read again next time
         kept = self.kept.get(name)
         if kept is not None and kept[0] == stamp:
             return kept[1]

@@ -372,7 +372,7 @@ def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: boo
             for path in (run.manifest, run.ratings, run.summary, run.report):
                 path.unlink(missing_ok=True)
         elif resume:
-            saved = parse_config(run.config.read_text(), folders=config.folders)  # its paths found as the new one's
+            saved = parse_config(run.read_config(), folders=config.folders)  # its paths found as the new one's
             if _comparable(saved) != _comparable(config):
                 raise ConfigError(f"{run.path} holds a run of a different config; use another name or --overwrite")
             return
@@ -429,7 +429,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
     write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
-    previous = json.loads(run.manifest.read_text()) if run.manifest.is_file() else {}
+    previous = run.read_manifest()
     manifest = {
         "name": config.name,
         "digest": results_digest,
