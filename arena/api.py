@@ -102,7 +102,7 @@ def open_run(path: str | Path) -> Run:
     directory = RunDir(Path(path))
     if not directory.manifest.is_file():
         raise ConfigError(f"{directory.path} holds no finished run (no manifest.json)")
-    return Run(directory.path, json.loads(directory.manifest.read_text()), rate_run(directory))
+    return Run(directory.path, directory.read_manifest(), rate_run(directory))
 
 
 def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any] | None = None,

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -40,17 +44,55 @@ TIMING_COLUMNS = {"duration", "slowest_move_cpu", "slowest_move_wall"}
 without a move time limit, or in parts written before they were kept): what load on the machine changes, never
 part of the digest."""
 PART_NAME = re.compile(r"part-(\d{12})-(\d{12})\.parquet")
+T = TypeVar("T")
 
 
 class ResultsError(ArenaError, ValueError):
     """A run directory that is missing or does not hold what it should."""
 
 
+class FileMemo:
+    """What was read from files, each value kept while its files stay as they are on disk (inode, size, modification
+    and change times): read once for any number of uses, read again once a file changed, whoever holds it and for
+    however long (a server keeps its league's across requests). A file rewritten in place within one tick of the
+    clock to the same size would go unseen; arena writes its files by rename (arena/atomic.py), a new inode.
+
+    Threads may share one: two that miss at once both read, and the last one's value is kept (the values are
+    read-only)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[tuple, object]] = {}
+
+    def get(self, name: str, paths: tuple[Path, ...], read: Callable[[], T]) -> T:
+        """The value `name`, as `read()` makes it from `paths`: the one kept, unless one of them changed."""
+        stamp = tuple(_stamp(path) for path in paths)  # before the read: a change during it is read again next time
+        kept = self.kept.get(name)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        value = read()
+        self.kept[name] = (stamp, value)
+        return value
+
+    def __reduce__(self):
+        return FileMemo, ()  # a copy in another process reads for itself
+
+
+def _stamp(path: Path) -> tuple | None:
+    """What tells a file's versions apart (None: no such file)."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
 @dataclass(frozen=True)
 class RunDir:
-    """The files of one run: `reports/<name>/`."""
+    """The files of one run: `reports/<name>/`; its config and manifest read once for the operations that hold
+    it (`read_config`, `read_manifest`, and `memo` for what is made of them, such as the saved Config)."""
 
     path: Path
+    memo: FileMemo = field(default_factory=FileMemo, compare=False, repr=False)
 
     @property
     def config(self) -> Path:
@@ -59,6 +101,20 @@ class RunDir:
     @property
     def manifest(self) -> Path:
         return self.path / "manifest.json"
+
+    def read_config(self) -> str:
+        """The text of the run's config.toml."""
+        return self.memo.get("config", (self.config,), self.config.read_text)
+
+    def read_manifest(self) -> dict:
+        """The run's manifest.json ({} while the run has not finished): a copy, for the caller to change."""
+        return copy.deepcopy(self.memo.get("manifest", (self.manifest,), self._manifest))
+
+    def _manifest(self) -> dict:
+        try:
+            return json.loads(self.manifest.read_text())
+        except FileNotFoundError:
+            return {}
 
     @property
     def results(self) -> Path:
@@ -112,6 +168,19 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
         else:
             good.append((start, end, path))
     return good, bad
+
+
+def set_aside_damaged(run: RunDir, warn: Callable[[str], object] = print) -> list[tuple[int, int, Path]]:
+    """Moves each part cut short by a crash out of the results into the run's `damaged/`, saying so through `warn`
+    (the league's goes to its logger): its games are played again. Returns the readable parts as (start, end,
+    path), as scan_parts does."""
+    good, bad = scan_parts(run)
+    for path, reason in bad:
+        aside = run.damaged / path.name
+        aside.parent.mkdir(exist_ok=True)
+        os.replace(path, aside)
+        warn(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
+    return good
 
 
 def load_results(run: RunDir, columns: list[str] | None = None) -> pa.Table:

@@ -149,3 +149,26 @@ def import_optional(name: str):
     except ImportError as error:
         skip_for_want_of("rl", f"cannot import {name} ({error}); make installs arena[rl]")
 
+
+
+@pytest.fixture
+def opened(monkeypatch, tmp_path):
+    """`opened(name)`: how many times a file of that name was opened for reading by Python's `open` (Path.read_text
+    and Path.open go through it) since the test began, in this process and the children it forked (each open is
+    appended to a log file, which a forked child shares)."""
+    import builtins
+    import io
+
+    log = tmp_path / "opened.log"
+    real = io.open
+
+    def counting(file, mode="r", *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and not any(c in mode for c in "wax+"):
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            os.write(fd, os.path.basename(os.fspath(file)).encode() + b"\n")
+            os.close(fd)
+        return real(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", counting)
+    monkeypatch.setattr(builtins, "open", counting)
+    return lambda name: log.read_text().split("\n").count(name) if log.exists() else 0

@@ -126,6 +126,33 @@ def test_the_estimate_against_deals_ends_at_the_table(small_run):
         assert (rows["mu_lo"] <= rows["mu"]).all() and (rows["mu"] <= rows["mu_hi"]).all()
 
 
+def test_a_report_reads_the_runs_config_and_manifest_once(small_run, opened):
+    """`arena report` of a real run (its example replays regenerated in forked children, which `opened` counts
+    too): its config.toml read 27 times and its manifest 14 before RunDir kept what it read."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    done = CliRunner().invoke(app, ["report", str(small_run.path)], catch_exceptions=False)
+    assert done.exit_code == 0 and "wrote" in done.stdout
+    assert (opened("config.toml"), opened("manifest.json")) == (1, 1)
+
+
+def test_a_run_dir_reads_its_files_again_once_they_change(tmp_path):
+    """What a RunDir read is kept only while the file is as it was: a rewrite (in place or by rename) is read."""
+    from arena.atomic import write_atomic
+
+    run = RunDir(tmp_path)
+    run.config.write_text('name = "a"\n')
+    assert run.read_config() == 'name = "a"\n' and run.read_manifest() == {}
+    run.config.write_text('name = "bb"\n')  # in place, another size
+    write_atomic(run.manifest, b'{"games": 4}')
+    assert run.read_config() == 'name = "bb"\n' and run.read_manifest() == {"games": 4}
+    run.read_manifest()["games"] = 5  # the caller's copy
+    write_atomic(run.config, b'name = "cc"\n')  # by rename, the same size
+    assert run.read_manifest() == {"games": 4} and run.read_config() == 'name = "cc"\n'
+
+
 def test_a_long_run_gives_a_small_report(tmp_path):
     """60,000 synthetic games of five bots: the page holds summaries, never per-game data."""
     run = RunDir(tmp_path / "long")

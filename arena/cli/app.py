@@ -313,7 +313,7 @@ def reproduce(
     import tempfile
 
     from arena.cli.display import progress_bar
-    from arena.config.saved import changed_code, run_manifest, saved_config
+    from arena.config.saved import changed_code, saved_config
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
 
@@ -321,7 +321,7 @@ def reproduce(
         run_dir = open_run(run)
         if not run_dir.manifest.is_file():
             fail(f"{run}: the run has not finished (no manifest.json); finish it with --resume first")
-        manifest = run_manifest(run_dir)
+        manifest = run_dir.read_manifest()
         expected = manifest["digest"]
         on_disk = run_digest(run_dir)
         if on_disk != expected:  # the parts were changed since the run finished: nothing to re-run against

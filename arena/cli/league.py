@@ -249,12 +249,13 @@ def league_final(
 
     Example: arena league final club --deals 200 --workers 2
     """
-    from arena.league import load_settings
+    from arena.league import LeagueDir, load_settings
     from arena.league.season import final_run
 
     with user_errors():
-        settings = load_settings(directory)
-        config, run, left_out = final_run(directory, deals=deals, until_settled=until == Until.settled)
+        league = LeagueDir(directory)  # league.toml read once for the command
+        settings = load_settings(league)
+        config, run, left_out = final_run(league, deals=deals, until_settled=until == Until.settled)
     for line in left_out:
         typer.echo(f"note: {line}")
     run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,

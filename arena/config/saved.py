@@ -3,7 +3,6 @@ hashes its manifest pinned."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from arena.bots.sources import recorded_spec
@@ -11,21 +10,15 @@ from arena.config.models import Config
 from arena.results import RunDir
 
 
-def run_manifest(run: RunDir) -> dict:
-    """The run's manifest.json ({} while the run has not finished)."""
-    try:
-        return json.loads(run.manifest.read_text())
-    except FileNotFoundError:
-        return {}
-
-
 def saved_config(run: RunDir) -> Config:
     """The run's config.toml, its relative bot paths looked up in the folders the run recorded (the working
     directory and the config's folder when it was started), so that it reads the same from any folder. A run
-    that has not finished has no record yet: its paths are looked up from here."""
+    that has not finished has no record yet: its paths are looked up from here. Parsed once for the operations
+    that hold `run`, while its config and manifest are unchanged (a config that does not parse is not kept)."""
     from arena.config import parse_config
 
-    return parse_config(run.config.read_text(), folders=run_manifest(run).get("folders") or None)
+    return run.memo.get("saved config", (run.config, run.manifest), lambda: parse_config(
+        run.read_config(), folders=run.read_manifest().get("folders") or None))
 
 
 @dataclass(frozen=True)

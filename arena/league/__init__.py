@@ -59,7 +59,13 @@ def new_league(directory: Path, config: Path) -> LeagueSettings:
     return settings
 
 
-def load_settings(directory: Path) -> LeagueSettings:
-    """The settings of a league directory (checking that it is one, of this format)."""
-    Catalog(directory).close()
-    return parse_settings(LeagueDir(directory).settings.read_text())
+def load_settings(directory: LeagueDir | Path) -> LeagueSettings:
+    """The settings of a league directory (checking that it is one, of this format): read once for the operations
+    that hold the same LeagueDir, again once league.toml changed."""
+    league = LeagueDir.of(directory)
+
+    def read() -> LeagueSettings:
+        Catalog(league.path).close()
+        return parse_settings(league.settings.read_text())
+
+    return league.memo.get("settings", (league.settings,), read)

@@ -1,21 +1,40 @@
-"""The files of a league directory, named in one place as RunDir names a run's (paths only, no behaviour)."""
+"""The files of a league directory, named in one place as RunDir names a run's, and what is read of them kept
+for the operations that hold the same LeagueDir."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from arena.results import RunDir
+from arena.results import FileMemo, RunDir
 
 
 @dataclass(frozen=True)
 class LeagueDir:
-    """The files of one league: `DIR/` as `arena league new DIR` makes it."""
+    """The files of one league: `DIR/` as `arena league new DIR` makes it. A path too (os.PathLike), so that it goes
+    wherever the league's folder does; the functions that read its settings take it (`arena.league.load_settings`),
+    and read league.toml once for all of them, again only once it changed on disk (`memo`, a FileMemo: a server
+    keeps one across requests). The catalog's connections are not kept: each is opened by the thread that uses
+    it (SQLite's connections are not to be shared between threads)."""
 
     path: Path
+    memo: FileMemo = field(default_factory=FileMemo, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", Path(self.path))  # a str from the command line or a test is a path
+
+    @classmethod
+    def of(cls, directory: LeagueDir | str | os.PathLike) -> LeagueDir:
+        """`directory` itself when it is a LeagueDir (what it read is kept), else the LeagueDir of that folder."""
+        return directory if isinstance(directory, LeagueDir) else cls(directory)
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
 
     @property
     def settings(self) -> Path:
@@ -32,10 +51,10 @@ class LeagueDir:
         """The frozen copies of the bots' code, a folder per hash (arena/league/frozen.py)."""
         return self.path / "bots"
 
-    @property
+    @cached_property
     def run(self) -> RunDir:
         """The league as a run directory: its `results/` hold the Parquet parts (the run columns and the round),
-        a damaged part is set aside in its `damaged/`."""
+        a damaged part is set aside in its `damaged/`. One RunDir for the LeagueDir's life, as what it read is."""
         return RunDir(self.path)
 
     @property
@@ -64,7 +83,8 @@ class LeagueDir:
         """The static leaderboard's index page."""
         return self.leaderboard / "index.html"
 
-    @property
+    @cached_property
     def final(self) -> RunDir:
-        """The season's final, an ordinary run folder (`arena league final`, arena/league/season.py)."""
+        """The season's final, an ordinary run folder (`arena league final`, arena/league/season.py): its config and
+        manifest read once for the LeagueDir's life, again once changed."""
         return RunDir(self.path / "final")

@@ -28,10 +28,10 @@ from arena.bots import BUNDLED_DIR, MANIFEST, BotError
 from arena.bots.bundles import ArchiveLimits, check_folder, tree_hash
 from arena.bots.registry import BotSource
 from arena.bots.sources import as_folder, resolve
+from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
 from arena.league.entrants import Owner, owner_of
-from arena.league.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ def check_name(name: str) -> str:
     return name
 
 
-def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool = True, games_per_rules: int = 6,
-            move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
+def add_bot(league: LeagueDir | Path, spec: str, *, name: str | None = None, sandboxed: bool = True,
+            games_per_rules: int = 6, move_time_limit: float = 1.0, setup_time_limit: float = 10.0,
             limits: ArchiveLimits = ArchiveLimits(), owner: Owner | None = None, entered: float | None = None) -> Added:
     """Checks the bot named by `spec` and adds it to the league (see the module's docstring). `spec`: a bot name,
     `path/file.py:Class`, a bot's folder or zip with a bot.toml, or either of these without one followed by
@@ -65,6 +65,7 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
     from arena.league.season import check_open
     from arena.tournament.submit import check_bot
 
+    league = LeagueDir.of(league)  # league.toml read once for the checks below
     catalog = Catalog(league)
     staged = None
     try:
@@ -72,7 +73,7 @@ def add_bot(league: Path, spec: str, *, name: str | None = None, sandboxed: bool
         if name is not None:
             check_name(name)
         source = resolve(spec)
-        league_games = sorted({g.game for g in parse_settings(LeagueDir(league).settings.read_text()).games})
+        league_games = sorted({g.game for g in load_settings(league).games})
         if source.told:
             _check_plays(source.name, source.games, league_games)
         kind = _kind(source)

@@ -30,20 +30,21 @@ def page_name(label: str) -> str:
     return "bot-" + re.sub(r"[^A-Za-z0-9_.-]", lambda m: f"~{ord(m[0]):x}", label) + ".html"
 
 
-def write_league_report(directory: Path) -> Path:
-    """Writes the leaderboard pages; returns the index page's path."""
-    directory = Path(directory)
-    settings = load_settings(directory)
-    bots, rounds = snapshot(directory)
-    adjacent = pair_frame(directory, taken=(bots, rounds))
-    rated, frames = standing_frames(directory, taken=(bots, rounds), pairs=adjacent)
-    out = LeagueDir(directory).leaderboard
+def write_league_report(directory: LeagueDir | Path) -> Path:
+    """Writes the leaderboard pages; returns the index page's path. The league's settings are read once for all
+    of them (one LeagueDir passed down)."""
+    league = LeagueDir.of(directory)
+    settings = load_settings(league)
+    bots, rounds = snapshot(league)
+    adjacent = pair_frame(league, taken=(bots, rounds))
+    rated, frames = standing_frames(league, taken=(bots, rounds), pairs=adjacent)
+    out = league.leaderboard
     games = sum(r.games for r in rounds)
     shared = tables()
     body = [f"<h1>League {_e(settings.name)}</h1>",
             f"<p class=muted>{counted(len(bots), 'bot')} ({sum(b.status == 'active' for b in bots)} active), "
             f"{counted(len(rounds), 'round')}, {counted(games, 'game')}. {shared.standings_note()}</p>"]
-    body += _season(directory)
+    body += _season(league)
     if not frames:
         body.append("<p>No finished round yet: <code>arena league play</code> plays one.</p>")
     for variant, frame in frames.items():
@@ -52,9 +53,9 @@ def write_league_report(directory: Path) -> Path:
     never = [b for b in bots if not any(b.label in set(f["bot"]) for f in frames.values())]
     if never:
         body.append("<p class=muted>Not rated yet: " + ", ".join(_link(b.label) for b in never) + ".</p>")
-    index = LeagueDir(directory).report
+    index = league.report
     write_atomic(index, _page(f"League {settings.name}", body).encode())
-    replays = _first_game_replays(directory, [(b.label, v) for b in bots for v, f in frames.items()
+    replays = _first_game_replays(league.path, [(b.label, v) for b in bots for v, f in frames.items()
                                               if b.label in set(f["bot"])], rounds, out)
     for bot in bots:
         write_atomic(out / page_name(bot.label),
@@ -63,15 +64,14 @@ def write_league_report(directory: Path) -> Path:
     return index
 
 
-def _season(directory: Path) -> list[str]:
+def _season(league: LeagueDir) -> list[str]:
     """When entries close or closed, and a link to the final's report once it is played (arena/league/season.py)."""
     from datetime import UTC, datetime
 
     from arena.league.season import closing_time, shown_time
 
-    closes = closing_time(directory)
-    final = "<a href='../final/report.html'>The final</a> is played." if LeagueDir(directory).final.manifest.is_file() \
-        else ""
+    closes = closing_time(league)
+    final = "<a href='../final/report.html'>The final</a> is played." if league.final.manifest.is_file() else ""
     if closes is None and not final:
         return []
     when = "" if closes is None else \

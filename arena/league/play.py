@@ -24,11 +24,12 @@ from arena.league.catalog import Catalog, LeagueError, RoundRow
 from arena.league.compaction import compact
 from arena.league.directory import LeagueDir
 from arena.league.matchmaker import Matchmaker
-from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, RunDir, live_parts, read_rows, scan_parts, write_part
+from arena.results import PART_NAME, RATED_COLUMNS, SCHEMA, live_parts, read_rows, set_aside_damaged, write_part
 from arena.tournament.plan import Range, Step
 
 LEAGUE_SCHEMA = SCHEMA.append(pa.field("round", pa.int32()))
 """A league's result parts: the run columns (game_index is the league's) and the round."""
+logger = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -95,7 +96,7 @@ class RoundRecorder:
         return self.matchmaker.summary()
 
 
-def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
+def league_parts(directory: LeagueDir | Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
                  by_round: bool = False) -> Iterator[pa.Table]:
     """The results of the given rounds in game-index order (columns: all of LEAGUE_SCHEMA), a part at a time, or
     the rounds' share of a compacted part; `by_round`: never one table across two rounds.
@@ -117,7 +118,7 @@ def league_parts(directory: Path, rounds: list[RoundRow], columns: list[str] | N
     misses, missed_at = 0, -1
     while True:
         try:
-            for start, end, path in live_parts(LeagueDir(directory).results):
+            for start, end, path in live_parts(LeagueDir.of(directory).results):
                 for first, last in ranges:
                     low, high = max(start, first, given), min(end, last)
                     if low < high:
@@ -148,7 +149,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         catalog = Catalog(directory)
         try:
             run = LeagueDir(directory).run
-            _set_aside_damaged(run)
+            set_aside_damaged(run, warn=logger.warning)
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
             recorder = RoundRecorder(matchmaker, catalog)
@@ -184,13 +185,3 @@ def finished_end(rounds: list[RoundRow]) -> int:
     are the finished rounds', which compaction may merge."""
     unfinished = [r.first_index for r in rounds if r.status != "done"]
     return min(unfinished, default=max((r.end_index for r in rounds), default=0))
-
-
-def _set_aside_damaged(run: RunDir) -> None:
-    """Moves a part cut short by a crash out of the results: its games are played again."""
-    for path, reason in scan_parts(run)[1]:
-        aside = run.damaged / path.name
-        aside.parent.mkdir(exist_ok=True)
-        os.replace(path, aside)
-        logging.getLogger(__name__).warning("%s was damaged (%s); moved to %s and its games will be replayed",
-                                            path, reason, aside)

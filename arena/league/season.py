@@ -37,7 +37,7 @@ def shown_time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def closing_time(directory: Path, catalog: Catalog | None = None) -> datetime | None:
+def closing_time(directory: LeagueDir | Path, catalog: Catalog | None = None) -> datetime | None:
     """When entries close (or closed): the time `arena league close` recorded, else `[season] closes`, else None."""
     own = catalog is None
     catalog = Catalog(directory) if own else catalog
@@ -82,7 +82,8 @@ def finalists(bots: list[BotRow]) -> list[BotRow]:
     return list(latest.values())
 
 
-def final_config(directory: Path, *, deals: int | None = None, until_settled: bool = False) -> tuple[str, list[str]]:
+def final_config(directory: LeagueDir | Path, *, deals: int | None = None,
+                 until_settled: bool = False) -> tuple[str, list[str]]:
     """The final as a tournament config (TOML): every variant of the league, its finalists that play the game, `deals`
     deals a table on duplicate deals (with `until_settled`: rounds of deals until the table is settled, `deals` at
     most), the bots' frozen code by path relative to the league; and a line for each variant left out, too few of
@@ -90,7 +91,7 @@ def final_config(directory: Path, *, deals: int | None = None, until_settled: bo
     from arena.config.toml import toml_text
     from arena.league.catalog import LeagueError
 
-    directory = Path(directory)
+    directory = LeagueDir.of(directory)
     settings = load_settings(directory)
     catalog = Catalog(directory)
     try:
@@ -128,7 +129,7 @@ def final_config(directory: Path, *, deals: int | None = None, until_settled: bo
     return header + toml_text(config), left_out
 
 
-def final_run(directory: Path, *, deals: int | None = None, until_settled: bool = False):
+def final_run(directory: LeagueDir | Path, *, deals: int | None = None, until_settled: bool = False):
     """The final's config (parsed, its bots found in the league's folder alone), its run folder `DIR/final/` and the
     variants left out (`final_config`). A final started with other deals or another field is refused (one line)
     rather than mixed with it."""
@@ -137,7 +138,7 @@ def final_run(directory: Path, *, deals: int | None = None, until_settled: bool 
 
     text, left_out = final_config(directory, deals=deals, until_settled=until_settled)
     config = parse_config(text, folders=[Path(directory).resolve()])  # never a folder of the same name here
-    run = LeagueDir(directory).final
+    run = LeagueDir.of(directory).final
     try:
         prepare_run_dir(config, run, resume=True, overwrite=False)
     except ConfigError:

@@ -24,7 +24,7 @@ HISTORY_REPLICATES = 20
 """Bootstrap replicates of each point of `--history` (its mu needs none; its table is only the mu)."""
 
 
-def snapshot(directory: Path, light: bool = False) -> tuple[list[BotRow], list[RoundRow]]:
+def snapshot(directory: LeagueDir | Path, light: bool = False) -> tuple[list[BotRow], list[RoundRow]]:
     """The bots and the finished rounds, as one committed state of the catalog; `light`: the rounds without their
     config and plan (`Catalog.rounds`)."""
     catalog = Catalog(directory)
@@ -35,9 +35,11 @@ def snapshot(directory: Path, light: bool = False) -> tuple[list[BotRow], list[R
         catalog.close()
 
 
-def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replicates: int | None = None) -> dict:
+def league_ratings(directory: LeagueDir | Path, rounds: list[RoundRow] | None = None,
+                   replicates: int | None = None) -> dict:
     """The rating tables (arena.ratings.tables.VariantRatings by variant) of the games of `rounds` (default:
-    every finished round)."""
+    every finished round). The functions here take a LeagueDir (or a folder): given one, its settings are read once
+    for all of them."""
     from arena.ratings.tables import rate_parts
 
     settings = load_settings(directory)
@@ -47,12 +49,13 @@ def league_ratings(directory: Path, rounds: list[RoundRow] | None = None, replic
     return rate_parts(league_parts(directory, rounds, RATED_COLUMNS), settings.ratings, **options)
 
 
-def standing_frames(directory: Path, game: str | None = None,
+def standing_frames(directory: LeagueDir | Path, game: str | None = None,
                     taken: tuple[list[BotRow], list[RoundRow]] | None = None,
                     pairs: pd.DataFrame | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
     """The ratings by variant and each variant's table with the bot's version, status and added date beside it and
     its tiers by the settled rule (`settled_tiers`, on `pairs`, the `pair_frame` of the same snapshot, made here if not
     given), from the catalog `snapshot` given (`taken`), or one taken now."""
+    directory = LeagueDir.of(directory)  # its settings read once for the ratings and the pairs
     bots, rounds = taken = taken or snapshot(directory)
     rated = select(league_ratings(directory, rounds), game) if rounds else {}
     if pairs is None:
@@ -83,7 +86,7 @@ def settled_tiers(frames: dict[str, pd.DataFrame], pairs: pd.DataFrame) -> dict[
     return shown
 
 
-def pair_frame(directory: Path, game: str | None = None,
+def pair_frame(directory: LeagueDir | Path, game: str | None = None,
                taken: tuple[list[BotRow], list[RoundRow]] | None = None) -> pd.DataFrame:
     """Each adjacent pair of each variant's active bots, its difference, interval and whether it is settled, by the
     look and the rule of the matchmaker's `--until settled` (`arena.league.matchmaker.adjacent_pairs`): the finished
@@ -135,7 +138,7 @@ def head_to_head(rated: dict, label: str) -> dict[str, pd.DataFrame]:
     return found
 
 
-def history_frame(directory: Path, game: str | None = None) -> pd.DataFrame:
+def history_frame(directory: LeagueDir | Path, game: str | None = None) -> pd.DataFrame:
     """Each bot's mu after each finished round (columns round, variant, bot, mu, sigma, games): the rounds added
     one by one to running ratings, as the matchmaker's looks take them, not every earlier round read again."""
     history = RatingHistory(directory)
@@ -150,16 +153,16 @@ class RatingHistory:
 
     COLUMNS = ["round", "variant", "bot", "mu", "sigma", "games"]
 
-    def __init__(self, directory: Path, kept: bool = False) -> None:
+    def __init__(self, directory: LeagueDir | Path, kept: bool = False) -> None:
         from arena.ratings.tables import RunningRatings
 
-        self.directory = Path(directory)
-        self.running = RunningRatings(load_settings(directory).ratings, replicates=HISTORY_REPLICATES,
+        self.directory = LeagueDir.of(directory)
+        self.running = RunningRatings(load_settings(self.directory).ratings, replicates=HISTORY_REPLICATES,
                                       progress=False, warm=True)  # a point's fit starts from the last point's
         self.rows: list[tuple] = []
         self.last_round = 0
         """The last round added: rounds finish in order, so those up to it are in."""
-        self.path = LeagueDir(self.directory).history if kept else None
+        self.path = self.directory.history if kept else None
         """With `kept`, the points are read from and written to the league's history file: each is a fit of every
         bot, and a server restarted on a long league fitted 60 of them again before it answered."""
         self.fitted = 0

@@ -211,7 +211,7 @@ def rate_run(run, method: str | None = None) -> dict[str, VariantRatings]:
     from arena.config import rating_settings
     from arena.results import RATED_COLUMNS, iter_results
 
-    settings = rating_settings(tomllib.loads(run.config.read_text()).get("ratings", {}))
+    settings = rating_settings(tomllib.loads(run.read_config()).get("ratings", {}))
     if method is not None:
         settings = dataclasses.replace(settings, method=method)
     return rate_parts(iter_results(run, RATED_COLUMNS), settings)

@@ -14,7 +14,6 @@ score, example games), so the memory it takes does not grow with the run either.
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 
@@ -59,8 +58,8 @@ def bundle_version() -> str:
 def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
                   summary: ResultsSummary | None = None, replays: dict[str, list[str]] | None = None) -> str:
     """The report of a run as one HTML page, which loads BUNDLE from beside it (write_report writes both)."""
-    config_text = run.config.read_text()
-    manifest = json.loads(run.manifest.read_text()) if run.manifest.is_file() else None
+    config_text = run.read_config()
+    manifest = run.read_manifest() or None
     name = manifest["name"] if manifest else run.path.name
     ratings = rate_run(run) if ratings is None else ratings
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary

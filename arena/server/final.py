@@ -46,23 +46,25 @@ class FinalView:
                                                                           strict=True)]]
 
 
-def final_digest(directory: Path) -> str | None:
+def final_digest(directory: LeagueDir | Path) -> str | None:
     """The digest of the league's finished final, or None while there is none (not played, or not finished)."""
     try:
-        return json.loads(LeagueDir(directory).final.manifest.read_text()).get("digest")
+        return LeagueDir.of(directory).final.read_manifest().get("digest")
     except (OSError, ValueError):
         return None
 
 
-def read_final(directory: Path, bots: list[BotRow]) -> FinalView | None:
+def read_final(directory: LeagueDir | Path, bots: list[BotRow]) -> FinalView | None:
     """The league's finished final, rated from its result parts (None if there is none)."""
     from arena.ratings.tables import rate_run
     from arena.results import iter_results
 
-    run = LeagueDir(directory).final
+    run = LeagueDir.of(directory).final
     try:
-        manifest = json.loads(run.manifest.read_text())
+        manifest = run.read_manifest()
     except (OSError, ValueError):
+        return None
+    if not manifest:
         return None
     rated = rate_run(run)
     games = pd.concat([part.to_pandas() for part in iter_results(run, GAME_COLUMNS)], ignore_index=True)

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from arena.isolation.limits import die_with
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog
+from arena.league.directory import LeagueDir
 from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, TablesPlayed, adjacent_pairs
 from arena.league.play import league_parts
 from arena.league.season import closing_time
@@ -317,32 +318,32 @@ def make_view(directory: str, version: int, known: int = 0, history: bool = True
 
 
 def _look(directory: str, version: int, known: int, started: float, history: bool) -> tuple[View | None, float]:
-    bots, rounds = snapshot(Path(directory), light=True)  # a look a second: the rounds' plans are not read
+    league = LeagueDir(directory)  # one a look: league.toml read once by all that the look reads
+    bots, rounds = snapshot(league, light=True)  # a look a second: the rounds' plans are not read
     making = _leagues.get(directory)
     if making is None:
-        settings = load_settings(Path(directory))
+        settings = load_settings(league)
         making = _leagues[directory] = _Making(RunningRatings(settings.ratings, progress=False, warm=True),
-                                               RatingHistory(Path(directory), kept=True),
+                                               RatingHistory(league, kept=True),
                                                RunningRatings(settings.ratings, replicates=MATCHMAKER_REPLICATES,
                                                               progress=False))
     catching_up = bool(rounds) and making.history.last_round == 0  # the history has read no round yet
     deferred = catching_up and not history and sum(
         r.games for r in rounds if r.number > making.history.fitted) > DEFERRED_HISTORY_GAMES
-    closes, digest = closing_time(Path(directory)), final_digest(Path(directory))
+    closes, digest = closing_time(league), final_digest(league)
     if digest != (making.final.digest if making.final else None):  # a final finished (or played again) since
-        making.final = read_final(Path(directory), bots)
+        making.final = read_final(league, bots)
     key = (tuple(r.number for r in rounds), tuple((b.label, b.status) for b in bots), closes, digest,
            closes is not None and closes <= datetime.now(UTC))  # a closing time passing changes the pages
     if key == making.key and version > 0 and not (catching_up and history):
         return None, time.process_time() - started
     new = [r for r in rounds if r.number > making.last_round]
-    for part in league_parts(Path(directory), new, GAME_COLUMNS + [c for c in RATED_COLUMNS
-                                                                   if c not in GAME_COLUMNS]):
+    for part in league_parts(league, new, GAME_COLUMNS + [c for c in RATED_COLUMNS if c not in GAME_COLUMNS]):
         making.ratings.add(part.select(RATED_COLUMNS))
         making.looks.add(part.select(RATED_COLUMNS))
         _take(making, part.select(GAME_COLUMNS))
     if new:  # their plans, which the light snapshot leaves out
-        catalog = Catalog(Path(directory))
+        catalog = Catalog(league)
         try:
             making.tallies.add(catalog.finished_rounds(making.last_round, new[-1].number))
         finally:
@@ -361,7 +362,7 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
                                for label, games in making.recent.items()]) if making.recent else None
     spans = [RoundSpan(r.number, r.first_index, r.games, r.finished) for r in rounds]
     final = making.final and replace(making.final, frames=with_bots(making.final.rated, bots))  # statuses of now
-    settings = load_settings(Path(directory))
+    settings = load_settings(league)
     adjacent = adjacent_pairs(settings, bots, standings(making.looks) if rounds else {}, making.tallies)
     view = View(settings.name, version + 1, bots, spans, rated, settled_tiers(with_bots(rated, bots), adjacent),
                 making.history.frame(), adjacent, recent, making.faulted, closes=closes, final=final,

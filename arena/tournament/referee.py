@@ -55,11 +55,27 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     wall time is over time too."""
     rules = _own_copy(rules)  # this game's own: a bot forcing its way into a frozen Rules spoils no other game
     state = game.new_state(rules, seed)
-    seeds = seeds or bot_seeds(seed, len(bots))
     timed = move_time_limit is not None or setup_time_limit is not None
     clock = clock_for(move_time_limit, setup_time_limit, wall_backstop) if timed else None
+    seated = _seat(game, rules, state, bots, seeds or bot_seeds(seed, len(bots)), clock, built)
+    if isinstance(seated, Played):  # a bot that failed its construction or reset forfeits before the first move
+        return seated
     # Calls are numbered on across the clock's games, so that its watchdog tells each from the one before;
-    # this game's decisions so far are the moves numbered after `first`. One count serves both.
+    # this game's decisions are the moves numbered after the setup calls. One count serves both.
+    number = clock.ticket if clock is not None else 0
+    acts = [bot.act for bot in seated]
+    if move_time_limit is None:
+        return _moves(game, state, acts, None, number)
+    clock.slowest = [0.0, 0.0]
+    played = _moves(game, state, acts, clock, number)
+    played.slowest = clock.slowest[0], clock.slowest[1]
+    return played
+
+
+def _seat(game: Game, rules: Any, state: Any, bots: Sequence[Any], seeds: Sequence[int], clock,
+          built: bool) -> list | Played:
+    """The bots by seat, each made (unless `built`) and reset for this game under the clock's setup limit, its
+    calls numbered on from the clock's ticket; or the forfeit of the first that fails."""
     number = clock.ticket if clock is not None else 0
     players = []
     try:
@@ -73,31 +89,26 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
                 _setup_call(clock, number, bot.reset, game.id, seat, rules, seeded_rng(seeds[seat]),
                             own_deadlines=getattr(type(bot), "own_deadlines", False))
             except MoveTimeout as timeout:
-                if setup_time_limit is None:  # raised by the bot itself: no clock ran
+                if clock is None or clock.setup is None:  # raised by the bot itself: no setup clock ran
                     raise
                 return forfeit(game, state, seat, "timeout",
-                               setup_fault(setup_time_limit, wall_backstop if timeout.wall else None), 0)
+                               setup_fault(clock.setup, clock.wall if timeout.wall else None), 0)
             except Exception as error:
                 return forfeit(game, state, seat, "crash", describe_error(error), 0)
             players.append(bot)
     finally:
         if clock is not None:
             clock.ticket = number
-    if move_time_limit is None:
-        return _moves(game, state, [bot.act for bot in players], None, number)
-    clock.slowest = [0.0, 0.0]
-    played = _moves(game, state, [bot.act for bot in players], clock, number)
-    played.slowest = clock.slowest[0], clock.slowest[1]
-    return played
+    return players
 
 
 def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
     """The game's moves from `state` by the bots' `acts`, numbered on from `number` on the clock (None: no move
-    time limit)."""
+    time limit); a move that raises, runs over time or is not legal forfeits. The timed call stays inline: as a
+    function of its own it cost the clocked path 2-3% (benchmarks/clock.py, per second of CPU time)."""
     observe, apply, to_move = game.observe, game.apply, game.to_move
     first = number
-    if clock is not None:
-        stamp, seen = clock.stamp, clock.seen
+    stamp, seen = (clock.stamp, clock.seen) if clock is not None else (None, None)
     try:
         while (seat := to_move(state)) is not None:
             observation = observe(state, seat)

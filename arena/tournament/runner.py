@@ -24,7 +24,7 @@ import pyarrow as pa
 from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.errors import ArenaError
-from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, scan_parts, write_part
+from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, set_aside_damaged, write_part
 from arena.tournament.batch import worker_batch
 from arena.tournament.schedule import Schedule
 
@@ -301,13 +301,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
-    good, bad = scan_parts(run)
-    for path, reason in bad:  # a part cut short by a crash: set aside and replayed
-        aside = run.damaged / path.name
-        aside.parent.mkdir(exist_ok=True)
-        os.replace(path, aside)
-        print(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
-    done = [(start, end) for start, end, _ in good]
+    done = [(start, end) for start, end, _ in set_aside_damaged(run)]
     planner = plan_for(config)
     workers, address = workers_for(config, workers, address)
     backend, pool = make_pool(workers, address)
@@ -378,7 +372,7 @@ def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: boo
             for path in (run.manifest, run.ratings, run.summary, run.report):
                 path.unlink(missing_ok=True)
         elif resume:
-            saved = parse_config(run.config.read_text(), folders=config.folders)  # its paths found as the new one's
+            saved = parse_config(run.read_config(), folders=config.folders)  # its paths found as the new one's
             if _comparable(saved) != _comparable(config):
                 raise ConfigError(f"{run.path} holds a run of a different config; use another name or --overwrite")
             return
@@ -435,7 +429,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
     write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
-    previous = json.loads(run.manifest.read_text()) if run.manifest.is_file() else {}
+    previous = run.read_manifest()
     manifest = {
         "name": config.name,
         "digest": results_digest,
