@@ -170,16 +170,17 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
     return good, bad
 
 
-def set_aside_damaged(run: RunDir, warn: Callable[[str], object] = print) -> list[tuple[int, int, Path]]:
+def set_aside_damaged(run: RunDir, warn: Callable[[str], object] | None = None) -> list[tuple[int, int, Path]]:
     """Moves each part cut short by a crash out of the results into the run's `damaged/`, saying so through `warn`
-    (the league's goes to its logger): its games are played again. Returns the readable parts as (start, end,
-    path), as scan_parts does."""
+    (the league's goes to its logger; by default a `warning:` line on stdout): its games are played again. Returns the
+    readable parts as (start, end, path), as scan_parts does."""
+    warn = warn or (lambda line: print(f"warning: {line}"))
     good, bad = scan_parts(run)
     for path, reason in bad:
         aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
-        warn(f"warning: {path} was damaged ({reason}); moved to {aside} and its games will be replayed")
+        warn(f"{path} was damaged ({reason}); moved to {aside} and its games will be replayed")
     return good
 
 

@@ -416,25 +416,6 @@ def test_a_league_report_reads_league_toml_once_and_sees_it_change(tmp_path, ope
     assert load_settings(held).name == "chess-club"
 
 
-def test_a_damaged_part_is_set_aside_with_a_logged_warning(tmp_path, caplog):
-    """League play sets a damaged part aside as a tournament's resume does (one arena.results.set_aside_damaged),
-    saying so through the league's logger, in the same words."""
-    league = make_league(tmp_path)
-    add(league, "random")
-    add(league, "greedy")
-    damaged = LeagueDir(league).run.part(1000, 1004)
-    damaged.write_bytes(b"PAR1 cut short")
-    with caplog.at_level("WARNING", logger="arena.league.play"):
-        played = arena("league", "play", league, "--rounds", "1", "--no-progress")
-    (record,) = [r for r in caplog.records if "was damaged" in r.getMessage()]
-    assert record.name == "arena.league.play" and record.levelname == "WARNING"
-    aside = LeagueDir(league).run.damaged / damaged.name
-    assert record.getMessage() == (f"warning: {damaged} was damaged (unreadable (ArrowInvalid)); moved to {aside} "
-                                   "and its games will be replayed")
-    assert "was damaged" not in played.stdout and aside.is_file() and not damaged.exists()
-    assert catalog_agrees_with_parts(league) > 0
-
-
 def test_the_matchmaker_plans_a_round_and_play_records_it(tmp_path):
     """The planner only reads the catalog: the round it returns is recorded by play.py's RoundRecorder, before
     the runner plays it."""
