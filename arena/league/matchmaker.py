@@ -9,9 +9,10 @@ workers or the order in which batches finished, so the same adds and retires giv
    meets the strong, the middling and the weak.
 2. Then, while it has played fewer than `placement + 2` tables, the tables of the pairs it forms with its
    neighbours in the rating order, which settle where it stands.
-3. Then the tables of the adjacent pairs furthest from settled (`variant_look`): each open pair is weighed by the
-   half-width of its anytime-valid interval over the half-width that would settle it (`Look.to_settle`), which
-   shrinks with every table the pair plays. A pair held open by the companies one of it has not met comes first,
+3. Then the tables of the open adjacent pairs (not settled, `variant_look`) whose order is least certain: each is
+   weighed by the chance that it stands in the wrong order (`Look.wrong_order`, by the plain standard error; the
+   wider among equals), which falls with every table the pair plays. The anytime-valid interval decides when a pair
+   is settled, not which to play. A pair held open by the companies one of it has not met comes first,
    as a newcomer's neighbours do. A settled pair weighs nothing while any pair is open;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled from the 2 (players - 2) bots nearest it in the order: the company given fewest
@@ -78,15 +79,12 @@ class Look:
             return "no"
         return "separated" if self.diff[i] - self.half[i] > 0 else "tie"
 
-    def to_settle(self, i: int, margin: float) -> float:
-        """How far the pair i is from settling: its interval's half-width over the one that would settle it (its
-        distance from zero, or from the tie margin, whichever is further). Twins near a tie and a close pair of
-        unequal bots weigh alike: weighed by how uncertain their order is, twins chasing a tie took every table
-        while a late copy's pair with its original waited, split."""
-        diff = abs(self.diff[i])
-        if diff != diff:  # unrated
-            return float("inf")
-        return self.half[i] / max(diff, margin - diff, 1e-9)
+    def wrong_order(self, i: int) -> float:
+        """The chance that the pair i stands in the wrong order (1 - LOS, by the plain standard error): what the
+        matchmaker weighs an open pair by. The stop needs the anytime interval, but the choice of tables need not:
+        weighed by how far that wide interval was from settling them, the pairs far apart, sure of their order,
+        took the tables that the close pairs needed (docs/benchmarks.md)."""
+        return min(self.los[i], 1 - self.los[i])
 
     def lagging(self, i: int) -> bool:
         """Whether the pair i is held open by the companies one of it has not met."""
@@ -267,23 +265,23 @@ class Matchmaker:
             pair = (order[i], order[i + 1])
             settling = [b for b in pair if played[b] < settings.placement + 2]
             if settling:  # a newcomer's neighbours come before every other pair
-                weights.append((1, look.se[i], i, f"settling the neighbours of {settling[0]}"))
+                weights.append((1, 0, look.se[i], i, f"settling the neighbours of {settling[0]}"))
             elif look.lagging(i):  # and so does a pair held open by a company one of it has not met
-                weights.append((1, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
+                weights.append((1, 0, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
             elif not look.settled[i]:
-                weights.append((0, look.to_settle(i, settings.tie_margin), i,
+                weights.append((0, look.wrong_order(i), look.se[i], i,
                                 f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
             if self.until_settled:
                 return []
-            weights = [(0, look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
+            weights = [(0, 0, look.se[i], i, f"settled; widest interval (se {look.se[i]:.2f})")
                        for i in range(len(order) - 1)]
-        weights.sort(key=lambda w: (-w[0], -w[1], w[2]))
+        weights.sort(key=lambda w: (-w[0], -w[1], -w[2], w[3]))  # the widest first among equals
         # At three or more players a settling newcomer's pairs, and one more pair a round, play a swapped table
         # where one lags (`swapped_company`); swapping every pair's table cost the matchmaker its lead.
         enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
-        for settling, _, i, why in weights[:slots]:
+        for settling, _, _, i, why in weights[:slots]:
             lagging = look.lagging(i)  # held open by a company not met: the swap is what settles it
             swapped = (swapped_company(order[i], order[i + 1], companies, order, enough)
                        if players > 2 and (settling or lagging or free) else None)
