@@ -156,6 +156,30 @@ def test_the_matchmaker_fills_tables_and_swaps_at_three_and_four_players():
         (("a", "c", "e", "f"), "settling the neighbours of d; c in the company d met")]
 
 
+
+def test_a_budget_plays_the_pair_least_sure_of_its_order_and_until_settled_the_pair_furthest_from_settled():
+    """Playing a budget, the open pair whose order is least certain plays (the twins, d = 0, over a pair 1 se apart);
+    until settled, the pair whose anytime interval is furthest from settling it (0.3 from zero is further than 0.5
+    from the tie margin of 0.5)."""
+    from scipy import special
+
+    from arena.config import RatingSettings
+    from arena.league.matchmaker import Look, Matchmaker
+    from arena.league.settings import LeagueSettings
+    from arena.ratings.looks import anytime_halfwidth
+
+    settings = LeagueSettings("t", 1, (), None, RatingSettings(), deals=4, placement=1)
+    diff, se = [0.3, 0.0], [0.3, 0.3]
+    los = [float(special.ndtr(d / e)) for d, e in zip(diff, se, strict=True)]
+    half = [anytime_halfwidth(e, settings.confidence) for e in se]
+    look = Look(["a", "b", "c"], los, se, [False, False], diff=diff, half=half)
+    matchmaker = Matchmaker.__new__(Matchmaker)
+    matchmaker.settings = settings
+    played = Counter({"a": 10, "b": 10, "c": 10})
+    for until_settled, table in ((False, ("b", "c")), (True, ("a", "b"))):
+        matchmaker.until_settled = until_settled
+        assert [bots for bots, _ in matchmaker._variant_tables(look, 2, played, Companies())] == [table]
+
 LATE = """
 name = "late"
 seed = 4242

@@ -9,10 +9,12 @@ workers or the order in which batches finished, so the same adds and retires giv
    meets the strong, the middling and the weak.
 2. Then, while it has played fewer than `placement + 2` tables, the tables of the pairs it forms with its
    neighbours in the rating order, which settle where it stands.
-3. Then the tables of the open adjacent pairs (not settled, `variant_look`) whose order is least certain: each is
-   weighed by the chance that it stands in the wrong order (`Look.wrong_order`, by the plain standard error; the
-   wider among equals), which falls with every table the pair plays. The anytime-valid interval decides when a pair
-   is settled, not which to play. A pair held open by the companies one of it has not met comes first,
+3. Then the tables of the open adjacent pairs (not settled, `variant_look`) weighed by what the play is for. Playing
+   a budget, the pairs whose order is least certain: each is weighed by the chance that it stands in the wrong order
+   (`Look.wrong_order`, by the plain standard error; the wider among equals), which falls with every table the pair
+   plays: the anytime-valid interval decides when a pair is settled, not which to play. With `until_settled`, the
+   pairs furthest from settled: each is weighed by its interval's half-width over the one that would settle it
+   (`Look.to_settle`). Either way a pair held open by the companies one of it has not met comes first,
    as a newcomer's neighbours do. A settled pair weighs nothing while any pair is open;
    once all are settled, the pairs are weighed by their standard error alone. At three or more players a
    pair's table is filled from the 2 (players - 2) bots nearest it in the order: the company given fewest
@@ -81,10 +83,22 @@ class Look:
 
     def wrong_order(self, i: int) -> float:
         """The chance that the pair i stands in the wrong order (1 - LOS, by the plain standard error): what the
-        matchmaker weighs an open pair by. The stop needs the anytime interval, but the choice of tables need not:
-        weighed by how far that wide interval was from settling them, the pairs far apart, sure of their order,
-        took the tables that the close pairs needed (docs/benchmarks.md)."""
+        matchmaker weighs an open pair by while it plays a budget, to order the field with the games it has. The
+        stop needs the anytime interval, but this choice need not: weighed by how far that wide interval was from
+        settling them, pairs far apart and sure of their order took the tables the close pairs needed
+        (docs/benchmarks.md)."""
         return min(self.los[i], 1 - self.los[i])
+
+    def to_settle(self, i: int, margin: float) -> float:
+        """How far the pair i is from settling: its interval's half-width over the one that would settle it (its
+        distance from zero, or from the tie margin, whichever is further): what the matchmaker weighs an open pair
+        by when it plays until settled. Twins near a tie and a close pair of unequal bots weigh alike: weighed by
+        how uncertain their order is, twins chasing a tie took every table while a late copy's pair with its
+        original waited, and a league took more games to settle (docs/benchmarks.md)."""
+        diff = abs(self.diff[i])
+        if diff != diff:  # unrated
+            return float("inf")
+        return self.half[i] / max(diff, margin - diff, 1e-9)
 
     def lagging(self, i: int) -> bool:
         """Whether the pair i is held open by the companies one of it has not met."""
@@ -269,7 +283,8 @@ class Matchmaker:
             elif look.lagging(i):  # and so does a pair held open by a company one of it has not met
                 weights.append((1, 0, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
             elif not look.settled[i]:
-                weights.append((0, look.wrong_order(i), look.se[i], i,
+                weight = (look.to_settle(i, settings.tie_margin) if self.until_settled else look.wrong_order(i))
+                weights.append((0, weight, look.se[i], i,
                                 f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
             if self.until_settled:
