@@ -283,7 +283,7 @@ class Matchmaker:
             elif look.lagging(i):  # and so does a pair held open by a company one of it has not met
                 weights.append((1, 0, look.se[i], i, f"{look.coverage[i]:.0%} of the companies near it met"))
             elif not look.settled[i]:
-                weight = (look.to_settle(i, settings.tie_margin) if self.until_settled else look.wrong_order(i))
+                weight = look.to_settle(i, settings.tie_margin) if self.until_settled else look.wrong_order(i)
                 weights.append((0, weight, look.se[i], i,
                                 f"order uncertain (LOS {look.los[i]:.2f}, se {look.se[i]:.2f})"))
         if not weights:
