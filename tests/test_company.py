@@ -13,7 +13,7 @@ import pytest
 from test_league import add, arena, make_league
 
 import arena.ratings.tables as tables
-from arena.league.matchmaker import Companies, swapped_company
+from arena.league.companies import Companies, swapped_company
 from arena.ratings.company import company_weights
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA

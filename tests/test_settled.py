@@ -11,7 +11,8 @@ import pytest
 from test_league import arena
 
 from arena.config import RatingSettings
-from arena.league.matchmaker import COVERED, Companies, variant_look
+from arena.league.companies import Companies
+from arena.league.matchmaker import COVERED, variant_look
 from arena.league.settings import LeagueSettings
 from arena.league.standings import settled_tiers
 from arena.ratings.looks import Standing, anytime_halfwidth

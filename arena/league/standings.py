@@ -91,7 +91,8 @@ def pair_frame(directory: LeagueDir | Path, game: str | None = None,
     """Each adjacent pair of each variant's active bots, its difference, interval and whether it is settled, by the
     look and the rule of the matchmaker's `--until settled` (`arena.league.matchmaker.adjacent_pairs`): the finished
     rounds' games in running ratings of the matchmaker's replicates, the tables counted from the rounds' plans."""
-    from arena.league.matchmaker import MATCHMAKER_REPLICATES, TablesPlayed, adjacent_pairs
+    from arena.league.companies import TablesPlayed
+    from arena.league.matchmaker import MATCHMAKER_REPLICATES, adjacent_pairs
     from arena.ratings.looks import standings
     from arena.ratings.tables import RunningRatings
 

@@ -32,8 +32,9 @@ import pyarrow.compute as pc
 from arena.isolation.limits import die_with
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog
+from arena.league.companies import TablesPlayed
 from arena.league.directory import LeagueDir
-from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, TablesPlayed, adjacent_pairs
+from arena.league.matchmaker import MATCHMAKER_REPLICATES, PAIR_COLUMNS, adjacent_pairs
 from arena.league.play import league_parts
 from arena.league.season import closing_time
 from arena.league.standings import RatingHistory, head_to_head, settled_tiers, snapshot, with_bots
