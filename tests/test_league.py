@@ -16,6 +16,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from browser import needs_browser, visit
@@ -572,6 +574,27 @@ def test_the_matchmakers_running_ratings_equal_rating_everything_again(tmp_path)
         numbers = ["mu", "sigma", "mu_lo", "mu_hi", "deals", "win_rate", "win_rate_lo", "win_rate_hi"]
         difference = np.abs(looked[numbers].to_numpy(float) - again[numbers].to_numpy(float)).max()
         assert difference < 1e-9, (round_.number, difference)  # the sums in another order: rounding only
+
+
+def test_a_finished_rounds_damaged_part_has_its_games_played_again(tmp_path):
+    """A part of a round already finished, damaged on disk after the fact: the next `arena league play` sets it aside
+    and plays its games again from the round's seeds before any new round, the same games, and nothing is lost."""
+    league = make_league(tmp_path)
+    add(league, "random")
+    add(league, "greedy")
+    arena("league", "play", league, "--no-progress")
+    part = sorted((league / "results").glob("part-*.parquet"))[-1]
+    same = ["game_index", "seed", "players", "scores", "ranks", "termination"]
+    before = pq.read_table(part, columns=same)
+    part.write_bytes(part.read_bytes()[:100])
+    played = arena("league", "play", league, "--no-progress")
+    assert "was damaged" in played.stderr
+    assert catalog_agrees_with_parts(league) > before.num_rows
+    first, last = before.column("game_index")[0].as_py(), before.column("game_index")[-1].as_py()
+    again = pa.concat_tables(pq.read_table(p, columns=same) for p in sorted((league / "results").glob("part-*")))
+    index = again["game_index"]
+    again = again.filter(pc.and_(pc.greater_equal(index, first), pc.less_equal(index, last)))
+    assert again.sort_by("game_index").equals(before)
 
 
 def test_a_damaged_part_is_set_aside_with_one_warning_and_its_games_played_again(tmp_path):

@@ -8,6 +8,7 @@ that round first, playing only the games missing from its parts; no game is play
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import logging
 import os
@@ -59,19 +60,35 @@ class PlayReport:
 class RoundRecorder:
     """The planner of the runner's loop (arena/tournament/plan.py's Planner) for a league: it asks the matchmaker for
     the next round, records it in the catalog before it is played and marks it done once played (the matchmaker only
-    reads the catalog), and keeps the round being played, whose game indices the saved parts take."""
+    reads the catalog), and keeps the round being played, whose game indices the saved parts take. Before any new
+    round it plays again the games of finished rounds that no part holds (`gaps`: a damaged part set aside)."""
 
     reads_results = True
 
-    def __init__(self, matchmaker: Matchmaker, catalog: Catalog) -> None:
+    def __init__(self, matchmaker: Matchmaker, catalog: Catalog,
+                 gaps: list[tuple[RoundRow, list[Range]]] = ()) -> None:
         self.matchmaker, self.catalog = matchmaker, catalog
+        self.gaps = list(gaps)
+        self.unseen: list[pa.Table] = []
+        """Results not yet handed to the matchmaker: those given while finished rounds' gaps were played."""
         self.current: RoundRow | None = None
         """The round being played, as the catalog records it."""
 
     def next(self, new: pa.Table | None) -> Step | None:
-        """The step of the next round, recorded; the round before it, just played, marked done first."""
-        if self.current is not None:
+        """The step of the next round, recorded; the round before it, just played, marked done first. A finished
+        round's missing games come first, each round's as one step of their ranges (its own game indices)."""
+        if self.current is not None and self.current.status != "done":
             self.catalog.finish_round(self.current.number)
+        if new is not None:
+            self.unseen.append(new)
+        if self.gaps:
+            self.current, ranges = self.gaps.pop(0)
+            return dataclasses.replace(self.matchmaker.step(self.current), ranges=ranges)
+        if len(self.unseen) > 1:  # the history read from the parts and the gaps' games: what the ratings read of both
+            new = pa.concat_tables([table.select(RATED_COLUMNS) for table in self.unseen])
+        else:
+            new = self.unseen[0] if self.unseen else None
+        self.unseen = []
         round_ = self.matchmaker.plan(new)
         if round_ is not None and round_.status == "planned":
             round_ = self.catalog.record_round(round_.number, round_.first_index, round_.games, round_.seed,
@@ -149,10 +166,10 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         catalog = Catalog(directory)
         try:
             run = LeagueDir(directory).run
-            set_aside_damaged(run, warn=logger.warning)
+            saved = [(start, end) for start, end, _ in set_aside_damaged(run, warn=logger.warning)]
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
-            recorder = RoundRecorder(matchmaker, catalog)
+            recorder = RoundRecorder(matchmaker, catalog, missing_games(catalog.rounds(), saved))
             history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
             workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
             backend, pool = make_pool(workers, address if address is not None else settings.run.address)
@@ -178,6 +195,24 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         finally:
             catalog.close()
     return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend)
+
+
+def missing_games(rounds: list[RoundRow], saved: list[tuple[int, int]]) -> list[tuple[RoundRow, list[Range]]]:
+    """Each finished round's games that no saved part holds (`saved`: the readable parts' game ranges), as ranges
+    of the round's own game indices: a part damaged after its round finished (on disk: arena writes every part by
+    rename), whose games are played again from the round's seeds."""
+    gaps = []
+    for round_ in (r for r in rounds if r.status == "done" and r.games):
+        held = sorted((max(start, round_.first_index), min(end, round_.end_index)) for start, end in saved
+                      if start < round_.end_index and end > round_.first_index)
+        missing, at = [], round_.first_index
+        for start, end in held + [(round_.end_index, round_.end_index)]:
+            if start > at:
+                missing.append((at - round_.first_index, start - round_.first_index))
+            at = max(at, end)
+        if missing:
+            gaps.append((round_, missing))
+    return gaps
 
 
 def finished_end(rounds: list[RoundRow]) -> int:
