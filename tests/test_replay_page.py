@@ -23,11 +23,12 @@ from arena.bots import load_bot_class
 from arena.cli import app
 from arena.config import parse_config
 from arena.games import get_game, make_rules
-from arena.report import example_games, variant_slugs
+from arena.report import variant_slugs
 from arena.report.replay_page import frames, replay_page_html, write_replay_page
 from arena.results import RunDir, load_results
 from arena.tournament import referee
 from arena.tournament.runner import play_missing
+from arena.tournament.summary import example_games
 
 HOSTILE = "<script>alert(1)</script>"
 

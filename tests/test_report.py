@@ -19,9 +19,10 @@ from plotly.offline import get_plotlyjs
 
 from arena.api import finish_and_report
 from arena.config import load_config
-from arena.report import BUNDLE, ScoreCounts, variant_slugs, write_report
+from arena.report import BUNDLE, variant_slugs, write_report
 from arena.results import SCHEMA, RunDir, load_results
 from arena.tournament.runner import play_missing
+from arena.tournament.summary import ScoreCounts
 
 SMALL = Path(__file__).parent / "data" / "small.toml"
 PLOTS = ["ratings", "los", "pairwise", "progress", "scores", "seats", "terminations"]

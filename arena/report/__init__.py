@@ -23,14 +23,13 @@ from arena.ratings.tables import rate_run
 from arena.report.examples import write_example_replays
 from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
 from arena.results import RunDir, iter_results
-from arena.tournament.summary import SUMMARY_COLUMNS, ResultsSummary, ScoreCounts, example_games, summarise_results
+from arena.tournament.summary import SUMMARY_COLUMNS, ResultsSummary, summarise_results
 
 BUNDLE = Path(__file__).with_name("static") / "plotly-cartesian.min.js"
 """plotly.js's official cartesian partial bundle, as published (its header names its version and licence): the
 traces the report draws (scatter, bar, box, heatmap) and few others, 1.5 MB where the full bundle is 4.8 MB."""
 
-__all__ = ["BUNDLE", "SUMMARY_COLUMNS", "ResultsSummary", "ScoreCounts", "example_games", "render_report",
-           "summarise_results", "write_example_replays", "write_report"]
+__all__ = ["BUNDLE", "render_report", "write_example_replays", "write_report"]
 
 
 def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
