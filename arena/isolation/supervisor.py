@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.isolation.limits import die_with
@@ -223,3 +224,13 @@ def answer_jobs(jobs: Sequence[str], do: Callable[[str], object]) -> int:
             out.write(json.dumps(answer) + "\n")
             out.flush()
     return 0
+
+
+def job_child(module: str, argv: Sequence[str], make: Callable[[Path], Callable[[str], object]]) -> int:
+    """The main of a `run_jobs` child, `python -m MODULE FOLDER JOB... --parent PID`: each job done by what
+    `make(FOLDER)` returns (`answer_jobs`)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}")
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("jobs", nargs="+")
+    args = child_arguments(parser, argv)
+    return answer_jobs(args.jobs, make(args.folder))

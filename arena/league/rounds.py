@@ -89,15 +89,10 @@ def replay_league_game(directory: Path, index: int) -> dict:
 
 def main(argv: list[str]) -> int:
     """`python -m arena.league.rounds DIR INDEX... --parent PID`: each league game's transcript, one JSON line each."""
-    import argparse
+    from arena.isolation.supervisor import job_child
 
-    from arena.isolation.supervisor import answer_jobs, child_arguments
-
-    parser = argparse.ArgumentParser(prog="python -m arena.league.rounds")
-    parser.add_argument("directory", type=Path)
-    parser.add_argument("indices", nargs="+")
-    args = child_arguments(parser, argv)
-    return answer_jobs(args.indices, lambda index: replay_league_game(args.directory, int(index)))
+    return job_child("arena.league.rounds", argv,
+                     lambda directory: lambda index: replay_league_game(directory, int(index)))
 
 
 if __name__ == "__main__":

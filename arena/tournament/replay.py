@@ -4,7 +4,7 @@ show them (the run report's examples, the server's pages of a final's games): `p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.config import Config
@@ -89,21 +89,18 @@ def guard_calls(config: Config) -> None:
 
 def main(argv: list[str]) -> int:
     """`python -m arena.tournament.replay RUN INDEX... --parent PID`: each game's transcript, one JSON line each."""
-    import argparse
+    from arena.isolation.supervisor import job_child
 
-    from arena.isolation.supervisor import answer_jobs, child_arguments
+    def replayer(folder: Path) -> Callable[[str], dict]:
+        run = RunDir(folder)
 
-    parser = argparse.ArgumentParser(prog="python -m arena.tournament.replay")
-    parser.add_argument("run", type=Path)
-    parser.add_argument("indices", nargs="+")
-    args = child_arguments(parser, argv)
-    run = RunDir(args.run)
+        def replay(index: str) -> dict:
+            guard_calls(saved_config(run))  # its bots checked once, in this child's first replay
+            return replay_game(run, int(index))
 
-    def replay(index: str) -> dict:
-        guard_calls(saved_config(run))  # its bots checked once, in this child's first replay
-        return replay_game(run, int(index))
+        return replay
 
-    return answer_jobs(args.indices, replay)
+    return job_child("arena.tournament.replay", argv, replayer)
 
 
 if __name__ == "__main__":
