@@ -21,7 +21,7 @@ leagues do not depend on the matchmaker: `--against TAU` plays only the matchmak
 tables' final mean tau (measured before with the same options).
 
     .venv/bin/python benchmarks/league.py --newcomer [--variant ...] [--bots 20] [--games 40000]
-                                          [--round-deals 10] [--max-deals 40] [--workers 1]
+                                          [--round-deals 10] [--max-deals 200] [--workers 1]
 
 `--newcomer`: a league of `--bots` ladder bots plays with the matchmaker until settled (at most `--games`), then
 one newcomer joins, p halfway between the two ladder bots around the middle (its true rank is known), and the
@@ -30,8 +30,10 @@ placement played, the pairs it forms with its neighbours settled) and until the 
 the tau of the table. The yardstick is the user's way without a league: the same bots' files in a tournament
 config, the round robin on duplicate deals with `until = "settled"` at the league's confidence and tie margin,
 looking after every `--round-deals` deals of every table, at most `--max-deals` a table. Not settled there, a
-settled round robin plays at least one look more, which is the yardstick then; a round robin whose first look
-alone exceeds ROUND_ROBIN_MOST games (four players) is not played, and that first look is the yardstick.
+settled round robin plays at least one look more, whatever its `max_deals`, which is the yardstick then (a
+larger `max_deals` splits the error over more looks, so its looks up to here are wider and settle no sooner): the
+larger `--max-deals`, the tighter that lower bound. A round robin whose first look alone exceeds ROUND_ROBIN_MOST
+games (four players) is not played, and that first look is the yardstick.
 
 Rating a million six-player games among 100 bots is measured by `benchmarks/ratings.py --only six --bots 100`.
 """
@@ -265,7 +267,7 @@ def main() -> None:
     parser.add_argument("--newcomer", action="store_true", help="one bot added to a settled league, against a "
                         "round-robin re-run until settled")
     parser.add_argument("--round-deals", type=int, default=10, help="--newcomer: the round robin's deals a look")
-    parser.add_argument("--max-deals", type=int, default=40, help="--newcomer: the round robin's deals a table "
+    parser.add_argument("--max-deals", type=int, default=200, help="--newcomer: the round robin's deals a table "
                         "at most")
     args = parser.parse_args()
     if args.newcomer:

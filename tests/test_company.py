@@ -14,7 +14,7 @@ from test_league import add, arena, make_league
 
 import arena.ratings.tables as tables
 from arena.league.companies import Companies, swapped_company
-from arena.ratings.company import company_weights
+from arena.ratings.company import company_cap, company_weights
 from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
 
@@ -78,9 +78,32 @@ def test_every_weight_is_one_where_every_company_played_alike():
     assert company_weights(bots, np.array([500.0, 500.0, 500.0, 500.0]), 40) is None
     assert company_weights(np.array([[0, 1], [1, 2]]), np.array([900.0, 1.0]), 40) is None
     assert company_weights(np.array([[0, 1, 2], [1, 2, 3]]), np.array([90.0, 12.0]), 40) is None
-    weights = company_weights(np.array([[0, 1, 2], [2, 1, 0], [1, 2, 3]]), np.array([200.0, 400.0, 60.0]), 40)
-    scale = 660 / (120 + 60)  # 40 deals of 3 games
-    assert np.allclose(weights, [120 / 600 * scale, 120 / 600 * scale, scale])
+    # over the cap a company counts the larger of 40 deals of 3 games (120) and half its share of a round robin of as
+    # many games among the same bots, and the total stays the games'
+    played = np.array([[0, 1, 2], [2, 1, 0], [1, 2, 3], [4, 5, 6]])
+    weights = company_weights(played, np.array([200.0, 400.0, 60.0, 3.0]), 40)
+    scale = 663 / (120 + 60 + 3)  # 7 bots: a round robin of 663 games gives each of their 35 companies 19 games
+    assert np.allclose(weights, [120 / 600 * scale, 120 / 600 * scale, scale, scale])
+    weights = company_weights(played[:3], np.array([400.0, 800.0, 120.0]), 40)
+    scale = 1320 / (165 + 120)  # 4 bots: a round robin of 1,320 games gives each of their 4 companies 330, half 165
+    assert np.allclose(weights, [165 / 1200 * scale, 165 / 1200 * scale, scale])
+
+
+def test_a_small_fields_companies_count_more_as_it_plays_on():
+    """The cap on a company is half its share of a round robin where that passes `company_deals`: five bots at three
+    players have ten companies, and a fixed cap of 40 deals would let their ratings learn from 1,200 games at most."""
+    assert company_cap(2_000, 5, 3, 40) == 120  # half of 200 games a company: the floor holds
+    assert company_cap(6_000, 5, 3, 40) == 300
+    assert company_cap(6_000, 20, 3, 40) == 120  # 1,140 companies among 20 bots
+    assert company_cap(6_000, 2, 3, 40) == 3_000  # fewer bots than seats: one company
+    companies = Companies()
+    for _ in range(79):
+        companies.add(["a", "b", "c"])
+    companies.add(["b", "c", "d"])
+    assert companies.enough(3, 4, 40) == 10  # 40 deals over 4 a table
+    for _ in range(120):
+        companies.add(["b", "c", "d"])
+    assert companies.enough(3, 4, 40) == 25  # 200 tables over the four companies of a, b, c, d, halved
 
 
 def test_the_matchmaker_seats_a_late_comer_in_the_company_its_neighbour_met():

@@ -88,6 +88,7 @@ def test_a_late_comer_is_not_settled_before_it_met_its_neighbours_company_and_it
         companies.add(["b0", "b1", "b2"])
     for _ in range(5):
         companies.add(["b1", "b2", "b3"])
+    companies.add(["b4", "b5", "b6"])  # a field of seven: a round robin's share of a company stays below the cap
     played = Counter({bot: 40 for bot in ("b0", "b1", "b2", "b3")})
     mu = [28.0, 26.0, 25.02, 25.0]
     open_ = look_of(3, mu, 0.05, played, companies)

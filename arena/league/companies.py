@@ -5,10 +5,12 @@ them; at three or more players a bot's results depend on its tablemates, and the
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
 from arena.league.catalog import RoundRow
+from arena.ratings.company import company_cap
 
 
 def near_seats(order: list[str], i: int, count: int) -> tuple[dict[int, float], list[int]]:
@@ -18,11 +20,13 @@ def near_seats(order: list[str], i: int, count: int) -> tuple[dict[int, float], 
     return distance, sorted(distance, key=lambda s: (distance[s], s))[:count]
 
 
-def company_coverage(order: list[str], i: int, players: int, companies: Companies, enough: int) -> float:
+def company_coverage(order: list[str], i: int, players: int, companies: Companies, enough: int, least: int
+                     ) -> float:
     """How well the pair order[i], order[i + 1] met the companies that matter to it: of the companies near it (its
-    other bots among the 2 (players - 1) nearest the pair) that one of the two met, without the other, at least `enough`
-    times (so that the ratings weigh them in full), the share of those `enough` tables the other also played in that
-    company in its place. 1 where there are none.
+    other bots among the 2 (players - 1) nearest the pair) that one of the two met, without the other, at least `least`
+    times (the tables of `company_deals` deals), the share of their tables, each counted at most `enough` times (as the
+    ratings count them, `Companies.enough`), that the other also played in that company in its place. 1 where there
+    are none.
 
     A bot's results depend on its tablemates, and the ratings weigh each company at most `company_deals` deals'
     worth (`arena.ratings.company`): two bots stand on equal terms once each met the companies the other met, that
@@ -37,12 +41,13 @@ def company_coverage(order: list[str], i: int, players: int, companies: Companie
     mass = lag = 0
     for have, lack in ((a, b), (b, a)):
         for table in companies.of.get(have, ()):
-            if (lack in table or companies.count[table] < enough
+            if (lack in table or companies.count[table] < least
                     or not all(bot == have or bot in near for bot in table)):
                 continue
             swapped = tuple(sorted(lack if bot == have else bot for bot in table))
-            mass += enough
-            lag += max(0, enough - companies.count[swapped])
+            counted = min(companies.count[table], enough)
+            mass += counted
+            lag += max(0, counted - companies.count[swapped])
     return 1.0 if mass == 0 else 1 - lag / mass
 
 
@@ -56,6 +61,13 @@ class Companies:
 
     count: Counter = field(default_factory=Counter)
     of: dict[str, set] = field(default_factory=dict)
+
+    def enough(self, players: int, deals: int, cap_deals: int) -> int:
+        """The tables at `deals` deals a table that a company counts in full in the ratings (`company_cap` of the
+        tables added so far)."""
+        per_table = deals * players
+        cap = company_cap(sum(self.count.values()) * per_table, len(self.of), players, cap_deals)
+        return math.ceil(round(cap / per_table, 9))
 
     def add(self, bots) -> None:
         table = tuple(sorted(bots))

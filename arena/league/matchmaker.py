@@ -127,10 +127,11 @@ def variant_look(names: list[str], rated, settings: LeagueSettings, players: int
         mu = dict(zip(rated.bots, rated.mu, strict=True))
         position = {b: i for i, b in enumerate(rated.bots)}
         se_matrix = rated.difference_se
-    enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
+    enough = companies.enough(players, settings.deals, settings.ratings.company_deals)
+    least = -(-settings.ratings.company_deals // settings.deals)  # tables from which a company must be met
     look = Look(order)
     for i, (a, b) in enumerate(pairwise(order)):
-        coverage = company_coverage(order, i, players, companies, enough) if players > 2 else 1.0
+        coverage = company_coverage(order, i, players, companies, enough, least) if players > 2 else 1.0
         if a in mu and b in mu and se_matrix is not None:
             se = float(se_matrix[position[a], position[b]]) / max(coverage, COVERAGE_FLOOR) ** 0.5
             diff = float(mu[a] - mu[b])
@@ -295,7 +296,7 @@ class Matchmaker:
         weights.sort(key=lambda w: (-w[0], -w[1], -w[2], w[3]))  # the widest first among equals
         # At three or more players a settling newcomer's pairs, and one more pair a round, play a swapped table
         # where one lags (`swapped_company`); swapping every pair's table cost the matchmaker its lead.
-        enough = -(-settings.ratings.company_deals // settings.deals)  # tables that count in full
+        enough = companies.enough(players, settings.deals, settings.ratings.company_deals)
         free = players > 2  # the round's one swap beyond a settling newcomer's pairs is still to be played
         for settling, _, _, i, why in weights[:slots]:
             lagging = look.lagging(i)  # held open by a company not met: the swap is what settles it

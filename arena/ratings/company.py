@@ -7,17 +7,18 @@ ratings depend on the mix of tables each bot was given: a copy of a bot that joi
 other company, was rated a tier below its original.
 
 So each company (the set of bots at a table) counts at most `company_deals` deals' worth of games in the fit
-(`[ratings] company_deals`), the weights scaled so that the total stays the number of games. Two copies then
-stand on equal terms wherever each company one of them met was also met, that often, by the other in its place;
-the league's matchmaker plays those swapped tables (`arena.league.matchmaker`). Below the cap a company counts its
-games, so the many companies a league plays once (a newcomer's placement) add no more noise than their games
-carry. Where every company played equally often, as in a round robin, or none reached the cap, every weight is
-exactly 1 and nothing changes. Two-player variants are left as they are: their company is the opponent alone,
-which the model already separates.
+(`[ratings] company_deals`), or half its share of a round robin of as many games where that is more (`company_cap`),
+the weights scaled so that the total stays the number of games. Two copies then stand on equal terms wherever each
+company one of them met was also met, that often, by the other in its place; the league's matchmaker plays those swapped
+tables (`arena.league.matchmaker`). Below the cap a company counts its games, so the many companies a league plays once
+(a newcomer's placement) add no more noise than their games carry. Where every company played equally often, as in a
+round robin, or none reached the cap, every weight is exactly 1 and nothing changes. Two-player variants are left as
+they are: their company is the opponent alone, which the model already separates.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
@@ -25,13 +26,30 @@ import numpy as np
 from arena.ratings.bootstrap import DealGames
 from arena.ratings.offline import Outcomes
 
+SHARE = 0.5
+"""The part of its share of a round robin that a company counts in full, where that passes `company_deals` deals."""
 
-def per_game(games: np.ndarray, n: int, cap_deals: int) -> np.ndarray | None:
-    """Each company's weight per game (companies,) given its games: at most `cap_deals` deals' worth (a deal is a
-    game in each of the n rotations) in all, the total kept. None where nothing changes: two players, every company
-    with as many games, or none over the cap."""
+
+def company_cap(games: float, bots: int, n: int, cap_deals: int) -> float:
+    """The most games a company counts in a fit of `games` games among `bots` bots at tables of n: half its share of
+    a round robin of as many games (every company of n of the bots alike, SHARE), or `cap_deals` deals' worth (a deal
+    is a game in each of the n rotations) where that is more.
+
+    A fixed cap alone bounds what the ratings can learn: once each company of a small field is at the cap, more games
+    add nothing, and a three-player league of five bots (ten companies) never settled its twins. The share grows
+    with the games, so a small field's companies count more as it plays on, while a large field, whose share stays
+    below the cap, keeps the cap. Half of it, not all: a late-comer stands on its neighbour's terms once it met their
+    companies as often as they count (`arena.league.companies.company_coverage`), and a company played for a long
+    time before it came would otherwise keep it chasing a share that grows with every table played."""
+    return max(float(cap_deals * n), SHARE * games / math.comb(max(bots, n), n))
+
+
+def per_game(games: np.ndarray, n: int, cap_deals: int, bots: int) -> np.ndarray | None:
+    """Each company's weight per game (companies,) given its games, among `bots` bots: at most `company_cap` in all,
+    the total kept. None where nothing changes: two players, every company with as many games, or none over the
+    cap."""
     played = games > 0
-    mass = np.minimum(games, cap_deals * n)
+    mass = np.minimum(games, company_cap(float(games.sum()), bots, n, cap_deals))
     if n < 3 or not played.any() or np.all(games[played] == games[played][0]) or np.all(mass == games):
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -45,7 +63,7 @@ def company_weights(bots: np.ndarray, counts: np.ndarray, cap_deals: int) -> np.
         return None
     _, company = np.unique(np.sort(bots, axis=1), axis=0, return_inverse=True)
     company = company.reshape(-1)
-    weight = per_game(np.bincount(company, weights=counts), n, cap_deals)
+    weight = per_game(np.bincount(company, weights=counts), n, cap_deals, len(np.unique(bots)))
     return None if weight is None else weight[company]
 
 
@@ -68,7 +86,9 @@ def company_share(company_games: Counter, bots: np.ndarray, cap_deals: int) -> n
     company are `company_games` (`arena.ratings.bootstrap.OutcomeGroups.company_games`, in the same codes): the
     weights of a look's update (`arena.ratings.looks`)."""
     companies = list(company_games)
-    weight = per_game(np.array([company_games[c] for c in companies], dtype=np.float64), bots.shape[1], cap_deals)
+    field = len({bot for company in companies for bot in company})
+    weight = per_game(np.array([company_games[c] for c in companies], dtype=np.float64), bots.shape[1], cap_deals,
+                      field)
     if weight is None:
         return np.ones(len(bots))
     of = dict(zip(companies, weight.tolist(), strict=True))
