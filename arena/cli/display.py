@@ -164,7 +164,7 @@ def _cross_check(rated: VariantRatings) -> str:
 
 def model_name(rated: VariantRatings) -> str:
     """The model a batch table was fitted with, as its title names it."""
-    return ("TrueSkill, order-free, each company at most company_deals deals" if rated.company_balanced else
+    return ("TrueSkill, order-free, each company's weight capped" if rated.company_balanced else
             "TrueSkill, order-free")
 
 

@@ -1,7 +1,7 @@
 """Who has sat with whom in a league: the tables each bot and each company (a table's bots) were given, and how
 well an adjacent pair of the order met the companies that matter to it. The matchmaker's looks and choices read
 them; at three or more players a bot's results depend on its tablemates, and the ratings weigh each company at most
-`company_deals` deals' worth (`arena.ratings.company`)."""
+`company_deals` deals' worth, or half a round robin's share (`arena.ratings.company`)."""
 
 from __future__ import annotations
 
@@ -28,12 +28,12 @@ def company_coverage(order: list[str], i: int, players: int, companies: Companie
     ratings count them, `Companies.enough`), that the other also played in that company in its place. 1 where there
     are none.
 
-    A bot's results depend on its tablemates, and the ratings weigh each company at most `company_deals` deals'
-    worth (`arena.ratings.company`): two bots stand on equal terms once each met the companies the other met, that
-    often. A late-comer that met few of its neighbour's companies has its difference's error widened, and its pair
-    is not settled, until it has (its pair plays the swapped tables first, `swapped_company`). Only the companies near
-    the pair that weigh in full count: far ones fix the pair's places and say little of their order, and the many a
-    league plays a few times each weigh little; requiring those would chain swap after swap along the order."""
+    A bot's results depend on its tablemates, and the ratings weigh each company up to a cap (`company_cap`): two bots
+    stand on equal terms once each met the companies the other met, that often. A late-comer that met few of its
+    neighbour's companies has its difference's error widened, and its pair is not settled, until it has (its pair plays
+    the swapped tables first, `swapped_company`). Only the companies near the pair played at least `company_deals` deals
+    count: far ones fix the pair's places and say little of their order, and the many a league plays a few times each
+    weigh little; requiring those would chain swap after swap along the order."""
     a, b = order[i], order[i + 1]
     # a little wider than where the pair's own tables take their company (2 (players - 2) bots): a copy between the
     # pair and the company its original kept would otherwise hide that company
@@ -85,10 +85,10 @@ def swapped_company(a: str, b: str, companies: Companies, order: list[str], enou
     furthest, as (that table, the bot that met the company, the bot put in its place); None where no swapped table
     lags.
 
-    The ratings count each company at most `company_deals` deals' worth at three or more players
-    (`arena.ratings.company`): a bot stands on the same terms as its neighbour once it has met, that often, the
-    companies its neighbour met. Playing the lagging swap gives a late-comer the field's early company; the nearest
-    first, because a company far up or down the order fixes the pair's places and says little of their order."""
+    The ratings count each company up to a cap at three or more players (`arena.ratings.company`): a bot stands on the
+    same terms as its neighbour once it has met, that often, the companies its neighbour met. Playing the lagging swap
+    gives a late-comer the field's early company; the nearest first, because a company far up or down the order fixes
+    the pair's places and says little of their order."""
     position = {bot: k for k, bot in enumerate(order)}
     middle = (position[a] + position[b]) / 2
     best = None

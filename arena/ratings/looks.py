@@ -11,7 +11,7 @@ earlier games' messages are not revisited: assumed-density filtering, `rate_outc
 the checkpoint's bootstrap standard errors by how much the posterior's own have shrunk since. Where a milestone
 falls depends on the number of games alone, never on when the looks were taken, so a league's looks are a
 function of its games: a `play` killed and run again chooses the same tables. At three or more players the
-games since are weighed as the fit of every game weighs them (each company at most `company_deals` deals,
+games since are weighed as the fit of every game weighs them (each company capped, `company_cap` in
 `arena.ratings.company`), while the checkpoint's own games keep the weights they had at the checkpoint: where
 companies grow at unequal paces after it, a look drifts from the full fit until the next checkpoint.
 """

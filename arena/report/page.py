@@ -132,8 +132,8 @@ def variant_section(variant: str, slug: str, rated: VariantRatings, scores: pd.D
                "(<code>2=</code>).")
         if rated.company_balanced:
             how += (" Its tables were played unequally often, so each company (the set of bots at a table) counts at "
-                    "most <code>company_deals</code> deals' worth in the fit: a bot's result depends on its "
-                    "tablemates.")
+                    "most <code>company_deals</code> deals' worth in the fit, or half its share of a round robin "
+                    "of as many games where that is more: a bot's result depends on its tablemates.")
     else:
         how = ("Ranked by the online TrueSkill μ − 3σ, updated game by game in game-index order; its σ is the "
                "model's, tiers come from resampling whole deals.")
