@@ -13,8 +13,9 @@ games played after the copies came. One worker, `deals = 4`, `isolation = "none"
     .venv/bin/python benchmarks/coverage.py --summary rows.csv [rows-before.csv ...]
 
 Each league prints one CSV row a copy (appended to `--out`); `--summary` reads such files and prints, per file and
-player count, the shares of checks that split (with exact 95% intervals), the mean gap with its 95% interval, and the
-mean games to the stop.
+player count, the shares of checks that split (with exact 95% intervals), the mean gap with its 95% interval, the
+mean games to the stop (a league stopped by `--cap` counted at the cap), and the mean and range over the leagues that
+settled.
 Run on a checkout of an earlier commit, the same script measures the rule as it was (docs/benchmarks.md).
 """
 
@@ -114,8 +115,8 @@ def summary(paths: list[str]) -> None:
     """Per file and player count: splits by the fixed 95% tiers and by the league's tiers (the settled rule), each with
     its 95% interval, the mean gap [95% CI], the mean games after the copies came, leagues settled."""
     print("| rows | players | checks | split, fixed 95% tiers | split, the league's tiers | mean gap [95% CI] | "
-          "mean abs gap | games after the copies came | settled |")
-    print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+          "mean abs gap | games after the copies came | settled | games after the copies came, settled leagues |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---|")
     for path in paths:
         rows = list(csv.DictReader(open(path)))
         for players in sorted({int(r["players"]) for r in rows}):
@@ -127,12 +128,14 @@ def summary(paths: list[str]) -> None:
             leagues = {r["seed"]: r for r in mine}.values()
             games = sum(int(r["games_after"]) for r in leagues) / len(leagues)
             settled = sum(int(r["settled"]) for r in leagues)
+            stops = [int(r["games_after"]) for r in leagues if int(r["settled"])]
+            stopped = (f"{sum(stops) / len(stops):,.0f} ({min(stops):,}–{max(stops):,})" if stops else "none settled")
             by_rule = [r.get("split_settled", "") for r in mine]
             ruled = "–" if "" in by_rule else share(sum(map(int, by_rule)), len(mine))
             split = share(sum(int(r["split"]) for r in mine), len(mine))
             print(f"| {Path(path).name} | {players} | {len(mine)} | {split} | {ruled} | "
                   f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | "
-                  f"{sum(map(abs, gaps)) / len(gaps):.2f} | {games:,.0f} | {settled} of {len(leagues)} |")
+                  f"{sum(map(abs, gaps)) / len(gaps):.2f} | {games:,.0f} | {settled} of {len(leagues)} | {stopped} |")
 
 
 def main() -> None:
