@@ -283,14 +283,13 @@ def test_bad_paths_and_parameters(tmp_path):
         assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
         assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
         assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
-    missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
-                             capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
-    with served(league, "--no-play") as (_, client):
-        port = client.base_url.port
+        port = client.base_url.port  # a second server on the port this one listens on
         taken = subprocess.run(ARENA + ["league", "serve", str(league), "--no-play", "--port", str(port)],
                                capture_output=True, text=True, timeout=60)
         assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+    missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
 
 
 @needs_browser
