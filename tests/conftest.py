@@ -87,8 +87,11 @@ test id: `pytest --write-durations` brings it up to date. A test it does not kno
 
 
 def pytest_addoption(parser):
-    parser.addoption("--write-durations", action="store_true",
-                     help=f"write the duration of each test played to tests/{DURATIONS.name}, which orders later runs")
+    try:
+        parser.addoption("--write-durations", action="store_true",
+                         help=f"write the duration of each test played to tests/{DURATIONS.name}, to order later runs")
+    except ValueError:  # added already: this file is loaded as a plugin as well (tests/test_required.py)
+        pass
 
 
 def pytest_collection_modifyitems(config, items):
