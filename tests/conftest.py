@@ -103,9 +103,9 @@ def pytest_collection_modifyitems(config, items):
 
     The tests that take a second or more (DURATIONS) start the runs, longest first, shared out so that the runs
     take about as long as each other (longest first, each to the run with the least so far; the Ray tests count for
-    the first): a minute-long test started late would keep the whole suite waiting on one process. Such tests that
-    share a module-scoped fixture stay together, so that it is set up once. The quick tests fill the runs, in
-    order."""
+    the first): a minute-long test started late would keep the whole suite waiting on one process. The tests of a
+    module that use its module-scoped fixtures stay together, so that each is set up once. The quick tests fill
+    the runs, in order."""
     def place(item) -> tuple[bool, bool]:
         on_ray = plays_on_ray(item)
         return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
@@ -119,10 +119,9 @@ def pytest_collection_modifyitems(config, items):
     on_ray = [item for item in items if plays_on_ray(item)]
     groups: dict[object, list] = {}
     for item in items:
-        if not plays_on_ray(item) and seconds(item):
-            shared = [name for name, definitions in item._fixtureinfo.name2fixturedefs.items()
-                      if definitions[-1].scope == "module"]
-            groups.setdefault((item.module.__name__, *sorted(shared)) if shared else item, []).append(item)
+        shares = any(definitions[-1].scope == "module" for definitions in item._fixtureinfo.name2fixturedefs.values())
+        if not plays_on_ray(item) and (shares or seconds(item)):
+            groups.setdefault(item.module.__name__ if shares else item, []).append(item)
     runs, loads = [list(on_ray)] + [[] for _ in range(processes - 1)], [sum(map(seconds, on_ray))] + [0.0] * (
         processes - 1)
     for group in sorted(groups.values(), key=lambda group: -sum(map(seconds, group))):
