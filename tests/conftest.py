@@ -104,8 +104,8 @@ def pytest_collection_modifyitems(config, items):
     The tests that take a second or more (DURATIONS) start the runs, longest first, shared out so that the runs
     take about as long as each other (longest first, each to the run with the least so far; the Ray tests count for
     the first): a minute-long test started late would keep the whole suite waiting on one process. The tests of a
-    module that use its module-scoped fixtures stay together, so that each is set up once. The quick tests fill
-    the runs, in order."""
+    module that use its module-scoped fixtures stay together and in their order, so that each fixture is set up
+    once and sees what it saw before. The quick tests fill the runs, in order."""
     def place(item) -> tuple[bool, bool]:
         on_ray = plays_on_ray(item)
         return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
@@ -126,7 +126,7 @@ def pytest_collection_modifyitems(config, items):
         processes - 1)
     for group in sorted(groups.values(), key=lambda group: -sum(map(seconds, group))):
         k = loads.index(min(loads))
-        runs[k] += sorted(group, key=seconds, reverse=True)
+        runs[k] += group
         loads[k] += sum(map(seconds, group))
     placed = {id(item) for run in runs for item in run}
     quick = iter([item for item in items if id(item) not in placed])
