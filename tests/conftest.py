@@ -122,8 +122,8 @@ def pytest_collection_modifyitems(config, items):
         shares = any(definitions[-1].scope == "module" for definitions in item._fixtureinfo.name2fixturedefs.values())
         if not plays_on_ray(item) and (shares or seconds(item)):
             groups.setdefault(item.module.__name__ if shares else item, []).append(item)
-    runs, loads = [list(on_ray)] + [[] for _ in range(processes - 1)], [sum(map(seconds, on_ray))] + [0.0] * (
-        processes - 1)
+    runs = [on_ray] + [[] for _ in range(processes - 1)]
+    loads = [sum(map(seconds, run)) for run in runs]
     for group in sorted(groups.values(), key=lambda group: -sum(map(seconds, group))):
         k = loads.index(min(loads))
         runs[k] += group
