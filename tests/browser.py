@@ -192,7 +192,10 @@ def _visit(tools: DevTools, url: str, ready: str, probe: str, settle: str | None
     tools.wait_for("Page.loadEventFired", session)
     result = Visit()
     while not result.ready and time.monotonic() < tools.deadline - 5:
-        result.ready = _evaluate(tools, ready, session) is True
+        value = _evaluate(tools, ready, session)
+        if value and not isinstance(value, bool):  # never `true`: the visit would wait out its whole timeout
+            raise TypeError(f"the ready script {ready!r} gave {value!r}, not a boolean")
+        result.ready = value is True
         if not result.ready:
             time.sleep(0.1)
     result.probe = _evaluate(tools, probe, session)

@@ -7,8 +7,11 @@ is absent, unless `ARENA_REQUIRE_<WHAT>=1` (as .ci/run sets): then that skip, an
 starts `needs WHAT:`, is a failure (`pytest_runtest_makereport`). CI cannot go green without what it asked for."""
 
 import importlib
+import itertools
+import json
 import logging
 import os
+from pathlib import Path
 
 # One BLAS thread a test process: the suite runs a process a core, and BLAS threads on top of them made small
 # matrix products up to ten times slower in CPU time on a busy machine (numpy reads this on import).
@@ -32,6 +35,8 @@ def skip_for_want_of(need: str, missing: str):
 
 
 def pytest_configure(config):
+    if config.getoption("write_durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationWriter(), "duration-writer")
     config.addinivalue_line("markers", "needs(what, missing): skipped where `missing` is a reason, not None "
                             "(failed under ARENA_REQUIRE_<WHAT>=1); what is one of " + ", ".join(NEEDS))
 
@@ -76,23 +81,82 @@ def plays_on_ray(item) -> bool:
     return item.get_closest_marker("ray") is not None
 
 
+DURATIONS = Path(__file__).with_name("durations.json")
+"""The seconds each test of a second or more took in a whole run of the suite (setup and teardown included), by
+test id: `pytest --write-durations` brings it up to date. A test it does not know counts as quick."""
+
+
+def pytest_addoption(parser):
+    try:
+        parser.addoption("--write-durations", action="store_true",
+                         help=f"write the duration of each test played to tests/{DURATIONS.name}, to order later runs")
+    except ValueError:  # added already: this file is loaded as a plugin as well (tests/test_required.py)
+        pass
+
+
 def pytest_collection_modifyitems(config, items):
     """The tests marked `ray` first, one after another: they share one local Ray instance (`local_ray`), started
     once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n N`'s work stealing first hands
-    test process k the k-th of N equal runs of consecutive tests, and takes tests back only from the end of a run,
-    so the first process plays them all, first. Those marked `ends_ray` as well, which shut the instance down
-    themselves, come last of them. A test marked `long` (over a minute, mostly waiting) starts the second process's
-    run rather than waiting behind the Ray tests in the first."""
+    test process k the k-th of N runs of consecutive tests (`run_sizes`), and takes tests back only from the end of
+    a run, so the first process plays them all, first. Those marked `ends_ray` as well, which shut the instance down
+    themselves, come last of them.
+
+    The tests that take a second or more (DURATIONS) start the runs, longest first, shared out so that the runs
+    take about as long as each other (longest first, each to the run with the least so far; the Ray tests count for
+    the first): a minute-long test started late would keep the whole suite waiting on one process. The tests of a
+    module that use its module-scoped fixtures stay together and in their order, so that each fixture is set up
+    once and sees what it saw before. The quick tests fill the runs, in order."""
     def place(item) -> tuple[bool, bool]:
         on_ray = plays_on_ray(item)
         return not on_ray, on_ray and item.get_closest_marker("ends_ray") is not None
 
     items.sort(key=place)
     processes = getattr(config, "workerinput", {}).get("workercount", 1)
-    if processes > 1:
-        for item in [item for item in items if item.get_closest_marker("long")]:
-            items.remove(item)
-            items.insert((len(items) + 1) // processes, item)  # the first of the second run
+    if processes == 1:
+        return
+    known = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    seconds = lambda item: known.get(item.nodeid, 0.0)
+    on_ray = [item for item in items if plays_on_ray(item)]
+    groups: dict[object, list] = {}
+    for item in items:
+        shares = any(definitions[-1].scope == "module" for definitions in item._fixtureinfo.name2fixturedefs.values())
+        if not plays_on_ray(item) and (shares or seconds(item)):
+            groups.setdefault(item.module.__name__ if shares else item, []).append(item)
+    runs = [on_ray] + [[] for _ in range(processes - 1)]
+    loads = [sum(map(seconds, run)) for run in runs]
+    for group in sorted(groups.values(), key=lambda group: -sum(map(seconds, group))):
+        k = loads.index(min(loads))
+        runs[k] += group
+        loads[k] += sum(map(seconds, group))
+    placed = {id(item) for run in runs for item in run}
+    quick = iter([item for item in items if id(item) not in placed])
+    for run, size in zip(runs, run_sizes(len(items), processes), strict=True):
+        run += itertools.islice(quick, max(0, size - len(run)))
+    items[:] = [item for run in runs for item in run] + list(quick)
+
+
+def run_sizes(tests: int, processes: int) -> list[int]:
+    """How many consecutive tests `--dist worksteal` first hands each process (xdist's WorkStealingScheduling)."""
+    sizes = []
+    for k in range(processes):
+        sizes.append((tests - sum(sizes)) // (processes - k))
+    return sizes
+
+
+class DurationWriter:
+    """`--write-durations`: each test's phases added up as their reports reach the controlling process; at the end,
+    DURATIONS holds the durations of the tests this run played, and those of the others as they were."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        known = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+        merged = {**known, **{test: round(seconds, 1) for test, seconds in self.seconds.items()}}
+        DURATIONS.write_text(json.dumps({test: s for test, s in sorted(merged.items()) if s >= 1}, indent=0) + "\n")
 
 
 @pytest.fixture

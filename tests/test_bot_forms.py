@@ -404,9 +404,10 @@ def test_an_upload_with_a_wrong_token_names_the_option_and_a_large_one_says_mib(
     wrong = arena("league", "upload", url, forms["file"][0], "--token", "not-a-token", check=False)
     assert wrong.exit_code == 2 and wrong.output.startswith(f"error: {url} answered 401: ")
     assert wrong.output.rstrip().endswith("(check --token, or ARENA_LEAGUE_TOKEN)")
-    write(work / "src" / "big", {"bot.toml": 'command = "python3 main.py"\n', "main.py": COMMAND})
-    (work / "src" / "big" / "weights.bin").write_bytes(os.urandom(3 << 19))  # 1.5 MiB that no zip can shrink
-    zipped(work / "src" / "big", work / "big.zip")
+    big = work / "big"  # beside src/, whose folders other tests zip whole
+    write(big, {"bot.toml": 'command = "python3 main.py"\n', "main.py": COMMAND})
+    (big / "weights.bin").write_bytes(os.urandom(3 << 19))  # 1.5 MiB that no zip can shrink
+    zipped(big, work / "big.zip")
     token = arena("league", "entrant", work / "served", "bob").stdout.splitlines()[-1]
     large = arena("league", "upload", url, "big.zip", "--token", token, check=False)
     assert large.exit_code == 2 and large.output.startswith(f"error: {url} answered 413: the request is 1.5 MiB; "

@@ -109,7 +109,6 @@ def local_digest(config, directory: Path) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.long
 def test_a_real_two_node_cluster_by_address_and_a_node_lost_mid_run(tmp_path):
     config_path = tmp_path / "lost-node.toml"
     config_path.write_text(CONFIG)

@@ -44,7 +44,7 @@ def arena(*args, check=True):
 def make_league(tmp_path: Path, *bots: str, name: str = "league", pace: float | None = None,
                 tie_margin: float | None = None) -> Path:
     """A caterpillar league of these bundled bots (and a paced bot first, if `pace`), nothing played; a wide
-    `tie_margin` settles a pair of twins in a few hundred games rather than thousands."""
+    `tie_margin` settles a pair of twins in a hundred or so games rather than thousands."""
     config = tmp_path / f"{name}.toml"
     config.write_text(LEAGUE_TOML + ("" if tie_margin is None else f"tie_margin = {tie_margin}\n"))
     league = tmp_path / name
@@ -226,8 +226,8 @@ def test_a_bot_added_while_serving_and_playing_reaches_the_leaderboard(tmp_path)
 
 
 def test_sigkill_mid_round_then_serve_again_loses_and_doubles_nothing(tmp_path):
-    killed = make_league(tmp_path, "random", "greedy", name="killed", pace=0.003, tie_margin=3.0)
-    whole = make_league(tmp_path, "random", "greedy", name="whole", pace=0.003, tie_margin=3.0)
+    killed = make_league(tmp_path, "random", "greedy", name="killed", pace=0.003, tie_margin=8.0)
+    whole = make_league(tmp_path, "random", "greedy", name="whole", pace=0.003, tie_margin=8.0)
     with served(killed) as (process, _):
         wait_for(lambda: cut_short(killed), "a round is cut short", 120)
         process.send_signal(signal.SIGKILL)
@@ -283,14 +283,13 @@ def test_bad_paths_and_parameters(tmp_path):
         assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
         assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
         assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
-    missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
-                             capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
-    with served(league, "--no-play") as (_, client):
-        port = client.base_url.port
+        port = client.base_url.port  # a second server on the port this one listens on
         taken = subprocess.run(ARENA + ["league", "serve", str(league), "--no-play", "--port", str(port)],
                                capture_output=True, text=True, timeout=60)
         assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+    missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
 
 
 @needs_browser

@@ -403,9 +403,10 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         part = "document.getElementById('%s').innerText"
         mine = visit(f"{url}bots/snooper", ask % (bob, "own words"), part % "owner-uploads")
         assert mine.ready and "accepted" in mine.probe and not mine.console_errors, mine
-        theirs = visit(f"{url}bots/snooper", ask % (alice, "x") + " || " + part % "owner-note",
+        theirs = visit(f"{url}bots/snooper", ask % (alice, "x") + " || !!" + part % "owner-note",  # ready: a boolean
                        f"[{part % 'owner-note'}, document.body.innerText]")
-        assert theirs.probe[0] == "That token does not own this bot." and "own words" not in theirs.probe[1]
+        assert theirs.ready and theirs.probe[0] == "That token does not own this bot.", theirs
+        assert "own words" not in theirs.probe[1]
 
         retired = client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {alice}"})
         assert retired.json() == {"retired": ["counting"]}
