@@ -101,6 +101,29 @@ def test_a_late_comer_is_not_settled_before_it_met_its_neighbours_company_and_it
     assert look.coverage[2] >= COVERED - 1e-9 and look.verdict(2) == "tie"
 
 
+def test_a_company_the_ratings_weigh_in_full_below_a_grown_cap_must_be_met_too():
+    """A small field: b2 met b0 and b1 at 15 tables, past the 10 of `company_deals` deals but below the cap its 145
+    tables have grown to (half a round robin's share of four bots' companies: 19 tables), so the ratings weigh all 15.
+    Its twin b3 has not met that company: their pair is not settled until b3 has played nine tenths of those tables."""
+    companies = Companies()
+    for _ in range(15):
+        companies.add(["b0", "b1", "b2"])
+    for _ in range(130):
+        companies.add(["b1", "b2", "b3"])  # both twins at the table: no company one of them lacks
+    played = Counter({bot: 40 for bot in ("b0", "b1", "b2", "b3")})
+    assert companies.enough(3, 4, 40) == 19
+    mu = [28.0, 26.0, 25.02, 25.0]
+    assert look_of(3, mu, 0.05, played, companies).coverage[2] == 0.0
+    for _ in range(12):
+        companies.add(["b0", "b1", "b3"])
+    # b2's 15 tables, 12 met; and b3's 12 in that company, past the 10 now, all 12 met by b2
+    look = look_of(3, mu, 0.05, played, companies)
+    assert look.coverage[2] == pytest.approx(24 / 27) and look.verdict(2) == "no"
+    companies.add(["b0", "b1", "b3"])
+    look = look_of(3, mu, 0.05, played, companies)
+    assert look.coverage[2] == pytest.approx(26 / 28) and look.verdict(2) == "tie"
+
+
 def test_a_league_tier_begins_exactly_where_the_settled_rule_separates_a_pair():
     """The standing table's tiers are the settled rule's (`settled_tiers`): open pairs and ties share a tier whatever
     their fixed 95% tiers said, a separated pair begins one, and a retired bot (in no pair) joins the tier above it."""
