@@ -129,8 +129,8 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     made = make_rules(module.Rules, overrides)
     if len(bots) != module.players(made):
         raise BotError(f"{game} with these rules needs {module.players(made)} bots, got {len(bots)}")
-    classes = [seat_class(bot, move_time_limit, setup_time_limit, wall_backstop) if isinstance(bot, str) else type(bot)
-               for bot in bots]
+    classes = [seat_class(bot, move_time_limit, setup_time_limit, wall_backstop) if isinstance(bot, str) else
+               adapted(bot) for bot in bots]
     for bot_class in classes:
         if not can_play(bot_class, game):
             raise BotError(f"bot {bot_class.name!r} cannot play {game}")
@@ -140,6 +140,21 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
                           setup_time_limit=setup_time_limit, built=False, wall_backstop=wall_backstop)
     names = [bot_class.name if isinstance(bot, str) else bot.name for bot, bot_class in pairs]
     return referee.transcript(module, made, names, seed, played)
+
+
+def adapted(bot: Any) -> type:
+    """The class of a bot instance, given what its class lacks of the interface (`arena.bots.as_bot_class`): the
+    instance becomes one of the class that fills it in."""
+    from arena.bots import BotError, as_bot_class
+
+    bot_class = as_bot_class(type(bot), f"the bot {bot!r}")
+    if type(bot) is not bot_class:
+        try:
+            bot.__class__ = bot_class
+        except TypeError:  # a class of __slots__
+            raise BotError(f"the bot {bot!r} lacks part of the interface (reset, name, games): give its class "
+                           "them, or name it by its spec") from None
+    return bot_class
 
 
 def _config(config: str | Path | Mapping[str, Any]) -> Config:

@@ -51,7 +51,7 @@ def test_a_bot_dropped_into_the_working_directorys_bots_folder(tmp_path, monkeyp
 @pytest.mark.parametrize("spec, message", [
     ("nobody", "unknown bot 'nobody'"),
     ("no/such/file.py:Bot", "no bot file"),
-    ("docs/example_bot.py:Missing", "has no class 'Missing'"),
+    ("docs/example_bot.py:Missing", r"no class 'Missing' in docs/example_bot.py \(classes: CountingBot\)"),
     ("no_such_module:Bot", "cannot import no_such_module"),
 ])
 def test_bad_specs(spec, message):

@@ -38,6 +38,9 @@ class Hostile(Bot):
 
     name = {name!r}
     games = {{"caterpillar", "go_for_it"}}
+
+    def act(self, observation):
+        return observation.legal_moves[0]
 '''
 
 RECORDS_ITS_PID = '''
@@ -125,22 +128,34 @@ def test_only_arenas_own_bots_play_in_its_process():
     assert not is_bundled("/elsewhere/random_bot.py:RandomBot") and not is_bundled("their_package.bot:Bot")
 
 
+ACT = "\n    def act(self, o):\n        return o.legal_moves[0]\n"
+
+
 @pytest.mark.parametrize("source, bots, unclear", [
-    ("from arena.bots import Bot as B\nclass A(B):\n    name = 'a'\n", [("a", None)], []),
-    ("from arena import bots\nG = ('y', 'x')\nclass A(bots.Bot):\n    name = 'a'\n    games = set(G)\n",
+    ("from arena.bots import Bot as B\nclass A(B):\n    name = 'a'\n" + ACT, [("a", None)], []),
+    ("from arena import bots\nG = ('y', 'x')\nclass A(bots.Bot):\n    name = 'a'\n    games = set(G)\n" + ACT,
      [("a", ("x", "y"))], []),
-    ("import arena.bots\nclass A(arena.bots.Bot):\n    name = 'a'\n    games = ['x']\n", [("a", ("x",))], []),
-    ("from arena.bots import Bot\nclass A(Bot):\n    name = 'a'\n    games = {'x'}\nclass C(A):\n    name = 'c'\n",
-     [("a", ("x",)), ("c", ("x",))], []),
-    ("from arena.bots import Bot\nclass Base(Bot):\n    pass\nclass A(Base):\n    name = 'a'\n", [("a", None)], []),
+    ("import arena.bots\nclass A(arena.bots.Bot):\n    name = 'a'\n    games = ['x']\n" + ACT, [("a", ("x",))], []),
+    ("from arena.bots import Bot\nclass A(Bot):\n    name = 'a'\n    games = {'x'}\n" + ACT + "class C(A):\n"
+     "    name = 'c'\n", [("a", ("x",)), ("c", ("x",))], []),
+    ("from arena.bots import Bot\nclass Base(Bot):\n    pass\nclass A(Base):\n    name = 'a'\n" + ACT,
+     [("a", None)], []),
     ("class Helper(object):\n    name = 'not a bot'\nclass E(Exception):\n    pass\n", [], []),
     ("from bots.heuristic import HeuristicBot\nclass A(HeuristicBot):\n    name = 'a'\n", [], ["A"]),
     ("from bots.heuristic import HeuristicBot\nclass Helper(HeuristicBot):\n    pass\n", [], []),
-    ("from arena.bots import Bot\nclass A(Bot):\n    name = 'a' + 'b'\n", [], ["A"]),
-    ("from arena.bots import Bot\nimport games_here\nclass A(Bot):\n    name = 'a'\n    games = games_here.ALL\n",
-     [], ["A"]),
-    ("from arena.bots import Bot\nif True:\n    Bot = object\nclass A(Bot):\n    name = 'a'\n", [], ["A"]),
+    ("from bots.heuristic import HeuristicBot\nclass Mine(HeuristicBot):" + ACT, [], ["Mine"]),
+    ("from arena.bots import Bot\nclass A(Bot):\n    name = 'a' + 'b'\n" + ACT, [], ["A"]),
+    ("from arena.bots import Bot\nimport games_here\nclass A(Bot):\n    name = 'a'\n    games = games_here.ALL\n"
+     + ACT, [], ["A"]),
+    ("from arena.bots import Bot\nif True:\n    Bot = object\nclass A(Bot):\n    name = 'a'\n" + ACT, [], ["A"]),
     ("from arena.bots import Bot\nfrom elsewhere import *\nclass A(Mystery):\n    name = 'a'\n", [], ["A"]),
+    # the protocol is structural: a class with `act`, its own or a base's of the same file, with or without Bot
+    ("class FirstLegal:\n    name = 'first-legal'\n    games = None" + ACT, [("first-legal", None)], []),
+    ("class MCTSPlayer:" + ACT, [("mcts-player", None)], []),
+    ("class _Base:\n    games = {'x'}\n    def reset(self, *args):\n        pass\nclass Raiser(_Base):" + ACT +
+     "class Twice(Raiser):\n    name = 'twice'\n", [("raiser", ("x",)), ("twice", ("x",))], []),
+    ("class _Private:" + ACT, [], []),  # found when named, not when the file is looked through
+    ("from arena.bots import Bot\nclass Abstract(Bot):\n    name = 'abstract'\n", [], []),  # Bot.act is no act
 ])
 def test_reading_a_source_finds_its_bots_or_says_what_it_cannot_tell(tmp_path, source, bots, unclear):
     path = tmp_path / "mine.py"

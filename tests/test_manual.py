@@ -7,7 +7,7 @@ What a block is, by the language after its fence:
   output, not compared).
 - `toml`: a tournament config, or a fragment of one completed with a small base config (a game, `random`, and
   `greedy` when the fragment enters no bot), played by `arena tournament`.
-- `python`: code, run by the venv's python in the page's folder; then every `Bot` subclass it defines plays one
+- `python`: code, run by the venv's python in the page's folder; then every bot class it defines plays one
   game of each game it claims against `random`, and must finish it without a forfeit.
 - `json`: each line, or else the whole block, parses as JSON.
 - `text`: output, a layout or a diagram; never run. A block with no language fails: say what it is.
@@ -243,13 +243,13 @@ class Reader:
 RUN_AND_PLAY_BOTS = """
 import json, runpy, sys
 import arena
-from arena.bots import Bot
+from arena.bots import not_a_bot
 from arena.games import GAME_IDS
 names = runpy.run_path(sys.argv[1], run_name="__main__")
 played = []
 for name, value in names.items():
-    if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == "__main__":
-        for game in sorted(value.games) if value.games is not None else GAME_IDS:
+    if not_a_bot(value) is None and value.__module__ == "__main__":
+        for game in sorted(value.games) if getattr(value, "games", None) is not None else GAME_IDS:
             transcript = arena.play(game, [f"{sys.argv[1]}:{name}", "random"], seed=1, move_time_limit=1.0)
             played.append([name, game, transcript["fault"]])
 print(json.dumps(played))

@@ -59,7 +59,8 @@ def test_a_name_that_is_taken_is_refused(tmp_path):
 
 def test_not_a_bot():
     result = runner.invoke(app, ["submit", "docs/example_bot.py:pips"])
-    assert result.exit_code == 2 and "has no bot class 'pips'" in result.output
+    assert result.exit_code == 2 and result.output.endswith(
+        "error: no class 'pips' in docs/example_bot.py (classes: CountingBot)\n")
 
 
 def test_an_executable_bot_is_accepted_by_command(tmp_path):

@@ -373,7 +373,8 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         over = upload(tmp_path / "counting.py", "--token", alice, "--name", "third")
         assert over.exit_code == 2 and "answered 429: 2 active bots already" in over.stderr, over.stderr
         refused = upload(tmp_path / "counting.py", "--token", carol, "--name", "mine", "--class", "Nothing")
-        assert refused.exit_code == 2 and refused.stderr.endswith("counting.py has no bot class 'Nothing'\n") and \
+        assert refused.exit_code == 2 and refused.stderr.endswith(
+            f"no class 'Nothing' in {tmp_path / 'counting.py'} (classes: CountingBot)\n") and \
             refused.stderr.count("\n") == 1, refused.stderr  # refused before it is sent: the file says so
         unreachable = arena("league", "upload", "http://127.0.0.1:9/", tmp_path / "counting.py", "--token", bob,
                             check=False)

@@ -84,20 +84,74 @@ def can_play(bot_class: type, game_id: str) -> bool:
     return games is None or game_id in games
 
 
-def check_interface(bot_class: Any, where: str) -> type:
-    """`bot_class` itself, if it is a class with the Bot interface; raises BotError otherwise."""
-    if not inspect.isclass(bot_class):
-        raise BotError(f"{where} is not a class")
-    missing = [m for m in ("reset", "act") if not callable(getattr(bot_class, m, None))]
-    if missing:
-        raise BotError(f"{where} has no {' or '.join(missing)} method")
-    if not isinstance(getattr(bot_class, "name", None), str) or not bot_class.name:
-        raise BotError(f"{where} has no name (a class attribute `name = \"my-bot\"`)")
-    games = getattr(bot_class, "games", None)
+def default_name(class_name: str) -> str:
+    """The name of a bot class that names none: its class's name in kebab case (`FirstLegal`: `first-legal`,
+    `MCTSBot`: `mcts-bot`), as the source reader (arena/bots/listing.py) tells it without running the class."""
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1-\2", class_name.strip("_"))
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", spaced).replace("_", "-").lower()
+
+
+def not_a_bot(cls: Any) -> str | None:
+    """What keeps `cls` from being a bot, or None for a bot: the one definition of the protocol, which is structural.
+    A bot is a class with a callable `act`, its own or a base's (`Bot.act` itself only says to override it); `reset`,
+    `name`, `games` and `__init__(**params)` are optional and take `Bot`'s defaults (`as_bot_class`)."""
+    if not inspect.isclass(cls):
+        return "is not a class"
+    act = getattr(cls, "act", None)
+    if not callable(act) or act is Bot.act:
+        return "has no act method"
+    if not isinstance(getattr(cls, "name", None) or "", str):
+        return "has a `name` that is not a string"
+    games = getattr(cls, "games", None)
     if games is not None and not (isinstance(games, (set, frozenset, tuple, list)) and
                                   all(isinstance(g, str) for g in games)):
-        raise BotError(f"{where}: `games` must be a set of game ids or None")
-    return bot_class
+        return "has `games` that is neither a set of game ids nor None"
+    return None
+
+
+_adapted: dict[type, type] = {}
+"""Each class that lacks part of the interface, with the class that fills it in (built once: a class loaded twice by
+its spec is the same bot)."""
+
+
+def as_bot_class(cls: Any, where: str) -> type:
+    """The class that plays `cls` with the whole interface: `cls` itself when it has it (every `Bot` with a name),
+    else a subclass of it that adds what it lacks from `Bot`: `name` from its class name, `games` = any, `reset`
+    keeping the game, seat, rules and rng on the bot, `__init__(**params)` taking the parameters of its `defaults`.
+    The subclass has `cls`'s module and qualified name, so `resolved_spec` names `cls`. Raises BotError with what
+    is missing (`not_a_bot`)."""
+    problem = not_a_bot(cls)
+    if problem is not None:
+        raise BotError(f"{where} {problem}")
+    if cls in _adapted:
+        return _adapted[cls]
+    filled: dict[str, Any] = {}
+    if not getattr(cls, "name", None):
+        filled["name"] = default_name(cls.__name__)
+    if not hasattr(cls, "games"):
+        filled["games"] = None
+    if not callable(getattr(cls, "reset", None)):
+        filled["reset"] = Bot.reset
+    if cls.__init__ is object.__init__:
+        filled["__init__"] = Bot.__init__
+        filled.setdefault("defaults", getattr(cls, "defaults", {}))
+    if not filled:
+        return cls
+    adapted = type(cls.__name__, (cls,), {**filled, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                                          "__doc__": cls.__doc__})
+    _adapted[cls] = adapted
+    return adapted
+
+
+def missing_class(class_name: str, where: str, classes: Sequence[str]) -> str:
+    """The line for a class that `where` (a file or a module) does not define."""
+    return f"no class {class_name!r} in {where} (classes: {', '.join(classes) or 'none'})"
+
+
+def defined_classes(module: Any) -> list[str]:
+    """The names of the classes a module defines itself, in order (for the line that names a missing one)."""
+    return [name for name, obj in vars(module).items()
+            if inspect.isclass(obj) and obj.__module__ == module.__name__]
 
 
 _modules: dict[Path, Any] = {}
@@ -123,18 +177,19 @@ def _load_module(path: Path) -> Any:
 
 
 def _bots_in(module: Any) -> list[type]:
-    return [obj for obj in vars(module).values()
-            if inspect.isclass(obj) and obj.__module__ == module.__name__ and issubclass(obj, Bot)
-            and obj.name]
+    """The bots a module defines, each with the whole interface; a class named `_Private` is not looked for."""
+    return [as_bot_class(obj, obj.__name__) for name, obj in vars(module).items()
+            if inspect.isclass(obj) and obj.__module__ == module.__name__ and not name.startswith("_")
+            and not_a_bot(obj) is None]
 
 
 def load_spec(spec: str) -> type:
     """The bot class named by `path/to/file.py:ClassName`."""
     path, _, class_name = spec.rpartition(":")
     module = _load_module(Path(path))
-    if not hasattr(module, class_name):
-        raise BotError(f"{path} has no class {class_name!r}")
-    return check_interface(getattr(module, class_name), spec)
+    if not inspect.isclass(getattr(module, class_name, None)):
+        raise BotError(missing_class(class_name, path, defined_classes(module)))
+    return as_bot_class(getattr(module, class_name), spec)
 
 
 def bot_dirs() -> list[Path]:
@@ -183,7 +238,7 @@ def available_bots() -> dict[str, type]:
     for point in entry_points(group=ENTRY_POINT_GROUP):
         if point.name not in found:
             try:
-                found[point.name] = check_interface(point.load(), f"entry point {point.name}")
+                found[point.name] = as_bot_class(point.load(), f"entry point {point.name}")
             except Exception as error:
                 print(f"warning: skipped entry point {point.name}: {error}", file=sys.stderr)
     return found
@@ -310,7 +365,9 @@ def _imported_class(entry: str) -> type:
         module = importlib.import_module(module_name)
     except Exception as error:
         raise BotError(f"cannot import {module_name}: {type(error).__name__}: {error}") from None
-    return check_interface(getattr(module, class_name, None), entry)
+    if not inspect.isclass(getattr(module, class_name, None)):
+        raise BotError(missing_class(class_name, module_name, defined_classes(module)))
+    return as_bot_class(getattr(module, class_name), entry)
 
 
 def unshadowed(folders: list[str]) -> None:

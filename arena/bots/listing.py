@@ -3,12 +3,13 @@
 limit (arena/isolation/). `arena bots` lists them this way, and `arena play` finds a bot by name this way
 before it starts the bot's host.
 
-Reading a file finds each class that derives from `Bot` (imported from `arena.bots`, or a class of the same
-file that does), with its `name` and `games` when they are literals (a string, None, a set, tuple or list of
-strings, `set(...)` of one, or a name the module binds to one) and its docstring. A class whose base is
-imported from elsewhere, or whose `name` or `games` is computed, is unclear: its host is asked (a hello, as a
-config's check). A class with an unclear base and no `name` of its own is no bot here: in a file of its own
-it would only repeat its base's name.
+Reading a file finds each class that is a bot by the structural protocol (`arena.bots.not_a_bot`): one that
+defines `act`, or derives from one that does through classes of the same file, with or without `Bot` (imported
+from `arena.bots`) among them; with its `name` (else the one made from its class name) and `games` when they are
+literals (a string, None, a set, tuple or list of strings, `set(...)` of one, or a name the module binds to one)
+and its docstring. A class whose base is imported from elsewhere, or whose `name` or `games` is computed, is
+unclear: its host is asked (a hello, as a config's check). Looking through a file, a class with an unclear base
+that neither sets `name` nor defines `act` is no bot: in a file of its own it would only repeat its base.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs
+from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs, default_name, missing_class
 from arena.bots.registry import load_registry
 from arena.errors import ArenaError
 
@@ -50,13 +51,28 @@ class Unclear(ArenaError):
     """What reading the source cannot tell: only running the code can."""
 
 
-_BOT = ("", None)
-"""The name and games of `Bot` itself, which each bot class starts from."""
+_UNSET = object()
+"""An attribute that a class and its bases leave unset."""
+
+
+@dataclass(frozen=True)
+class _Class:
+    """What the source tells of a class of the module: its `name` and `games` (as set by it or its bases, or
+    _UNSET), and whether it or a base defines `act` (`Bot.act`, which only says to override it, does not count)."""
+
+    name: object = _UNSET
+    games: object = _UNSET
+    acts: bool = False
+
+
+_BOT = _Class("", None, False)
+"""`Bot` itself, as its subclasses start from it."""
 _COLLECTIONS = {"set", "frozenset", "tuple", "list", "sorted"}
 
 
 class _Reader:
-    """One module's source: what its top-level names are, and which of its classes are bots."""
+    """One module's source: what its top-level names are, and which of its classes are bots (the protocol of
+    `arena.bots.not_a_bot`, read rather than run)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.bot_names: set[str] = set()  # names of arena.bots.Bot here
@@ -64,10 +80,12 @@ class _Reader:
         self.arena_names: set[str] = set()  # names of the package arena (`import arena.bots`)
         self.unknown: set[str] = set()  # names bound to what only running the code tells
         self.values: dict[str, object] = {}  # names bound to literals
-        self.classes: dict[str, tuple | None] = {}  # this module's classes: a bot's (name, games), or None
+        self.classes: dict[str, _Class] = {}  # this module's classes that reading tells about
         self.star = False  # `from x import *`: any name may be anything
-        self.found: list[tuple[str, tuple, str]] = []  # (class, (name, games), docstring's first line)
-        self.unclear: list[str] = []  # classes only their host can tell about
+        self.found: dict[str, tuple[tuple, str]] = {}  # bot classes: ((name, games), docstring's first line)
+        self.opaque: dict[str, bool] = {}  # classes only their host can tell about: whether they set name or act
+        self.not_bots: dict[str, str] = {}  # classes that are no bot: what they lack
+        self.class_names: list[str] = []  # every class of the module, in order
         for node in tree.body:
             self.statement(node)
 
@@ -108,7 +126,9 @@ class _Reader:
                         except Unclear:
                             pass
                     self.unknown.add(name)
-        else:  # a function, or names bound in an `if`, a `try`, a loop: what only running it tells
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
+            self.forget(node.name)  # a function: no class
+        else:  # a decorated function, or names bound in an `if`, a `try`, a loop: what only running it tells
             for name in {node.name} if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else _bound(node):
                 self.forget(name)
                 self.unknown.add(name)
@@ -116,59 +136,65 @@ class _Reader:
     def forget(self, name: str) -> None:
         for names in (self.bot_names, self.bot_modules, self.arena_names, self.unknown):
             names.discard(name)
-        self.values.pop(name, None)
-        self.classes.pop(name, None)
+        for found in (self.values, self.classes, self.found, self.opaque, self.not_bots):
+            found.pop(name, None)
 
     def class_def(self, node: ast.ClassDef) -> None:
         attrs: dict[str, ast.expr] = {}
+        own_act = False
         for item in node.body:
             if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
                 attrs[item.targets[0].id] = item.value
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is not None:
                 attrs[item.target.id] = item.value
+            own_act |= isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "act"
+        own_act |= "act" in attrs
+        self.class_names.append(node.name)
         try:
-            base = self.bot_base(node.bases)
-            if base is None:
-                self.classes[node.name] = None
-                return
-            name = self.value(attrs["name"]) if "name" in attrs else base[0]
-            games = self.value(attrs["games"]) if "games" in attrs else base[1]
-            if not isinstance(name, str) or not (games is None or isinstance(games, tuple)):
-                raise Unclear
+            bases = self.bases(node.bases)
+            told = _Class(*(self.value(attrs[key]) if key in attrs else
+                            next((getattr(base, key) for base in bases if getattr(base, key) is not _UNSET), _UNSET)
+                            for key in ("name", "games")), own_act or any(base.acts for base in bases))
         except Unclear:
             self.unknown.add(node.name)
-            if "name" in attrs:  # a bot only if it names itself: else it repeats the name of a base
-                self.unclear.append(node.name)
+            self.opaque[node.name] = "name" in attrs or own_act
             return
-        self.classes[node.name] = (name, games)
-        if name:
+        self.classes[node.name] = told
+        name = "" if told.name is _UNSET or told.name is None else told.name
+        games = None if told.games is _UNSET else told.games
+        if not told.acts:
+            self.not_bots[node.name] = "has no act method"
+        elif not isinstance(name, str):
+            self.not_bots[node.name] = "has a `name` that is not a string"
+        elif not (games is None or isinstance(games, tuple)):
+            self.not_bots[node.name] = "has `games` that is neither a set of game ids nor None"
+        else:
             about = (ast.get_docstring(node) or "").strip()
-            self.found.append((node.name, (name, games), about.splitlines()[0] if about else ""))
+            self.found[node.name] = ((name or default_name(node.name), games), about.splitlines()[0] if about else "")
 
-    def bot_base(self, bases: list[ast.expr]) -> tuple | None:
-        """The (name, games) a class inherits from its first base that is a bot, None when no base is one;
-        raises Unclear when a base may be a bot."""
-        unclear = False
+    def bases(self, bases: list[ast.expr]) -> list[_Class]:
+        """What the source tells of each base of a class that is `Bot` or a class of this module (builtins such as
+        `object` tell nothing); raises Unclear when a base may be anything."""
+        told = []
         for base in bases:
             if isinstance(base, ast.Name) and base.id in self.bot_names:
-                return _BOT
-            if isinstance(base, ast.Name) and self.classes.get(base.id):
-                return self.classes[base.id]
+                told.append(_BOT)
+                continue
             if isinstance(base, ast.Name) and base.id in self.classes:
-                continue  # a class of this module that is no bot
+                told.append(self.classes[base.id])
+                continue
             dotted = ast.unparse(base)
             if dotted == "arena.bots.Bot" and self.arena_names or dotted.partition(".")[0] in self.bot_modules \
                     and dotted.endswith(".Bot") and dotted.count(".") == 1:
-                return _BOT
+                told.append(_BOT)
+                continue
             root = base
             while isinstance(root, ast.Attribute):
                 root = root.value
             if not isinstance(root, ast.Name) or root.id in self.unknown or root.id in self.arena_names \
                     or self.star or root.id in self.bot_modules:
-                unclear = True  # anything but a builtin (object, Exception) may be a bot
-        if unclear:
-            raise Unclear
-        return None
+                raise Unclear  # anything but a builtin (object, Exception) may be a bot
+        return told
 
     def value(self, node: ast.expr) -> object:
         """The value of a literal: a string, None, or a collection of strings (as a sorted tuple)."""
@@ -202,27 +228,74 @@ def _bound(node: ast.AST) -> set[str]:
     return names
 
 
-_read: dict[Path, tuple[tuple[int, int], list[Listed], list[str]]] = {}
-"""What read_file found in each file, by the file's modification time and size: a league names its bots in every
+@dataclass(frozen=True)
+class Reading:
+    """What a Python file's source tells of its classes."""
+
+    path: Path
+    bots: dict[str, Listed]
+    """Its bot classes, by class name."""
+    opaque: dict[str, bool]
+    """Its classes that only their host can tell about (a base from elsewhere, a computed `name` or `games`), each
+    with whether it sets `name` or defines `act` itself: else, in a file of its own, it would only repeat its base."""
+    not_bots: dict[str, str]
+    """Its other classes, each with what keeps it from being a bot."""
+    classes: list[str]
+    """Every class it defines, in order."""
+    unknown: frozenset[str]
+    """The names it binds to what only running it tells (an import, a computed value): any may be a bot class."""
+    star: bool
+    """Whether it imports `*`: then any name may be a bot class."""
+
+    def discovered(self) -> tuple[list[Listed], list[str]]:
+        """The bots found in the file when it is looked through rather than a class named (a folder of bots, a file
+        given without its class): those the source tells of, and those to ask the host about. A class named
+        `_Private` is not looked for."""
+        public = lambda cls: not cls.startswith("_")  # noqa: E731
+        return ([bot for cls, bot in self.bots.items() if public(cls)],
+                [cls for cls, own in self.opaque.items() if own and public(cls)])
+
+    def bot(self, class_name: str, shown: str) -> Listed:
+        """The bot `class_name` as the source tells it; raises Unclear when only its host can tell, BotError (one
+        line, the file as `shown`) for a class that is no bot or that the file does not define."""
+        if class_name in self.unknown or self.star and class_name not in self.not_bots:
+            raise Unclear
+        if class_name in self.bots:
+            return self.bots[class_name]
+        if class_name in self.not_bots:
+            raise BotError(f"{shown}:{class_name} {self.not_bots[class_name]}")
+        raise BotError(missing_class(class_name, shown, self.classes))
+
+
+_read: dict[Path, tuple[tuple[int, int], Reading]] = {}
+"""What read_source found in each file, by the file's modification time and size: a league names its bots in every
 round's config, and parsing every bot file again each time cost more than the round's ratings."""
 
 
-def read_file(path: Path) -> tuple[list[Listed], list[str]]:
-    """The bots of a Python file as its source tells them, and the classes that only their host can tell about;
-    raises BotError for a file that cannot be read or parsed."""
+def read_source(path: Path) -> Reading:
+    """What the source of a Python file tells of its classes; raises BotError for a file that cannot be read or
+    parsed."""
     path = path.resolve()
     try:
         stat = path.stat()
         stamp = (stat.st_mtime_ns, stat.st_size)
         if path in _read and _read[path][0] == stamp:
-            return list(_read[path][1]), list(_read[path][2])
+            return _read[path][1]
         tree = ast.parse(path.read_bytes(), str(path))
     except (OSError, SyntaxError, ValueError) as error:
         raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
     reader = _Reader(tree)
-    listed = [Listed(name, games, about, f"{path}:{cls}") for cls, (name, games), about in reader.found]
-    _read[path] = stamp, listed, reader.unclear
-    return list(listed), list(reader.unclear)
+    bots = {cls: Listed(name, games, about, f"{path}:{cls}") for cls, ((name, games), about) in reader.found.items()}
+    reading = Reading(path, bots, reader.opaque, reader.not_bots, reader.class_names, frozenset(reader.unknown),
+                      reader.star)
+    _read[path] = stamp, reading
+    return reading
+
+
+def read_file(path: Path) -> tuple[list[Listed], list[str]]:
+    """The bots found in a Python file looked through (`Reading.discovered`), and the classes that only their host
+    can tell about; raises BotError for a file that cannot be read or parsed."""
+    return read_source(path).discovered()
 
 
 def module_file(module: str) -> Path | None:
@@ -243,20 +316,16 @@ def module_file(module: str) -> Path | None:
     return None
 
 
-def read_spec(spec: str) -> Listed | None:
-    """The bot a `file.py:Class` or `module:Class` spec names, as its source tells it (None: not a bot there);
-    raises Unclear when only its host can tell, BotError when its file cannot be found or read."""
+def read_spec(spec: str, shown: str | None = None) -> Listed:
+    """The bot a `file.py:Class` or `module:Class` spec names, as its source tells it; raises Unclear when only its
+    host can tell, BotError (one line, naming the file or module as `shown`) when its file cannot be found or read,
+    or its class is no bot or missing."""
     where, _, class_name = spec.rpartition(":")
     path = Path(where) if ".py" in where else module_file(where)
     if path is None or not path.is_file():
         raise BotError(f"no bot file {where}" if ".py" in where else f"cannot find module {where}")
-    listed, unclear = read_file(path)
-    if class_name in unclear:
-        raise Unclear
-    for bot in listed:
-        if bot.spec.rpartition(":")[2] == class_name:
-            return Listed(bot.name, bot.games, bot.about, spec if ".py" not in where else bot.spec)
-    return None
+    bot = read_source(path).bot(class_name, shown or where)
+    return bot if ".py" in where else Listed(bot.name, bot.games, bot.about, spec)
 
 
 def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict[str, Listed]:
@@ -309,10 +378,7 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
         except BotError as error:
             _warn_registered(point.name, "entry point", error)
             continue
-        if bot is None:
-            _warn_registered(point.name, "entry point", f"{point.value} is no bot class")
-        else:
-            found.setdefault(point.name, Listed(point.name, bot.games, bot.about, bot.spec))
+        found.setdefault(point.name, Listed(point.name, bot.games, bot.about, bot.spec))
     for bot in _ask(asked, time_limit):
         found.setdefault(bot.name, bot)
     return found

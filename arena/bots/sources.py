@@ -133,12 +133,9 @@ def _file(spec: str, folders: tuple[Path, ...]) -> BotSource:
 
     entry = f"{path}:{class_name}"
     try:
-        listed = read_spec(entry)
+        listed = read_spec(entry, shown=where)
     except Unclear:
         listed = None
-    else:
-        if listed is None:
-            raise BotError(f"{where} has no bot class {class_name!r}")
     name, games = (listed.name, listed.games) if listed is not None else (None, None)
     if path.parent == BUNDLED_DIR:
         return BotSource("bundled", spec, name, games, entry=entry)
@@ -146,7 +143,8 @@ def _file(spec: str, folders: tuple[Path, ...]) -> BotSource:
 
 
 def _only_class(spec: str, folders: tuple[Path, ...]) -> str:
-    """`file.py` as `file.py:Class` when the file holds one bot class (read from its source)."""
+    """`file.py` as `file.py:Class` when the file holds one bot class (read from its source; a class named
+    `_Private` is not looked for)."""
     from arena.bots.listing import read_file
 
     path = found_in(spec, folders, is_file)
@@ -210,21 +208,19 @@ def _bundle(spec: str, path: Path, entry: str | None) -> BotSource:
 
 
 def _told_entry(folder: Path, entry: str) -> tuple[str | None, tuple[str, ...] | None]:
-    """The name and games of a package's class as its source tells them, else (None, None)."""
-    from arena.bots.listing import Unclear, read_file
+    """The name and games of a package's class as its source tells them, else (None, None); raises BotError for a
+    class that its module's source shows is no bot or not there."""
+    from arena.bots.listing import Unclear, read_source
 
     module, _, class_name = entry.partition(":")
     for candidate in (folder.joinpath(*module.split(".")).with_suffix(".py"),
                       folder.joinpath(*module.split("."), "__init__.py")):
         if candidate.is_file():
             try:
-                listed, _ = read_file(candidate)
-            except (BotError, Unclear):
+                bot = read_source(candidate).bot(class_name, f"{folder.name}/{candidate.relative_to(folder)}")
+            except Unclear:
                 return None, None
-            for bot in listed:
-                if bot.spec.rpartition(":")[2] == class_name:
-                    return bot.name, bot.games
-            return None, None
+            return bot.name, bot.games
     raise BotError(f"{folder.name}: no module {module} in it (its entry {entry})")
 
 
