@@ -121,6 +121,11 @@ class RunDir:
         return self.path / "results"
 
     @property
+    def bots(self) -> Path:
+        """The copies of the run's bots' code, by hash (`arena.bots.sources.freeze`): what `arena reproduce` plays."""
+        return self.path / "bots"
+
+    @property
     def ratings(self) -> Path:
         return self.path / "ratings.csv"
 

@@ -138,4 +138,5 @@ def test_a_project_bot_is_recorded_relative_to_the_project():
 
     absolute = Path("docs/example_bot.py").resolve()  # the tests run from the project's root
     sha256 = hashlib.sha256(absolute.read_bytes()).hexdigest()
-    assert recorded_spec(f"{absolute}:CountingBot") == {"spec": "docs/example_bot.py:CountingBot", "sha256": sha256}
+    assert recorded_spec(f"{absolute}:CountingBot") == {"spec": "docs/example_bot.py:CountingBot", "form": "file",
+                                                        "sha256": sha256}

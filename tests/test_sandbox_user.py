@@ -44,10 +44,10 @@ def _cannot() -> str | None:
 SNOOP = f"{ROOT / 'tests' / 'zoo' / 'escapes.py'}:EscapesBot"
 
 
-@pytest.mark.slow
-@pytest.mark.needs("sandbox", _cannot())
-def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox():
-    # in the project's venv: on its file system (hard links cannot cross one), and a folder every user may enter
+@pytest.fixture(scope="module")
+def nobody():
+    """A folder every user may enter, in the project's venv (on its file system: hard links cannot cross one), and a
+    venv there of the system's Python holding arena's dependencies; runs a script in it as `nobody`."""
     with tempfile.TemporaryDirectory(prefix="nobody-", dir=sys.prefix) as folder:
         folder = Path(folder)
         folder.chmod(0o755)
@@ -57,27 +57,38 @@ def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox():
         own = venv / packages.relative_to(sys.prefix)
         shutil.rmtree(own)
         subprocess.run(["cp", "-al", packages, own], check=True)  # hard links: as fast as a listing
-        secret = folder / "secret"
-        secret.write_text("the snoop's prize 5d2f")
-        secret.chmod(0o644)  # nobody may read it: only a sandbox keeps it from the bot
-        run = folder / "run"
-        run.mkdir()
-        shutil.chown(run, "nobody")
-        attacks = {"how": "secret,source,write,proc,unshare,ptrace", "secret": str(secret),
-                   "sources": [str(ROOT / "tests" / "zoo" / "raises.py")], "folders": [str(run)]}
-        bots = [{"name": "random"}, {"name": "sandboxed", "path": SNOOP, "isolation": "sandbox", "params": attacks},
-                {"name": "bare", "path": SNOOP, "isolation": "process", "params": attacks}]
-        config = {"name": "nobody", "seed": 3, "games": [{"game": "caterpillar", "deals": 2}], "bots": bots,
-                  "run": {"workers": 1, "move_time_limit": 5.0}}
-        (run / "zoo.json").write_text(json.dumps(config))
-        script = ("import json, sys, arena\n"
-                  "run = arena.run(json.load(open('zoo.json')))\n"
-                  "print(run.results[['players', 'fault_seat', 'fault']].to_json(orient='records'))")
-        done = subprocess.run(["runuser", "-u", "nobody", "--", "env", f"HOME={run}", "PATH=/usr/bin:/bin",
-                               venv / "bin" / "python", "-c", script], cwd=run, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr
-        games = json.loads(done.stdout.splitlines()[-1])
+
+        def run_as_nobody(config: dict, name: str) -> list[dict]:
+            """`arena.run(config)` as nobody, in a folder of its own named `name`: its games' rows."""
+            run = folder / name
+            run.mkdir()
+            shutil.chown(run, "nobody")
+            (run / "config.json").write_text(json.dumps(config))
+            script = ("import json, sys, arena\n"
+                      "run = arena.run(json.load(open('config.json')))\n"
+                      "print(run.results[['players', 'fault_seat', 'fault', 'termination']].to_json(orient='records'))")
+            done = subprocess.run(["runuser", "-u", "nobody", "--", "env", f"HOME={run}", "PATH=/usr/bin:/bin",
+                                   venv / "bin" / "python", "-c", script], cwd=run, capture_output=True, text=True,
+                                  timeout=300)
+            assert done.returncode == 0, done.stderr
+            return json.loads(done.stdout.splitlines()[-1])
+
+        yield folder, run_as_nobody
+
+
+@pytest.mark.slow
+@pytest.mark.needs("sandbox", _cannot())
+def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox(nobody):
+    folder, run_as_nobody = nobody
+    secret = folder / "secret"
+    secret.write_text("the snoop's prize 5d2f")
+    secret.chmod(0o644)  # nobody may read it: only a sandbox keeps it from the bot
+    attacks = {"how": "secret,source,write,proc,unshare,ptrace", "secret": str(secret),
+               "sources": [str(ROOT / "tests" / "zoo" / "raises.py")], "folders": [str(folder / "zoo")]}
+    bots = [{"name": "random"}, {"name": "sandboxed", "path": SNOOP, "isolation": "sandbox", "params": attacks},
+            {"name": "bare", "path": SNOOP, "isolation": "process", "params": attacks}]
+    games = run_as_nobody({"name": "nobody", "seed": 3, "games": [{"game": "caterpillar", "deals": 2}],
+                           "bots": bots, "run": {"workers": 1, "move_time_limit": 5.0}}, "zoo")
     faults = {bot["name"]: [] for bot in bots}
     for game in games:
         if game["fault_seat"] is not None:
@@ -86,3 +97,25 @@ def test_the_snoop_finds_nothing_in_an_ordinary_users_sandbox():
     # the same bot in a bare process, as nobody, reads the secret: the test sees a breakout where there is one
     assert faults["bare"] and all("escaped: " in fault for fault in faults["bare"]), faults["bare"]
     assert any("5d2f" in fault for fault in faults["bare"]), faults["bare"]
+
+
+SPINS = f"{ROOT / 'tests' / 'zoo' / 'hangs.py'}:HangsBot"
+
+
+@pytest.mark.slow
+@pytest.mark.needs("sandbox", _cannot())
+def test_an_ordinary_users_bots_are_timed_by_their_own_cpu_time(nobody):
+    """As nobody, a bot that spins in its own process or in its sandbox forfeits on its CPU time (`no move within
+    0.3s`), not on the wall-clock backstop (`... of wall time`, ten times longer): arena reads the clock of the bot's
+    own process, inside the sandbox's namespaces too, as it does as root (tests/test_isolation.py)."""
+    _, run_as_nobody = nobody
+    bots = [{"name": "random"}, {"name": "sandboxed", "path": SPINS, "isolation": "sandbox"},
+            {"name": "bare", "path": SPINS, "isolation": "process"}]
+    games = run_as_nobody({"name": "clock", "seed": 3, "games": [{"game": "caterpillar", "deals": 1}],
+                           "bots": bots, "run": {"workers": 1, "move_time_limit": 0.3, "wall_backstop": 30}}, "clock")
+    faults = {bot["name"]: [] for bot in bots}
+    for game in games:
+        if game["fault_seat"] is not None:
+            faults[game["players"][int(game["fault_seat"])]].append((game["termination"], game["fault"]))
+    for bot in ("sandboxed", "bare"):
+        assert faults[bot] and all(fault == ("timeout", "no move within 0.3s") for fault in faults[bot]), faults

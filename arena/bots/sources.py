@@ -78,7 +78,9 @@ def program_source(argv: list[str], folders: tuple[Path, ...], where: str) -> Bo
     bot starts."""
     command = checked_command(argv, folders, where)
     files = [Path(arg) for arg in command if Path(arg).is_absolute() and Path(arg).is_file()]
-    digest = files_hash(files) if files else None
+    if not files:  # a program on PATH alone: pinned by its own file's hash, though nothing of it can be frozen
+        files = [Path(shutil.which(command[0]))]
+    digest = files_hash(files)
     return BotSource("program", "command: " + shlex.join(argv), command=tuple(command), sha256=digest)
 
 
@@ -264,6 +266,52 @@ def as_folder(source: BotSource, dest: Path) -> Path:
     return dest
 
 
+def freeze(source: BotSource, bots: Path) -> str | None:
+    """Copies the code of a bot that is not arena's own into `bots/<sha256>/`, once (the same code, however named,
+    is stored once; a copy is staged beside and renamed, so a kill leaves none half made), and returns the spec
+    that plays the copy, relative to the folder that holds `bots`: `bots/<sha>/file.py:Class`, `bots/<sha>` (a
+    folder with its bot.toml) or `bots/<sha>:module:Class`. None for arena's own code, and for a program found on
+    PATH whose command names no file: nothing of it can be copied (its hash still pins it)."""
+    if source.bundled or source.sha256 is None:
+        return None
+    if source.form == "program" and not any(Path(arg).is_absolute() for arg in source.command or ()):
+        return None
+    from arena.bots.bundles import copy_folder
+
+    frozen = bots / source.sha256
+    relative = f"{bots.name}/{source.sha256}"
+    if source.form == "file":
+        spec = f"{relative}/{Path(source.root).name}:{source.entry.rpartition(':')[2]}"
+    elif source.form == "installed":  # an installed package's or module's tree, and its class
+        spec = f"{relative}:{source.entry}"
+    else:  # a folder; a package's class given after it stays after it
+        entry = source.entry.removeprefix(source.root).removeprefix(":") if source.entry else ""
+        spec = f"{relative}:{entry}" if entry else relative
+    if frozen.is_dir():
+        return spec
+    bots.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=bots))
+    try:
+        if source.form == "file":
+            shutil.copy2(source.root, staged / Path(source.root).name)
+        elif source.form == "installed":
+            where = module_root(source.entry)
+            (copy_folder if where.is_dir() else shutil.copy2)(where, staged / where.name)
+        elif source.form == "program":
+            staged.rmdir()
+            as_folder(source, staged)
+        else:
+            staged.rmdir()
+            copy_folder(Path(source.root), staged)
+        staged.rename(frozen)
+    except OSError:
+        if not frozen.is_dir():
+            raise
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    return spec
+
+
 def unpacked(zip_path: Path, limits: ArchiveLimits = ArchiveLimits()) -> Path:
     """The folder a bot's zip is unpacked into, once: `$ARENA_HOME/unpacked/<sha256 of the zip's bytes>/`."""
     digest = hashlib.sha256(zip_path.read_bytes()).hexdigest()
@@ -296,9 +344,17 @@ def _module(spec: str) -> BotSource:
                        "path/to/file.py:Class)")
     if top == "arena" or top == "bots":
         return BotSource("installed", spec, entry=spec)
-    where = Path(found.submodule_search_locations[0]) if found.submodule_search_locations else Path(found.origin)
+    where = module_root(spec)
     digest = tree_hash(where) if where.is_dir() else files_hash([where])
     return BotSource("installed", spec, entry=spec, sha256=digest)
+
+
+def module_root(entry: str) -> Path:
+    """The folder (a package's) or file (a module's) that holds the installed top-level module of `module:Class`."""
+    import importlib.util
+
+    found = importlib.util.find_spec(entry.partition(":")[0].partition(".")[0])
+    return Path(found.submodule_search_locations[0]) if found.submodule_search_locations else Path(found.origin)
 
 
 def _name(spec: str, registered: bool) -> BotSource:
@@ -337,10 +393,11 @@ def files_hash(files: list[Path]) -> str:
     return sha.hexdigest()
 
 
-def recorded_spec(spec: str) -> dict[str, str]:
+def recorded_spec(spec: str, frozen_in: Path | None = None) -> dict[str, str]:
     """How a run records where a bot came from, so that a run directory moved to another machine still says it:
     arena's own bot by its name and arena's version, a path inside the current folder (the project) relative, with
-    the SHA-256 of the bot's code (`BotSource.sha256`) that `arena reproduce` checks; {} for what no longer resolves."""
+    its form and the SHA-256 of its code (`BotSource.sha256`) that `arena reproduce` checks, and with `frozen_in`
+    (a run's `bots/` folder) the spec of its copy there (`freeze`); {} for what no longer resolves."""
     from importlib.metadata import version
 
     try:
@@ -361,7 +418,9 @@ def recorded_spec(spec: str) -> dict[str, str]:
     else:
         where, colon, rest = spec.partition(":") if ".py:" not in spec else spec.rpartition(":")
         shown = relative(where) + colon + rest
-    return {"spec": shown, "sha256": source.sha256} if source.sha256 else {"spec": shown}
+    frozen = freeze(source, frozen_in) if frozen_in is not None else None
+    return {"spec": shown, "form": source.form, **({"sha256": source.sha256} if source.sha256 else {}),
+            **({"frozen": frozen} if frozen else {})}
 
 
 def found_in(text: str, folders: tuple[Path, ...], test) -> Path | None:

@@ -304,16 +304,20 @@ def ratings(
 def reproduce(
     run: Annotated[Path, typer.Argument(help="Run directory to reproduce.")],
     workers: Annotated[int | None, typer.Option(help="Worker processes for the re-run.")] = None,
+    from_source: Annotated[bool, typer.Option(
+        "--from-source", help="Play the bots' sources as the config names them (not the run's copies of their code); "
+        "exit 1 naming each whose code changed since the run.")] = False,
 ) -> None:
     """Re-run a run's saved config; exit 0 only when the run's result parts, its manifest's digest and the
-    re-run's results all agree.
+    re-run's results all agree. The bots play from the copies of their code that the run folder holds, so a run
+    folder copied to another machine reproduces there; a line says of each bot whose source has changed since.
 
     Example: arena reproduce reports/quickstart --workers 2
     """
     import tempfile
 
     from arena.cli.display import progress_bar
-    from arena.config.saved import changed_code, saved_config
+    from arena.config.saved import changed_code, frozen_config, saved_config
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
 
@@ -328,11 +332,16 @@ def reproduce(
             typer.echo(f"expected {expected}\non disk  {on_disk}")
             typer.echo("MISMATCH: the run's result parts are not those its manifest records", err=True)
             raise typer.Exit(1)
-        config = saved_config(run_dir)
-        if changed := changed_code(config, manifest):  # no re-run: the code is not what the run played
-            for bot in changed:
-                typer.echo(f"MISMATCH: {bot}", err=True)
-            raise typer.Exit(1)
+        if from_source:
+            config = saved_config(run_dir)
+            if changed := changed_code(config, manifest):  # no re-run: the code is not what the run played
+                for bot in changed:
+                    typer.echo(f"MISMATCH: {bot}", err=True)
+                raise typer.Exit(1)
+        else:
+            config, notes = frozen_config(run_dir)
+            for note in notes:
+                typer.echo(note, err=True)
         with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
             again = RunDir(Path(scratch) / config.name)
             with progress_bar(sys.stderr.isatty()) as on_progress:

@@ -1,11 +1,13 @@
-"""A run directory's config read back as it was run, from any folder, and its bots' code checked against the
-hashes its manifest pinned."""
+"""A run directory's config read back as it was run, from any folder: its bots as named (`saved_config`, their code
+checked against the hashes its manifest pinned), or from the copies of their code that the run folder holds
+(`frozen_config`), which play on any machine with arena installed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.bots.sources import recorded_spec
+from arena.bots import BotError
+from arena.bots.sources import program_source, recorded_spec, resolve
 from arena.config.models import Config
 from arena.results import RunDir
 
@@ -46,3 +48,61 @@ def changed_code(config: Config, manifest: dict) -> list[ChangedCode]:
         if now != then:
             changed.append(ChangedCode(bot.name, then, now))
     return changed
+
+
+def played_config(run: RunDir) -> Config:
+    """The config that plays a run's games again (a replay): its bots from the copies of their code that the run holds
+    (`frozen_config`), else, for a run that has not finished or was made before runs held their bots, as named."""
+    if any("frozen" in bot for bot in run.read_manifest().get("bots", {}).values()):
+        return frozen_config(run)[0]
+    return saved_config(run)
+
+
+def frozen_config(run: RunDir) -> tuple[Config, list[str]]:
+    """The run's config with each bot whose code the run froze (manifest `frozen`) played from that copy in the run
+    folder, so from any folder, under any ARENA_HOME; and a line for each whose source as the config names it has
+    changed since the run, or cannot be found here. Made once for the operations that hold `run`."""
+    return run.memo.get("frozen config", (run.config, run.manifest), lambda: _frozen_config(run))
+
+
+def _frozen_config(run: RunDir) -> tuple[Config, list[str]]:
+    import tomllib
+
+    from arena.config import parse_config
+    from arena.config.toml import toml_text
+
+    manifest = run.read_manifest()
+    folders = manifest.get("folders") or None
+    data = tomllib.loads(run.read_config())
+    notes = []
+    for raw in data.get("bots", []):
+        record = manifest.get("bots", {}).get(raw.get("name"), {})
+        if "frozen" not in record:
+            continue
+        now = named_hash(raw, folders)
+        if now != record.get("sha256"):
+            why = "cannot be found here" if now is None else f"has changed (sha256 {record['sha256'][:12]} -> " \
+                                                              f"{now[:12]})"
+            notes.append(f"note: bot {raw['name']!r}: its source {why}; played from the run's copy of its code")
+        raw.pop("command", None)
+        raw["path"] = str(run.path.resolve() / record["frozen"])
+    return parse_config(toml_text(data), folders=folders), notes
+
+
+def named_hash(raw: dict, folders) -> str | None:
+    """The SHA-256 of the code a `[[bots]]` entry names, read now (None: it names nothing here, or arena's own)."""
+    from pathlib import Path
+
+    folders = tuple(Path(f) for f in folders or (Path.cwd(),))
+    try:
+        command = raw.get("command")
+        if command is not None:
+            import shlex
+
+            source = program_source(shlex.split(command) if isinstance(command, str) else list(command), folders,
+                                    "command")
+        else:
+            source = resolve(raw.get("path") or raw["name"], folders)
+    except BotError:
+        return None
+    return recorded_spec(source.folder or source.start()).get("sha256")

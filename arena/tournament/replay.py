@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.config import Config
-from arena.config.saved import saved_config
+from arena.config.saved import played_config
 from arena.games import get_game
 from arena.results import PART_NAME, RunDir
 from arena.tournament import referee
@@ -20,7 +20,7 @@ def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
     from arena.results import ResultsError
 
-    config = saved_config(run)
+    config = played_config(run)
     data = replay_scheduled(config, index)
     saved = saved_row(run, index)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
         run = RunDir(folder)
 
         def replay(index: str) -> dict:
-            guard_calls(saved_config(run))  # its bots checked once, in this child's first replay
+            guard_calls(played_config(run))  # its bots checked once, in this child's first replay
             return replay_game(run, int(index))
 
         return replay

@@ -365,7 +365,15 @@ def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[
 
 
 def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
-    """Creates the run directory with the exact config, or checks that a resumed one holds the same config."""
+    """Creates the run directory with the exact config, or checks that a resumed one holds the same config; then,
+    before the first game, copies each bot's code into it (`freeze_bots`)."""
+    from arena.tournament.frozen import freeze_bots
+
+    _prepare_config(config, run, resume=resume, overwrite=overwrite)
+    freeze_bots(config, run)
+
+
+def _prepare_config(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
     if run.config.exists():
         if overwrite:
             shutil.rmtree(run.results, ignore_errors=True)
@@ -384,8 +392,11 @@ def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: boo
 
 
 def _comparable(config: Config) -> tuple:
-    """A config without its text and resolved bot paths, to compare a saved run with a new one."""
-    bots = tuple((b.name, b.path, repr(b.params), b.isolation, b.command, b.memory_mb, b.cpu_seconds)
+    """A config without its text and bot paths, its bots by their code (`code_identity`), to compare a saved run with
+    a new one."""
+    from arena.tournament.frozen import code_identity
+
+    bots = tuple((b.name, code_identity(b), repr(b.params), b.isolation, b.memory_mb, b.cpu_seconds)
                  for b in config.bots)
     limits = (config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
     stopping = (config.run.until, config.run.round_deals, config.run.confidence, config.run.tie_margin,
@@ -438,7 +449,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         **({"move_times": summary.move_times} if summary.move_times else {}),
-        "bots": {b.name: {**recorded_spec(b.folder or b.spec), "params": b.params} for b in config.bots},
+        "bots": {b.name: {**recorded_spec(b.folder or b.spec, run.bots), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,
         "workers": report.workers,
