@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import pytest
 from browser import find_chromium, png_pixels, visit
 from test_league import ARENA, add, arena, bot_file, make_league, one_line_refusal, state
-from test_server import served, wait_for
+from test_server import error_page, served, wait_for
 
 from arena.league.directory import LeagueDir
 from arena.league.season import closing_time, final_state
@@ -131,8 +131,8 @@ def test_a_final_played_once_at_a_time_and_served_as_it_plays(tmp_path):
         refused_after = time.monotonic() - started
         assert refused_after < 15 and refused.returncode == 2 and refused.stdout.read() == ""
         line = refused.stderr.read()
-        assert re.fullmatch(r"error: \S+: another `arena league final` is playing this league's final \(started "
-                            r"\S+Z\); wait for it to finish\n", line), line
+        assert re.fullmatch(r"error: \S+: another `arena league final` is playing this league's final( \(started "
+                            r"\S+Z\))?; wait for it to finish\n", line), line  # when, once the other has said it
         winner = next(f for f in finals if f is not refused)
         assert winner.poll() is None, "the refused final was refused while the other played"
         assert "the final is being played" in one_line_refusal(arena("league", "close", league, "--at",
@@ -190,6 +190,11 @@ def test_a_final_played_once_at_a_time_and_served_as_it_plays(tmp_path):
                 games |= indices
         assert games == set(range(48)), "the cells open every game of the final"
         assert client.get("/final/games/0").status_code == 200
+        assert error_page(client.get("/final/pairing?variant=caterpillar&bot=random"), 400) == \
+            "/final/pairing takes `variant`, `bot` and `opponent`: opponent is missing"
+        assert error_page(client.get("/final/pairing?variant=snap&bot=random&opponent=greedy"), 404) == \
+            "no variant 'snap' in the final (it has caterpillar)"
+        assert error_page(client.get("/final?page=2"), 400).startswith("unknown parameter 'page'")
 
         icon = client.get("/favicon.ico")
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
