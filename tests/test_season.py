@@ -192,7 +192,7 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
             assert late.probe[0] == [f"Refused: entries closed at {when}", ""]
             assert f"Entries closed at {when}." in said(late.probe[1])
 
-        assert one_line_error(client.get("/api/final"), 404).startswith("no final yet")
+        assert client.get("/api/final").json() == {"status": "not started"}
         arena("league", "final", league, "--deals", "2", "--no-progress")
         final = wait_for(lambda: (answer := client.get("/api/final")).status_code == 200 and answer.json(),
                          "the final is served without a restart")
@@ -200,8 +200,10 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         rows = final["variants"]["caterpillar"]  # the latest version of the uploaded bot, from its frozen copy
         assert {row["bot"] for row in rows} == {"random", "greedy", "counting@2"}
         assert all(row["mu_lo"] < row["mu"] < row["mu_hi"] for row in rows) and len(final["pairs"]["caterpillar"]) == 3
-        shown = client.get("/final").text
-        assert all(f'href="/final/games/{i}"' in shown for i in range(12)) and "Head to head" in shown
+        shown = client.get("/final").text  # each pairing's games behind its cell of the cross-table
+        assert 'class="cross-table"' in shown and "/final/games/" not in shown
+        pairing = client.get("/final/pairing", params={"variant": "caterpillar", "bot": "random", "opponent": "greedy"})
+        assert all(f'href="/final/games/{i}"' in pairing.text for i in range(4))
         assert 'href="/final"' in client.get("/").text
         assert "Caterpillar replay: random v greedy" in client.get("/final/games/0").text
         if browser:  # play may go on after the final: the owner retires the bot from its page

@@ -216,7 +216,8 @@ def league_close(
                                                 "default: now. Overrides league.toml's [season] closes.")] = None,
 ) -> None:
     """Close entries: from then on `arena league add` and entrants' uploads are refused (uploads get 403), and the
-    pages say when entries closed. Play goes on; `arena league final` plays the final on the frozen field.
+    pages say when entries closed. Play goes on; `arena league final` plays the final on the frozen field. Safe to
+    repeat: closed entries stay closed at the time they closed; --at moves a close only before the final starts.
 
     Example: arena league close club --at 2026-12-01T18:00:00Z
     """
@@ -225,11 +226,13 @@ def league_close(
     from arena.league.season import close_entries, shown_time
 
     with user_errors():
-        moment = close_entries(directory, at)
+        moment, changed = close_entries(directory, at)
     if moment > datetime.now(UTC):
-        typer.echo(f"entries close at {shown_time(moment)}")
-    else:
+        typer.echo(f"entries close at {shown_time(moment)}{'' if changed else ' (unchanged)'}")
+    elif changed:
         typer.echo(f"entries closed at {shown_time(moment)}; the final: arena league final {directory}")
+    else:
+        typer.echo(f"entries closed at {shown_time(moment)} already; nothing changed")
 
 
 @league_app.command("final")
@@ -245,21 +248,27 @@ def league_final(
 ) -> None:
     """Play the season's final once entries are closed: a round robin of every active bot's latest version in every
     variant of the league, on duplicate deals, from the league's frozen code, as the run folder DIR/final/ (`arena
-    ratings`, `report`, `replay` and `reproduce` work on it). Run it again to finish a final cut short.
+    ratings`, `report`, `replay` and `reproduce` work on it). Run it again to finish a final cut short. One final at
+    a time: a second one started meanwhile is refused at once.
 
     Example: arena league final club --deals 200 --workers 2
     """
-    from arena.league import LeagueDir, load_settings
-    from arena.league.season import final_run
+    from contextlib import ExitStack
 
-    with user_errors():
-        league = LeagueDir(directory)  # league.toml read once for the command
-        settings = load_settings(league)
-        config, run, left_out = final_run(league, deals=deals, until_settled=until == Until.settled)
-    for line in left_out:
-        typer.echo(f"note: {line}")
-    run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,
-               out=Path(), progress=progress, folder=run.path, again=f"run `arena league final {directory}` again")
+    from arena.league import LeagueDir, load_settings
+    from arena.league.season import final_lock, final_run
+
+    with ExitStack() as held:
+        with user_errors():
+            league = LeagueDir(directory)  # league.toml read once for the command
+            settings = load_settings(league)
+            lock = held.enter_context(final_lock(league))  # held until the final is rated and its report written
+            config, run, left_out = final_run(league, lock, deals=deals, until_settled=until == Until.settled)
+        for line in left_out:
+            typer.echo(f"note: {line}")
+        run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,
+                   out=Path(), progress=progress, folder=run.path,
+                   again=f"run `arena league final {directory}` again")
 
 
 @league_app.command("export")

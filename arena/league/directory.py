@@ -68,6 +68,12 @@ class LeagueDir:
         return self.path / "play.lock"
 
     @property
+    def final_lock(self) -> Path:
+        """The file `arena league final` holds locked while it plays the final (arena/league/season.py): one final at
+        a time, and what the holder says of it (when it started, the games it will play at most)."""
+        return self.path / "final.lock"
+
+    @property
     def history(self) -> Path:
         """The rating history `arena league serve` computed, a point per round it fitted (arena/league/standings.py):
         kept so that a restarted server does not fit every point again."""

@@ -12,7 +12,6 @@ uvicorn serves it, with one worker: the process is the league's one player.
 
 from __future__ import annotations
 
-import json
 import logging
 import socket
 import threading
@@ -34,10 +33,16 @@ from starlette.staticfiles import StaticFiles
 
 from arena.league.catalog import Catalog, LeagueError
 from arena.league.standings import versions
+from arena.server.answers import answer as _answer
+from arena.server.answers import current_view as _view
+from arena.server.answers import only as _only
+from arena.server.answers import page as _page
+from arena.server.answers import records as _records
+from arena.server.answers import rendered as _rendered
 from arena.server.checker import Checker
-from arena.server.final import FinalView
+from arena.server.final_routes import api_final, favicon, final_page, final_pairing_page, finished_final
 from arena.server.player import PlayLoop
-from arena.server.render import leaderboard_context, standings_json, templates, with_etag
+from arena.server.render import leaderboard_context, standings_json, templates
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
 from arena.server.upload_routes import HASHING_AT_ONCE, api_retire, api_upload, api_upload_status, owner_part
 from arena.server.views import RECENT_GAMES, LeagueViews, Served, View, served
@@ -101,7 +106,8 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
     return Starlette(routes=[
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
         Route("/games/{index:int}", game_page), Route("/final", final_page),
-        Route("/final/games/{index:int}", final_game_page),
+        Route("/final/games/{index:int}", final_game_page), Route("/final/pairing", final_pairing_page),
+        Route("/favicon.ico", favicon),
         Route("/api/health", api_health), Route("/api/standings", api_standings), Route("/api/final", api_final),
         Route("/api/games.parquet", api_games),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
@@ -148,46 +154,6 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
 
 # --- pages ------------------------------------------------------------------------------------------
 
-def _view(request: Request) -> View:
-    return served(request).views.current
-
-
-async def _rendered(request: Request, key: tuple, make: Callable[[View], str]) -> tuple[bytes, str]:
-    """What `make` renders of the current view, as bytes and their ETag, rendered once a view (the leaderboard and
-    the standings with the view, in the computing process: arena/server/render.py): every reader of a view gets the
-    same bytes, so a request costs a look-up, not a template (nor a JSON encoding) of the standings. What is not
-    rendered yet is rendered in a thread, with whatever `make` reads (pandas, the catalog): never on the event loop,
-    where it would hold up every other request meanwhile."""
-    view = _view(request)
-    if key not in view.rendered:
-        view.rendered[key] = await run_in_threadpool(lambda: with_etag(make(view)))
-    return view.rendered[key]
-
-
-def _answer(request: Request, found: tuple[bytes, str], media_type: str, **headers: str) -> Response:
-    """The bytes, or 304 when the client holds them already (If-None-Match): a poll of an unchanged page costs
-    neither the page nor its transfer."""
-    body, etag = found
-    headers = {"ETag": etag, "Cache-Control": "no-cache", **headers}
-    if etag in request.headers.get("if-none-match", ""):
-        return Response(status_code=304, headers=headers)
-    return Response(body, media_type=media_type, headers=headers)
-
-
-async def _page(request: Request, name: str, fragment: str, context: Callable[[View], dict]) -> Response:
-    """The page, or only its live part when htmx asks for it; 204 (nothing to swap) when the view the page
-    shows (`since`) is still the current one."""
-    view = _view(request)
-    if request.headers.get("HX-Request") == "true":
-        if request.query_params.get("since") == str(view.version):
-            return Response(status_code=204, headers={"Vary": "HX-Request"})
-        name = fragment
-    asked = tuple(sorted((k, v) for k, v in request.query_params.items() if k != "since"))
-    found = await _rendered(request, (name, request.url.path, asked), lambda view: templates.get_template(name).render(
-        view=view, version=view.version, **context(view)))
-    return _answer(request, found, "text/html; charset=utf-8", Vary="HX-Request")
-
-
 async def leaderboard(request: Request) -> Response:
     """`/`: the standing table of each variant."""
     return await _page(request, "leaderboard.html", "_standings.html", leaderboard_context)
@@ -225,7 +191,7 @@ async def game_page(request: Request) -> Response:
 
 async def final_game_page(request: Request) -> Response:
     """`/final/games/{index}`: the replay page of one game of the final."""
-    index, final = request.path_params["index"], _final(request)
+    index, final = request.path_params["index"], finished_final(request)
     if not 0 <= index < final.games:
         raise HTTPException(404, f"no game {index} in the final (its games are 0 to {final.games - 1})")
     return await _replay_page(request, index, final=True)
@@ -237,7 +203,7 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
     from arena.report.replay_page import replay_page_html
 
     kept = served(request).replays
-    key = (final, _final(request).digest if final else "", index)  # a final played again is another game
+    key = (final, finished_final(request).digest if final else "", index)  # a final played again is another game
     if key not in kept:
         try:
             data = await replay_json(served(request).directory, index, final)
@@ -250,23 +216,6 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
             kept.popitem(last=False)
     kept.move_to_end(key)
     return HTMLResponse(kept[key])
-
-
-NO_FINAL = "no final yet: once entries are closed, `arena league final` plays it"
-
-
-def _final(request: Request) -> FinalView:
-    """The view's final, or 404."""
-    final = _view(request).final
-    if final is None:
-        raise HTTPException(404, NO_FINAL)
-    return final
-
-
-async def final_page(request: Request) -> Response:
-    """`/final`: the final's standings with intervals and tiers, each pair's head-to-head, and its games' replays."""
-    _final(request)
-    return await _page(request, "final.html", "final.html", lambda view: {"final": view.final})
 
 
 def bot_context(view: View, label: str) -> dict:
@@ -298,11 +247,6 @@ def _history_figure(history, view: View) -> dict:
 
 # --- the JSON API -----------------------------------------------------------------------------------
 
-def _records(frame) -> list[dict]:
-    """Rows of a frame as JSON objects (NaN as null, numpy values as plain ones)."""
-    return json.loads(frame.to_json(orient="records", double_precision=10))
-
-
 async def api_health(request: Request) -> Response:
     """`/api/health`: the league's size and whether it is playing now."""
     view, loop = _view(request), served(request).loop
@@ -316,20 +260,6 @@ async def api_health(request: Request) -> Response:
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
     return _answer(request, await _rendered(request, ("api", "standings"), standings_json), "application/json")
-
-
-async def api_final(request: Request) -> Response:
-    """`/api/final`: the final's rows by variant, as `/api/standings` has the league's, and each pair's record."""
-    _final(request)
-    return _answer(request, await _rendered(request, ("api", "final"), final_json), "application/json")
-
-
-def final_json(view: View) -> str:
-    """The body of `/api/final`."""
-    final = view.final
-    return json.dumps({"games": final.games, "digest": final.digest, "finished": final.finished,
-                       "variants": final.standings(),
-                       "pairs": {variant: _records(final.pairs(variant)) for variant in final.frames}})
 
 
 async def api_games(request: Request) -> Response:
@@ -390,14 +320,6 @@ async def api_rounds(request: Request) -> Response:
     return JSONResponse({"rounds": [{"number": r.number, "first_index": r.first_index, "games": r.games,
                                      "started": r.started, "finished": r.finished, "tables": r.plan}
                                     for r in found]})
-
-
-def _only(request: Request, names: set[str]) -> None:
-    """400 for a query parameter the path does not take."""
-    extra = set(request.query_params) - names
-    if extra:
-        raise HTTPException(400, f"unknown parameter {sorted(extra)[0]!r}: {request.url.path} takes only "
-                                 + ", ".join(f"`{name}`" for name in sorted(names)))
 
 
 def _round_number(request: Request, name: str, default: int) -> int:
