@@ -216,13 +216,22 @@ def read_file(path: Path) -> tuple[list[Listed], list[str]]:
         stamp = (stat.st_mtime_ns, stat.st_size)
         if path in _read and _read[path][0] == stamp:
             return list(_read[path][1]), list(_read[path][2])
-        tree = ast.parse(path.read_bytes(), str(path))
-    except (OSError, SyntaxError, ValueError) as error:
+        source = path.read_bytes()
+    except OSError as error:
+        raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
+    listed, unclear = read_source(source, path)
+    _read[path] = stamp, listed, unclear
+    return list(listed), list(unclear)
+
+
+def read_source(source: bytes, path: Path) -> tuple[list[Listed], list[str]]:
+    """`read_file` of a file's bytes (`path` names it in the specs and the error): nothing is written or run."""
+    try:
+        tree = ast.parse(source, str(path))
+    except (SyntaxError, ValueError) as error:
         raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
     reader = _Reader(tree)
-    listed = [Listed(name, games, about, f"{path}:{cls}") for cls, (name, games), about in reader.found]
-    _read[path] = stamp, listed, reader.unclear
-    return list(listed), list(reader.unclear)
+    return [Listed(name, games, about, f"{path}:{cls}") for cls, (name, games), about in reader.found], reader.unclear
 
 
 def module_file(module: str) -> Path | None:

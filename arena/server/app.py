@@ -32,6 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.bots.bundles import size_text
 from arena.league.catalog import Catalog, LeagueError
 from arena.league.standings import versions
 from arena.server.checker import Checker
@@ -39,7 +40,15 @@ from arena.server.final import FinalView
 from arena.server.player import PlayLoop
 from arena.server.render import leaderboard_context, standings_json, templates, with_etag
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
-from arena.server.upload_routes import HASHING_AT_ONCE, api_retire, api_upload, api_upload_status, owner_part
+from arena.server.upload_routes import (
+    HASHING_AT_ONCE,
+    api_reinstate,
+    api_retire,
+    api_upload,
+    api_upload_status,
+    owner_part,
+    request_entrant,
+)
 from arena.server.views import RECENT_GAMES, LeagueViews, Served, View, served
 
 log = logging.getLogger(__name__)
@@ -101,12 +110,14 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
     return Starlette(routes=[
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
         Route("/games/{index:int}", game_page), Route("/final", final_page),
+        Route("/enter", enter_page), Route("/enter/bots", enter_bots),
         Route("/final/games/{index:int}", final_game_page),
         Route("/api/health", api_health), Route("/api/standings", api_standings), Route("/api/final", api_final),
         Route("/api/games.parquet", api_games),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
         Route("/api/bots", api_upload, methods=["POST"]), Route("/api/uploads/{id}", api_upload_status),
-        Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
+        Route("/api/bots/{label}/retire", api_retire, methods=["POST"]),
+        Route("/api/bots/{label}/reinstate", api_reinstate, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
@@ -250,6 +261,29 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
             kept.popitem(last=False)
     kept.move_to_end(key)
     return HTMLResponse(kept[key])
+
+
+async def enter_page(request: Request) -> Response:
+    """`/enter`: the entrants' page: a token and a file in, the check's verdict in place (its script asks
+    `/api/uploads/{id}`), and the entrant's bots (`/enter/bots`); while entries are open, else when they closed."""
+    limits = served(request).upload_limits
+    return await _page(request, "enter.html", "enter.html", lambda view: {"limits": limits, "size": size_text})
+
+
+async def enter_bots(request: Request) -> Response:
+    """`/enter/bots`: the part of `/enter` that the entrant of the Bearer token sees: each of their bots' versions
+    with its status, and their last uploads with the verdicts (HTML; 401 for a missing, wrong or revoked token)."""
+    from arena.league.uploads import entrant_bots
+
+    server = served(request)
+    entrant = await request_entrant(request)
+    if entrant is None:
+        raise HTTPException(401, "missing, wrong or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    bots, uploads = await run_in_threadpool(entrant_bots, server.directory, entrant)
+    active = {b.name for b in bots if b.status == "active"}
+    return templates.TemplateResponse(request, "_entrant.html", {
+        "entrant": entrant, "bots": bots, "uploads": uploads, "active": sorted(active),
+        "limits": server.upload_limits}, headers={"Cache-Control": "no-store"})
 
 
 NO_FINAL = "no final yet: once entries are closed, `arena league final` plays it"
