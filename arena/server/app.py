@@ -5,7 +5,7 @@ the handlers read (`Served`). The event loop only looks things up: whatever read
 in a thread, so a request kept waiting keeps no other waiting. What the server says goes to `logging`.
 
 Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
-`after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
+`after` and `variant`, and four small upload routes (a multipart form of three fields, python-multipart parsing it);
 FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is Starlette underneath.
 uvicorn serves it, with one worker: the process is the league's one player.
 """
