@@ -5,6 +5,8 @@ the cheap refusals (quota, size in MiB) come before anything is unpacked or play
 one real `arena league serve` (real HTTP, the real sandbox, Chromium), shared by the tests of this module in order."""
 
 import base64
+import hashlib
+import sqlite3
 import time
 import zipfile
 from pathlib import Path
@@ -15,7 +17,7 @@ from test_league import add, bot_file
 from test_league import make_league as make_club_league
 from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
-from test_uploads import COUNTING, LEAGUE_TOML, fingerprint, post, token
+from test_uploads import COUNTING, LEAGUE_TOML, post, token
 
 from arena.league.catalog import Catalog
 
@@ -56,6 +58,20 @@ def statuses(league: Path) -> dict[str, str]:
         return {b.label: b.status for b in catalog.bots()}
     finally:
         catalog.close()
+
+
+def entered(league: Path) -> tuple:
+    """What an upload could leave in a league that plays meanwhile: each file under bots/ and uploads/ with its
+    hash, and the catalog's bots, owners and uploads."""
+    files = {str(p.relative_to(league)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "folder"
+             for name in ("bots", "uploads") for p in (league / name).rglob("*")}
+    db = sqlite3.connect(league / "catalog.sqlite")
+    try:
+        rows = [db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in ("bots", "owners",
+                                                                                             "uploads")]
+    finally:
+        db.close()
+    return files, rows
 
 
 def folders(league: Path) -> set[str]:
@@ -207,7 +223,7 @@ def test_past_the_quota_and_over_the_size_refusals_come_at_once_and_leave_nothin
     (tmp_path / "counting.py").write_text(COUNTING)
     accepted = arena("league", "upload", url, tmp_path / "counting.py", "--token", alice, check=False)
     assert accepted.stdout == "accepted as 'counting'\n", accepted.stderr  # alice's second active bot: her quota
-    before, files = fingerprint(league), folders(league)
+    before = entered(league)
     third = COUNTING.replace('"counting"', '"third"')
     for filename, content, fields in (("third.py", third.encode(), {}), ("third.py", third.encode(), {"name": "x"}),
                                       ("my-third.zip", first_zip(tmp_path, 3).read_bytes(), {})):
@@ -218,7 +234,7 @@ def test_past_the_quota_and_over_the_size_refusals_come_at_once_and_leave_nothin
             refused.text
         assert seconds < 10, seconds
         print(f"{filename} {fields}: refused past the quota in {seconds:.3f} s")
-    assert fingerprint(league) == before and folders(league) == files, "no new folder in the league"
+    assert entered(league) == before, "no new file or folder in the league, nothing recorded"
 
     for size, said in ((4 << 20, "the file is 4.0 MiB; a .py may be 1.0 MiB at most here"),
                        (9 << 20, "the request is 9.0 MiB; this league takes 8.0 MiB at most")):
@@ -226,7 +242,7 @@ def test_past_the_quota_and_over_the_size_refusals_come_at_once_and_leave_nothin
         big = post(client, bob, "big.py", b"#" * size)
         assert one_line_error(big, 413) == said
         print(f"{size >> 20} MiB .py: 413 in {time.monotonic() - started:.3f} s")
-    assert fingerprint(league) == before and folders(league) == files
+    assert entered(league) == before
 
     # three new bots sent at once while bob has room for two: each passes the cheap checks, and the checker refuses
     # the third before its sandbox, leaving no folder in bots/ or uploads/
@@ -257,3 +273,7 @@ def test_every_version_is_said_so_and_closed_entries_say_when(league_served):
     page = client.get("/enter").text
     assert f"Entries closed at <time>{when}</time>" in page and 'id="enter-file"' not in page
     assert one_line_error(post(client, alice, "late.py", COUNTING.encode()), 403) == f"entries closed at {when}"
+    assert client.get("/enter/bots").status_code == 401  # the entrant's part needs their token, as a header
+    mine = client.get("/enter/bots", headers={"Authorization": f"Bearer {alice}"}).text
+    assert "alice: 1 of 2 active bots (counting)" in " ".join(mine.split())
+    assert all(f'href="/bots/{label}"' in mine for label in ("my-first", "my-first%402", "counting"))
