@@ -31,9 +31,9 @@ from arena.league.frozen import check_name
 from arena.league.settings import UploadLimits
 
 FOLDER = "uploads"
-FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}\.(py|zip)")
-"""An uploaded file's name: .py or .zip, of the letters a bot's name may have (`my-first.zip`, as `arena league add`
-takes it), no folder."""
+FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_+-]{0,63}\.(py|zip)")
+"""An uploaded file's name: .py or .zip, of the letters a bot's name may have but the dot (`my-first.zip`, as `arena
+league add` takes it; a .py's name is its module's), no folder."""
 CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 ENTRY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}:[A-Za-z_][A-Za-z0-9_]{0,99}")
 """A zip's entry given in the form's `class` when it has no bot.toml: module:Class."""
@@ -93,7 +93,7 @@ def check_form(filename: str, size: int, class_name: str | None, name: str | Non
     """The checks of an upload's form, before anything is written: BadUpload or TooLarge with one line."""
     if not FILE_NAME.fullmatch(filename):
         raise BadUpload(f"{filename[:80]!r}: the file must be a .py or a .zip, named with letters, digits and "
-                        "- _ . + (no folder)")
+                        "- _ + (no folder)")
     if size > limits.largest(filename):
         kind = filename.rsplit(".", 1)[1]
         raise TooLarge(f"the file is {size_text(size)}; a .{kind} may be {size_text(limits.largest(filename))} "
