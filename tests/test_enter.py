@@ -135,11 +135,13 @@ FILL = ("(window.sent ??= (function () {"
         " document.getElementById('enter-form').requestSubmit(); return true; })())")
 """Types the token, picks the file and sends the form of /enter, once."""
 DONE = "['accepted', 'refused', 'unchanged'].includes(document.getElementById('enter-verdict').dataset.status)"
-FROM_HOME = ("location.pathname === '/enter' ? (%s && %s && document.getElementById('entrant-bots').innerText"
-             ".includes('my-first')) : (window.clicked ??= (setTimeout(function () {"
-             " document.getElementById('enter-link').click(); }, 0), true)) && false")
-"""On `/`, follows the link to /enter (a click, as a person would); there, sends the form and waits for the verdict
-and the entrant's bots."""
+FROM_HOME = ("location.pathname === '/enter'"
+             " ? (!!document.body && document.body.dataset.ready === 'yes' && %s && %s"
+             " && document.getElementById('entrant-bots').innerText.includes('my-first'))"
+             " : (window.clicked ??= (setTimeout(function () { document.getElementById('enter-link').click(); }, 0),"
+             " true)) && false")
+"""On `/`, follows the link to /enter (a click, as a person would); there, once its page has loaded whole, sends the
+form and waits for the verdict and the entrant's bots."""
 
 
 @needs_sandbox
@@ -187,12 +189,21 @@ def test_a_second_version_is_a_label_its_page_retires_it_alone_and_its_code_agai
     assert page.ready and page.probe == "Retired 'my-first@2' (version 2 only).", page
     assert statuses(league) == {"random": "active", "my-first": "active", "my-first@2": "retired"}
 
+    reinstate = ("(window.back ??= (document.getElementById('reinstate-form').requestSubmit(), true)) && "
+                 "/^(Reinstated|Refused|Unchanged)/.test(document.getElementById('owner-verdict').textContent)")
+    page = visit(f"{url}/bots/my-first%402", f"{owner % alice} && {reinstate}",
+                 "document.getElementById('owner-verdict').textContent")
+    assert page.ready and page.probe == "Reinstated 'my-first@2' (version 2 only).", page
+    assert statuses(league)["my-first@2"] == "active"
+
     headers = {"Authorization": f"Bearer {alice}"}
+    retired = client.post("/api/bots/my-first%402/retire", headers=headers)
+    assert retired.json() == {"retired": ["my-first@2"], "unchanged": [], "every_version": False,
+                              "said": "retired 'my-first@2' (version 2 only)"}
     back = client.post("/api/bots/my-first%402/reinstate", headers=headers)
     assert back.json() == {"reinstated": ["my-first@2"], "unchanged": [], "every_version": False,
                            "said": "reinstated 'my-first@2' (version 2 only)"}
-    retired = client.post("/api/bots/my-first%402/retire", headers=headers)
-    assert retired.status_code == 200 and retired.json()["retired"] == ["my-first@2"]
+    assert client.post("/api/bots/my-first%402/retire", headers=headers).json()["retired"] == ["my-first@2"]
     assert one_line_error(client.post("/api/bots/my-first%402/retire", headers={"Authorization": f"Bearer {bob}"}),
                           403) == "the bot 'my-first' is not yours"
     assert one_line_error(client.post("/api/bots/my-first%409/retire", headers=headers), 404).startswith(
