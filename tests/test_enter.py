@@ -288,3 +288,26 @@ def test_every_version_is_said_so_and_closed_entries_say_when(league_served):
     mine = client.get("/enter/bots", headers={"Authorization": f"Bearer {alice}"}).text
     assert "alice: 1 of 2 active bots (counting)" in " ".join(mine.split())
     assert all(f'href="/bots/{label}"' in mine for label in ("my-first", "my-first%402", "counting"))
+
+
+def test_the_link_shows_only_while_a_sandboxed_league_takes_entries():
+    from datetime import UTC, datetime, timedelta
+
+    from arena.bots.bundles import size_text
+    from arena.league.settings import UploadLimits
+    from arena.server.render import templates
+    from arena.server.views import View
+
+    def page(view: View) -> str:
+        return templates.get_template("enter.html").render(view=view, version=1, limits=UploadLimits(), size=size_text)
+
+    later, earlier = datetime.now(UTC) + timedelta(days=1), datetime(2026, 1, 1, tzinfo=UTC)
+    open_until = page(View("club", closes=later))
+    assert 'id="enter-link"' in open_until and 'id="enter-file"' in open_until
+    assert "Entries are open until" in open_until
+    assert "A <code>.py</code> may weigh 1.0 MiB, a <code>.zip</code> 20.0 MiB" in " ".join(open_until.split())
+    closed = page(View("club", closes=earlier))
+    assert 'id="enter-link"' not in closed and 'id="enter-file"' not in closed
+    assert "Entries closed at <time>2026-01-01T00:00:00Z</time>" in closed and 'id="enter-token"' in closed
+    unsandboxed = page(View("club", uploads=False))
+    assert 'id="enter-link"' not in unsandboxed and "takes no uploads" in unsandboxed
