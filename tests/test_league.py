@@ -186,8 +186,8 @@ def test_new_add_versions_retire_and_refusals(tmp_path):
     assert "unknown bot" not in one_line_refusal(arena("league", "retire", league, "nobody", check=False))
     assert state(league) == before, "a refused add or retire changes nothing"
 
-    assert "retired 'paced'" in arena("league", "retire", league, "paced").stdout
-    assert "already retired" in arena("league", "retire", league, "paced").stdout
+    assert "retired 'paced' (version 1 only)" in arena("league", "retire", league, "paced@1").stdout
+    assert "unchanged: paced (retired)" in arena("league", "retire", league, "paced@1").stdout
     catalog = Catalog(league)
     assert [(b.label, b.version, b.status) for b in catalog.bots()] == [
         ("paced", 1, "retired"), ("paced@2", 2, "active"), ("random", 1, "active")]

@@ -146,8 +146,8 @@ UPLOAD = ("(window.sent ??= (function () { var files = new DataTransfer(); "
           "files.items.add(new File([%r], 'counting.py')); document.getElementById('upload-file').files = files.files; "
           "document.getElementById('upload-form').requestSubmit(); return true; })())")
 RETIRE = ("(window.retired ??= (document.getElementById('owner-actions').hidden = false, "
-          "document.getElementById('retire-form').requestSubmit(), "
-          "document.getElementById('retire-form').requestSubmit(), true))")  # twice: the second click retires
+          "document.getElementById('retire-all-form').requestSubmit(), "
+          "document.getElementById('retire-all-form').requestSubmit(), true))")  # twice: the second click retires
 SAID = "/^(Accepted|Refused|Retired)/.test(document.getElementById('owner-verdict').textContent)"
 VERDICT = "[document.getElementById('owner-verdict').textContent, document.getElementById('owner-note').textContent]"
 
@@ -208,7 +208,7 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         assert "Caterpillar replay: random v greedy" in client.get("/final/games/0").text
         if browser:  # play may go on after the final: the owner retires the bot from its page
             retired = visit(page, f"{OWNER % alice} && {RETIRE} && {SAID}", VERDICT)
-            assert retired.probe == ["Retired counting, counting@2.", ""], retired
+            assert retired.probe == ["Retired every version of 'counting': counting, counting@2.", ""], retired
 
         out = tmp_path / "games.parquet"
         arena("league", "export", league, out)

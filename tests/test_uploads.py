@@ -260,15 +260,15 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
         refused(401, client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {revoked}"}), "token")
         refused(403, client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {bob}"}),
                 "is not yours")
-        refused(413, post(client, bob, "big.py", b"#" * 65537), "65536 at most")
-        refused(413, post(client, bob, "big.zip", b"#" * 131073), "131072 at most")
+        refused(413, post(client, bob, "big.py", b"#" * 65537), "a .py may be 65,536 bytes at most")
+        refused(413, post(client, bob, "big.zip", b"#" * 131073), "a .zip may be 131,072 bytes at most")
         refused(413, post(client, bob, "big.py", b"#" * 300_000), "262,144 bytes at most")  # by Content-Length, unread
         chunked = client.post("/api/bots", headers={"Authorization": f"Bearer {bob}",
                                                     "Content-Type": "multipart/form-data; boundary=x"},
                               content=(b"#" * 65536 for _ in range(5)))  # no Content-Length: counted while read
         refused(413, chunked, "passed 262,144 bytes")
         refused(400, post(client, bob, "mine.py", bot, name=XSS), "letters, digits and - _ . + only")
-        refused(400, post(client, bob, "../../evil.py", bot), "named like a Python module")
+        refused(400, post(client, bob, "../../evil.py", bot), "(no folder)")
         refused(400, post(client, bob, "mine.txt", bot), "a .py or a .zip")
         refused(400, post(client, bob, "mine.zip", b"not a zip"), "mine.zip: not a readable zip")
         for kind, said in (("slip", "climbs out of the folder"), ("absolute", "is an absolute path"),
@@ -410,7 +410,8 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         assert "own words" not in theirs.probe[1]
 
         retired = client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {alice}"})
-        assert retired.json() == {"retired": ["counting"]}
+        assert retired.json() == {"retired": ["counting"], "unchanged": [], "every_version": True,
+                                  "said": "retired every version of 'counting': counting"}
         assert post(client, alice, "counting.py", COUNTING.encode(), name="third").status_code == 202, \
             "a retired bot frees its place"
     log = process.stderr.read()

@@ -281,15 +281,24 @@ def read_source(path: Path) -> Reading:
         stamp = (stat.st_mtime_ns, stat.st_size)
         if path in _read and _read[path][0] == stamp:
             return _read[path][1]
-        tree = ast.parse(path.read_bytes(), str(path))
-    except (OSError, SyntaxError, ValueError) as error:
+        source = path.read_bytes()
+    except OSError as error:
+        raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
+    reading = read_bytes(source, path)
+    _read[path] = stamp, reading
+    return reading
+
+
+def read_bytes(source: bytes, path: Path) -> Reading:
+    """`read_source` of a file's bytes (`path` names it in the specs and the error): nothing is written or run."""
+    try:
+        tree = ast.parse(source, str(path))
+    except (SyntaxError, ValueError) as error:
         raise BotError(f"cannot read {path}: {type(error).__name__}: {error}") from None
     reader = _Reader(tree)
     bots = {cls: Listed(name, games, about, f"{path}:{cls}") for cls, ((name, games), about) in reader.found.items()}
-    reading = Reading(path, bots, reader.opaque, reader.not_bots, reader.class_names, frozenset(reader.unknown),
-                      reader.star)
-    _read[path] = stamp, reading
-    return reading
+    return Reading(path, bots, reader.opaque, reader.not_bots, reader.class_names, frozenset(reader.unknown),
+                   reader.star)
 
 
 def read_file(path: Path) -> tuple[list[Listed], list[str]]:

@@ -107,17 +107,34 @@ def league_add(
 @league_app.command("retire")
 def league_retire(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
-    bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="The bot (version) to retire.")],
+    bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="NAME@V: that version; NAME: every version.")],
 ) -> None:
-    """Stop a bot playing; its games stay in the league and in its history.
+    """Stop a bot playing: NAME@V that version only, NAME every version (the answer says which); its games stay in
+    the league and in its history.
 
-    Example: arena league retire club counting@1
+    Example: arena league retire club counting@2
     """
-    from arena.league.frozen import retire_bot
+    from arena.league.frozen import set_status
 
     with user_errors():
-        row, changed = retire_bot(directory, bot)
-    typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
+        change = set_status(directory, bot, "retired")
+    typer.echo(change.text())
+
+
+@league_app.command("reinstate")
+def league_reinstate(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    bot: Annotated[str, typer.Argument(metavar="NAME@V", help="NAME@V: that version; NAME: every version.")],
+) -> None:
+    """A retired bot plays again: NAME@V that version only, NAME every version (the answer says which).
+
+    Example: arena league reinstate club counting@2
+    """
+    from arena.league.frozen import set_status
+
+    with user_errors():
+        change = set_status(directory, bot, "active")
+    typer.echo(change.text())
 
 
 @league_app.command("entrant")
@@ -148,25 +165,27 @@ def league_upload(
     url: Annotated[str, typer.Argument(help="The league's address, e.g. http://club.example:8000/.")],
     spec: Annotated[str, typer.Argument(help="The bot: path/file.py:Class, a folder or zip with a bot.toml, "
                                               "folder-or.zip:module:Class, or a registered name.")],
-    token: Annotated[str, typer.Option(envvar="ARENA_LEAGUE_TOKEN", show_envvar=True,
-                                       help="Your entrant token (from the league's organiser).")],
+    token: Annotated[str | None, typer.Option(envvar="ARENA_LEAGUE_TOKEN", show_envvar=True,
+                                              help="Your entrant token (from the league's organiser).")] = None,
     name: Annotated[str | None, typer.Option(help="The bot's name in the league (default: its own).")] = None,
     class_name: Annotated[str | None, typer.Option("--class", help="The bot's class, if the file has several.")]
     = None,
     wait: Annotated[float, typer.Option(help="Seconds to wait for the verdict.", min=1)] = 600,
 ) -> None:
-    """Upload a bot to a served league and wait until it is checked: prints its label (exit 0), or why it was
-    refused (exit 2).
+    """Upload a bot to a served league and wait until it is checked: prints its label (exit 0), `unchanged: NAME@V
+    (STATUS)` for code the league holds already (exit 0, nothing reinstated), or why it was refused (exit 2).
 
     Example: arena league upload http://127.0.0.1:8000 mybot.py:MyBot --token $TOKEN --wait 120
     """
     from arena.server.client import upload_bot
 
+    if not token:
+        fail("no token: give --token TOKEN or set ARENA_LEAGUE_TOKEN (the token the league's organiser gave you)")
     with user_errors():
         verdict = upload_bot(url, spec, token, name=name, class_name=class_name, wait=wait)
-    if verdict.status != "accepted":
+    if verdict.status == "refused":
         fail(f"refused: {verdict.reason}")
-    typer.echo(f"accepted as {verdict.label!r}")
+    typer.echo(verdict.reason if verdict.status == "unchanged" else f"accepted as {verdict.label!r}")
 
 
 class Until(StrEnum):

@@ -72,11 +72,12 @@ CREATE TABLE IF NOT EXISTS uploads (
     file TEXT NOT NULL,              -- uploads/<id>/FILE, relative to the league
     class TEXT,                      -- the form's `class` and `name`, if given
     name TEXT,
-    status TEXT NOT NULL,            -- "checking", then "accepted" or "refused"
+    status TEXT NOT NULL,            -- "checking", then "accepted", "unchanged" (the code was there) or "refused"
     label TEXT,
     reason TEXT,
     created REAL NOT NULL,           -- seconds since the epoch (the hourly count compares numbers)
-    finished TEXT
+    finished TEXT,
+    sha256 TEXT                      -- of the uploaded file: the same bytes again are answered `unchanged` at once
 );
 """
 """The tables of entrants and their uploads (a league made before them gets them when its catalog is next opened)."""
@@ -149,6 +150,10 @@ class Catalog:
             with self.transaction():
                 for statement in _without_comments(ENTRANT_SCHEMA).split(";"):
                     self.db.execute(statement)
+        elif "sha256" not in self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'uploads'").fetchone()[0]:
+            with self.transaction():  # a league whose uploads were recorded before their hash was
+                if not any(row[1] == "sha256" for row in self.db.execute("PRAGMA table_info(uploads)")):
+                    self.db.execute("ALTER TABLE uploads ADD COLUMN sha256 TEXT")
 
     def close(self) -> None:
         self.db.close()

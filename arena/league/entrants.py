@@ -117,28 +117,10 @@ class Owner:
             raise Forbidden(f"the bot name {bot_name!r} belongs to another entrant")
         active = active_names(db, self.entrant)
         if bot_name not in active and len(active) >= self.active_bots:
-            raise OverLimit(f"{len(active)} active bots already, the most an entrant may have here; "
-                            "retire one first")
+            raise OverLimit(f"{len(active)} active bots already ({', '.join(sorted(active))}), the most an entrant "
+                            "may have here; retire one first")
 
     def claim(self, db: sqlite3.Connection, bot_name: str) -> None:
         """Inside the transaction that adds the bot: checks the name (`may_use`) and makes it the entrant's."""
         self.may_use(db, bot_name)
         db.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot_name, self.entrant))
-
-
-def retire_owned(league: Path, entrant: str, name: str) -> list[str]:
-    """Retires every active version of the entrant's bot `name`, in one transaction; returns their labels."""
-    catalog = Catalog(league)
-    try:
-        with catalog.transaction() as db:
-            labels = [label for (label,) in db.execute(
-                "SELECT label FROM bots WHERE name = ? AND status = 'active' ORDER BY rowid", (name,))]
-            if not labels and db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone() is None:
-                raise Unknown(f"no bot {name!r} in this league")
-            if owner_of(db, name) != entrant:
-                raise Forbidden(f"the bot {name!r} is not yours")
-            db.execute("UPDATE bots SET status = 'retired', retired = ? WHERE name = ? AND status = 'active'",
-                       (now(), name))
-        return labels
-    finally:
-        catalog.close()

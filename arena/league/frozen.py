@@ -31,7 +31,7 @@ from arena.bots.sources import as_folder, resolve
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, LeagueError, now
 from arena.league.directory import LeagueDir
-from arena.league.entrants import Owner, owner_of
+from arena.league.entrants import Forbidden, Owner, Unknown, owner_of
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,9 @@ def add_bot(league: LeagueDir | Path, spec: str, *, name: str | None = None, san
             digest = hashlib.sha256(f"bundled\x1f{source.name}\x1f{version('arena')}".encode()).hexdigest()
         same = [b for b in catalog.bots() if b.hash == digest and (name is None or b.name == name)
                 and (owner is None or owner_of(catalog.db, b.name) == owner.entrant)]
-        if owner is not None and name is not None and not same:
-            owner.may_use(catalog.db, name)  # before the checks: a name that is not theirs costs no sandbox
+        if owner is not None and (name or source.name) is not None and not same:
+            # before the checks: a name that is not theirs, or one active bot too many, costs no sandbox
+            owner.may_use(catalog.db, name or check_name(source.name))
         if same:
             return Added(same[0], False)
         if kind in ("package", "command"):
@@ -109,28 +110,38 @@ def add_bot(league: LeagueDir | Path, spec: str, *, name: str | None = None, san
             bot_name = name or check_name(report.name)
             claimed = tuple(c.game for c in report.checks)
             _check_plays(report.name, claimed, league_games)
+            if owner is not None:
+                owner.may_use(catalog.db, bot_name)  # before freezing: a refusal leaves no folder in bots/
+            frozen = None
             if kind != "bundled":
                 frozen = _bots_dir(league) / digest
                 if frozen.is_dir():  # the same code frozen before (under another name, or by an add cut short)
                     shutil.rmtree(staged)
+                    frozen = None  # not ours to remove
                 else:
                     staged.rename(frozen)
                 staged = None
                 frozen_spec = f"bots/{digest}/{file.name}:{class_name}" if kind == "file" else f"bots/{digest}"
             else:
                 frozen_spec = source.name
-            with catalog.transaction() as db:
-                rows = db.execute("SELECT version, hash, label FROM bots WHERE name = ?", (bot_name,)).fetchall()
-                if any(h == digest for _, h, _ in rows):  # added meanwhile by another add
-                    return Added(catalog.bot(next(label for _, h, label in rows if h == digest)), False)
-                if owner is not None:
-                    owner.claim(db, bot_name)
-                number = 1 + max((v for v, _, _ in rows), default=0)
-                label = label_of(bot_name, number)
-                if catalog.bot(label) is not None:
-                    raise LeagueError(f"the name {label!r} is taken in this league")
-                db.execute("INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, NULL)",
-                           (label, bot_name, number, digest, kind, frozen_spec, spec, json.dumps(claimed), now()))
+            try:
+                with catalog.transaction() as db:
+                    rows = db.execute("SELECT version, hash, label FROM bots WHERE name = ?", (bot_name,)).fetchall()
+                    if any(h == digest for _, h, _ in rows):  # added meanwhile by another add
+                        frozen = None
+                        return Added(catalog.bot(next(label for _, h, label in rows if h == digest)), False)
+                    if owner is not None:
+                        owner.claim(db, bot_name)  # again, in the transaction: another upload may have come first
+                    number = 1 + max((v for v, _, _ in rows), default=0)
+                    label = label_of(bot_name, number)
+                    if catalog.bot(label) is not None:
+                        raise LeagueError(f"the name {label!r} is taken in this league")
+                    db.execute("INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, NULL)",
+                               (label, bot_name, number, digest, kind, frozen_spec, spec, json.dumps(claimed), now()))
+            except LeagueError:
+                if frozen is not None and not any(b.hash == digest for b in catalog.bots()):
+                    shutil.rmtree(frozen, ignore_errors=True)  # frozen for this add alone: the refusal takes it away
+                raise
             return Added(catalog.bot(label), True)
         finally:
             if staged is not None:
@@ -142,19 +153,69 @@ def add_bot(league: LeagueDir | Path, spec: str, *, name: str | None = None, san
         catalog.close()
 
 
-def retire_bot(league: Path, label: str) -> tuple[BotRow, bool]:
-    """Stops the bot `label` (NAME or NAME@V) playing; its games stay. Returns it and whether it was active."""
+def parse_label(label: str) -> tuple[str, int | None]:
+    """A label as (NAME, V) for `NAME@V`, or (NAME, None) for `NAME` alone, which means every version; LeagueError
+    for anything else."""
+    name, at, number = label.partition("@")
+    if not name or (at and not (number.isdigit() and int(number) >= 1)):
+        raise LeagueError(f"{label!r}: a bot is NAME (every version) or NAME@V (version V, from 1)")
+    return name, int(number) if at else None
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """What retiring or reinstating a label did: the versions it changed and those already so."""
+
+    name: str
+    version: int | None
+    """The version asked for (None: NAME alone, every version)."""
+    status: str
+    """"retired" or "active": the status asked for."""
+    changed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+
+    @property
+    def every(self) -> bool:
+        """Whether it was asked of every version (NAME alone)."""
+        return self.version is None
+
+    def text(self) -> str:
+        """One line saying what happened, and of which versions."""
+        verb = "retired" if self.status == "retired" else "reinstated"
+        shown = "retired" if self.status == "retired" else "active"
+        if not self.every:
+            if not self.changed:
+                return f"unchanged: {self.unchanged[0]} ({shown})"
+            return f"{verb} {self.changed[0]!r} (version {self.version} only)"
+        if not self.changed:
+            return f"unchanged: every version of {self.name!r} is {shown} already ({', '.join(self.unchanged)})"
+        rest = f"; {', '.join(self.unchanged)} {shown} already" if self.unchanged else ""
+        return f"{verb} every version of {self.name!r}: {', '.join(self.changed)}{rest}"
+
+
+def set_status(league: Path, label: str, status: str, owner: Owner | None = None) -> StatusChange:
+    """Retires (`status` "retired") or reinstates ("active") the bot `label`: NAME@V that version, NAME every version,
+    in one transaction; a retired bot's games stay. Given an `owner` (an entrant), the bot must be theirs, and a
+    reinstated name must fit their active bots. Unknown, Forbidden or OverLimit (LeagueErrors) with one line."""
+    name, number = parse_label(label)
     catalog = Catalog(league)
     try:
         with catalog.transaction() as db:
-            bot = catalog.bot(label)
-            if bot is None:
+            rows = db.execute("SELECT label, version, status FROM bots WHERE name = ? ORDER BY version",
+                              (name,)).fetchall()
+            rows = [row for row in rows if number is None or row[1] == number]
+            if not rows:
                 known = ", ".join(b.label for b in catalog.bots()) or "none yet"
-                raise LeagueError(f"no bot {label!r} in this league (bots: {known})")
-            if bot.status == "retired":
-                return bot, False
-            db.execute("UPDATE bots SET status = 'retired', retired = ? WHERE label = ?", (now(), label))
-        return catalog.bot(label), True
+                raise Unknown(f"no bot {label!r} in this league (bots: {known})")
+            if owner is not None:
+                if owner_of(db, name) != owner.entrant:
+                    raise Forbidden(f"the bot {name!r} is not yours")
+                if status == "active":
+                    owner.may_use(db, name)  # a name that plays again counts among their active bots
+            changed = tuple(row[0] for row in rows if row[2] != status)
+            db.executemany("UPDATE bots SET status = ?, retired = ? WHERE label = ?",
+                           [(status, now() if status == "retired" else None, found) for found in changed])
+        return StatusChange(name, number, status, changed, tuple(row[0] for row in rows if row[2] == status))
     finally:
         catalog.close()
 

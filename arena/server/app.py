@@ -5,7 +5,7 @@ the handlers read (`Served`). The event loop only looks things up: whatever read
 in a thread, so a request kept waiting keeps no other waiting. What the server says goes to `logging`.
 
 Why Starlette and not FastAPI: the server has a dozen GET routes whose only parameters are a label, a game index,
-`after` and `variant`, and three small upload routes (a multipart form of three fields, python-multipart parsing it);
+`after` and `variant`, and four small upload routes (a multipart form of three fields, python-multipart parsing it);
 FastAPI's gains (pydantic models, OpenAPI) would bring pydantic for nothing, and FastAPI is Starlette underneath.
 uvicorn serves it, with one worker: the process is the league's one player.
 """
@@ -31,20 +31,24 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.bots.bundles import size_text
 from arena.league.catalog import Catalog, LeagueError
 from arena.league.standings import versions
-from arena.server.answers import answer as _answer
-from arena.server.answers import current_view as _view
-from arena.server.answers import only as _only
-from arena.server.answers import page as _page
-from arena.server.answers import records as _records
-from arena.server.answers import rendered as _rendered
+from arena.server.answers import answer, current_view, only, page, records, rendered
 from arena.server.checker import Checker
 from arena.server.final_routes import api_final, favicon, final_page, final_pairing_page, finished_final
 from arena.server.player import PlayLoop
 from arena.server.render import leaderboard_context, standings_json, templates
 from arena.server.replays import KEPT_PAGES, ReplayError, replay_json
-from arena.server.upload_routes import HASHING_AT_ONCE, api_retire, api_upload, api_upload_status, owner_part
+from arena.server.upload_routes import (
+    HASHING_AT_ONCE,
+    api_reinstate,
+    api_retire,
+    api_upload,
+    api_upload_status,
+    owner_part,
+    request_entrant,
+)
 from arena.server.views import RECENT_GAMES, LeagueViews, Served, View, served
 
 log = logging.getLogger(__name__)
@@ -107,12 +111,13 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
         Route("/", leaderboard), Route("/bots/{label}", bot_page), Route("/rounds", rounds_page),
         Route("/games/{index:int}", game_page), Route("/final", final_page),
         Route("/final/games/{index:int}", final_game_page), Route("/final/pairing", final_pairing_page),
-        Route("/favicon.ico", favicon),
+        Route("/enter", enter_page), Route("/enter/bots", enter_bots), Route("/favicon.ico", favicon),
         Route("/api/health", api_health), Route("/api/standings", api_standings), Route("/api/final", api_final),
         Route("/api/games.parquet", api_games),
         Route("/api/bots/{label}", api_bot), Route("/api/rounds", api_rounds),
         Route("/api/bots", api_upload, methods=["POST"]), Route("/api/uploads/{id}", api_upload_status),
-        Route("/api/bots/{name}/retire", api_retire, methods=["POST"]),
+        Route("/api/bots/{label}/retire", api_retire, methods=["POST"]),
+        Route("/api/bots/{label}/reinstate", api_reinstate, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
         Mount("/static", StaticFiles(directory=HERE / "static")),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
@@ -156,35 +161,35 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
 
 async def leaderboard(request: Request) -> Response:
     """`/`: the standing table of each variant."""
-    return await _page(request, "leaderboard.html", "_standings.html", leaderboard_context)
+    return await page(request, "leaderboard.html", "_standings.html", leaderboard_context)
 
 
 async def bot_page(request: Request) -> Response:
     """`/bots/{label}`: versions, rating history, head-to-head, recent games and forfeits."""
     label = request.path_params["label"]
-    if _view(request).bot(label) is None:
+    if current_view(request).bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
-    return await _page(request, "bot.html", "_bot.html",
+    return await page(request, "bot.html", "_bot.html",
                        lambda view: {"bot": view.bot(label), **bot_context(view, label)})
 
 
 async def rounds_page(request: Request) -> Response:
     """`/rounds`: the round log, newest first, with why each table was chosen: ROUND_PAGE rounds a page, and
     `?before=N` the page of those before round N."""
-    _only(request, {"before", "since"})  # `since`: the view an htmx poll shows
+    only(request, {"before", "since"})  # `since`: the view an htmx poll shows
     before = _round_number(request, "before", 2 ** 62)
 
     def context(view: View) -> dict:
         shown = _round_log(request, view, 0, before - 1, newest_first=True)
         return {"shown": shown, "older": shown[-1].number if shown and shown[-1].number > 1 else None}
 
-    return await _page(request, "rounds.html", "_rounds.html", context)
+    return await page(request, "rounds.html", "_rounds.html", context)
 
 
 async def game_page(request: Request) -> Response:
     """`/games/{index}`: the step-through replay page of one league game, regenerated in a child process."""
     index = request.path_params["index"]
-    if not 0 <= index < _view(request).game_count:
+    if not 0 <= index < current_view(request).game_count:
         raise HTTPException(404, f"no game {index} in the finished rounds of this league")
     return await _replay_page(request, index, final=False)
 
@@ -209,13 +214,36 @@ async def _replay_page(request: Request, index: int, final: bool) -> Response:
             data = await replay_json(served(request).directory, index, final)
         except ReplayError as error:
             raise HTTPException(500, str(error)) from None
-        name = _view(request).name
+        name = current_view(request).name
         back = ("/final", f"the final of {name}") if final else ("/", f"the league {name}")
         kept[key] = await run_in_threadpool(replay_page_html, data, back=back)
         while len(kept) > KEPT_PAGES:
             kept.popitem(last=False)
     kept.move_to_end(key)
     return HTMLResponse(kept[key])
+
+
+async def enter_page(request: Request) -> Response:
+    """`/enter`: the entrants' page: a token and a file in, the check's verdict in place (its script asks
+    `/api/uploads/{id}`), and the entrant's bots (`/enter/bots`); while entries are open, else when they closed."""
+    limits = served(request).upload_limits
+    return await page(request, "enter.html", "enter.html", lambda view: {"limits": limits, "size": size_text})
+
+
+async def enter_bots(request: Request) -> Response:
+    """`/enter/bots`: the part of `/enter` that the entrant of the Bearer token sees: each of their bots' versions
+    with its status, and their last uploads with the verdicts (HTML; 401 for a missing, wrong or revoked token)."""
+    from arena.league.uploads import entrant_bots
+
+    server = served(request)
+    entrant = await request_entrant(request)
+    if entrant is None:
+        raise HTTPException(401, "missing, wrong or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    bots, uploads = await run_in_threadpool(entrant_bots, server.directory, entrant)
+    active = {b.name for b in bots if b.status == "active"}
+    return templates.TemplateResponse(request, "_entrant.html", {
+        "entrant": entrant, "bots": bots, "uploads": uploads, "active": sorted(active),
+        "limits": server.upload_limits}, headers={"Cache-Control": "no-store"})
 
 
 def bot_context(view: View, label: str) -> dict:
@@ -249,7 +277,7 @@ def _history_figure(history, view: View) -> dict:
 
 async def api_health(request: Request) -> Response:
     """`/api/health`: the league's size and whether it is playing now."""
-    view, loop = _view(request), served(request).loop
+    view, loop = current_view(request), served(request).loop
     body = {"status": "ok", "rounds": len(view.rounds), "games": view.game_count,
             "playing": bool(loop and loop.playing)}
     if loop and loop.failure:
@@ -259,7 +287,7 @@ async def api_health(request: Request) -> Response:
 
 async def api_standings(request: Request) -> Response:
     """`/api/standings`: every variant's rows of `arena league table --format json`."""
-    return _answer(request, await _rendered(request, ("api", "standings"), standings_json), "application/json")
+    return answer(request, await rendered(request, ("api", "standings"), standings_json), "application/json")
 
 
 async def api_games(request: Request) -> Response:
@@ -267,8 +295,8 @@ async def api_games(request: Request) -> Response:
     INDEX), streamed as one Parquet file a row group at a time."""
     from arena.league.games import finished_games, parquet_stream
 
-    _only(request, {"variant", "after"})
-    view = _view(request)
+    only(request, {"variant", "after"})
+    view = current_view(request)
     text = request.query_params.get("after", "-1")
     if not (text.isdigit() or text == "-1"):
         raise HTTPException(400, f"after={text!r}: expected a game index (0 or more)")
@@ -285,7 +313,7 @@ async def api_games(request: Request) -> Response:
 
 async def api_bot(request: Request) -> Response:
     """`/api/bots/{label}`: the bot's versions, rows, head-to-head, history, recent games and forfeits."""
-    view, label = _view(request), request.path_params["label"]
+    view, label = current_view(request), request.path_params["label"]
     if view.bot(label) is None:
         raise HTTPException(404, f"no bot {label!r} in this league")
     owner = await owner_part(request, versions(view.bots, label))
@@ -300,12 +328,12 @@ def _bot_answer(view: View, label: str, owner: dict) -> Response:
         "label": label, "rounds": len(view.rounds),
         "versions": [{"label": b.label, "version": b.version, "hash": b.hash, "kind": b.kind, "status": b.status,
                       "added": b.added, "retired": b.retired} for b in shown["versions"]],
-        "rows": {v: _records(rows)[0] for v, rows in shown["rows"].items()},
-        "pairs": {v: _records(pairs) for v, pairs in shown["pairs"].items()},
-        "neighbours": {v: _records(rows) for v, rows in shown["neighbours"].items()},
-        "history": _records(shown["history"]),
-        "recent_games": _records(shown["recent"][games]) if len(shown["recent"]) else [],
-        "forfeits": _records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
+        "rows": {v: records(rows)[0] for v, rows in shown["rows"].items()},
+        "pairs": {v: records(pairs) for v, pairs in shown["pairs"].items()},
+        "neighbours": {v: records(rows) for v, rows in shown["neighbours"].items()},
+        "history": records(shown["history"]),
+        "recent_games": records(shown["recent"][games]) if len(shown["recent"]) else [],
+        "forfeits": records(shown["forfeits"][games + ["fault"]]) if len(shown["forfeits"]) else [],
         **owner,
     })
 
@@ -313,8 +341,8 @@ def _bot_answer(view: View, label: str, owner: dict) -> Response:
 async def api_rounds(request: Request) -> Response:
     """`/api/rounds?after=N`: the first ROUND_PAGE finished rounds after round N (default 0), oldest first, with
     their tables and why; ask again after the last one for the next."""
-    _only(request, {"after"})
-    view = _view(request)
+    only(request, {"after"})
+    view = current_view(request)
     after = _round_number(request, "after", 0)
     found = await run_in_threadpool(_round_log, request, view, after, view.last_round, newest_first=False)
     return JSONResponse({"rounds": [{"number": r.number, "first_index": r.first_index, "games": r.games,

@@ -4,7 +4,7 @@ at a time, oldest first, as `arena league add` checks a bot (in the sandbox, alw
 Why a process of its own: an upload is a stranger's code, and checking it means running it; the server's process
 never does, it only stores the file and records it (arena/league/uploads.py). The child dies with the server
 (PR_SET_PDEATHSIG); an upload it leaves `checking` is checked again by the next server's checker, and checking
-it twice changes nothing (the same code under the same name is `unchanged`, its label the verdict).
+it twice changes nothing (the same code under the same name is `unchanged`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ POLL_SECONDS = 0.5
 """How often an idle checker looks for a new upload."""
 
 
-def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
-    """Checks one upload and adds it to the league: (label, None) if accepted, (None, one-line reason) if not."""
+def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None, str]:
+    """Checks one upload and adds it to the league: (label, None, "accepted"), (label, `unchanged: LABEL (STATUS)`,
+    "unchanged") when the league held its code already (nothing changed, nothing reinstated), or (None, one-line
+    reason, "refused")."""
     from arena.league import load_settings
     from arena.league.frozen import add_bot
 
@@ -45,10 +47,12 @@ def verdict(league: Path, upload: Upload) -> tuple[str | None, str | None]:
                         limits=limits.archive(), owner=Owner(upload.entrant, limits.active_bots),
                         entered=upload.created)  # an upload that arrived before entries closed was on time
     except (ArenaError, OSError) as error:  # every refusal of arena's, one line for the entrant
-        return None, _shown(league, str(error))
+        return None, _shown(league, str(error)), "refused"
     if added.problems:
-        return None, _shown(league, f"failed its checks: {added.problems[0]}")
-    return added.bot.label, None
+        return None, _shown(league, f"failed its checks: {added.problems[0]}"), "refused"
+    if not added.new and not added.bot.source.startswith(str(path)):  # not added by this upload, checked before
+        return added.bot.label, f"unchanged: {added.bot.label} ({added.bot.status})", "unchanged"
+    return added.bot.label, None, "accepted"
 
 
 def _shown(league: Path, reason: str) -> str:
@@ -62,11 +66,11 @@ def check_pending(league: Path) -> int:
     uploads = pending_uploads(league)
     for upload in uploads:
         try:
-            label, reason = verdict(league, upload)
+            label, reason, status = verdict(league, upload)
         except Exception as error:  # noqa: BLE001 - one bad upload must not stop the others being checked
-            label, reason = None, f"internal error while checking ({type(error).__name__})"
+            label, reason, status = None, f"internal error while checking ({type(error).__name__})", "refused"
             log.error("checking upload %s: %s: %s", upload.id, type(error).__name__, error)
-        record_verdict(league, upload.id, label, reason)
+        record_verdict(league, upload.id, label, reason, status)
     return len(uploads)
 
 

@@ -20,7 +20,8 @@ POLL_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class Verdict:
-    """The league's answer to an upload: `accepted` with the bot's label, or `refused` with why."""
+    """The league's answer to an upload: `accepted` with the bot's label, `unchanged` with the label of the code the
+    league holds already (`reason`: `unchanged: NAME@V (STATUS)`), or `refused` with why."""
 
     status: str
     label: str | None
@@ -39,8 +40,10 @@ def upload_bot(url: str, spec: str, token: str, *, name: str | None = None, clas
     base = url.rstrip("/")
     try:
         with httpx.Client(base_url=base, timeout=60, headers={"Authorization": f"Bearer {token}"}) as client:
-            sent = client.post("/api/bots", files={"file": (filename, data)}, data=form)
-            upload_id = _answer(sent, base)["upload"]
+            sent = _answer(client.post("/api/bots", files={"file": (filename, data)}, data=form), base)
+            if sent.get("status") == "unchanged":  # the league holds these bytes already: nothing to check
+                return Verdict("unchanged", sent.get("label"), sent.get("reason"))
+            upload_id = sent["upload"]
             deadline = time.monotonic() + wait
             while True:
                 body = _answer(client.get(f"/api/uploads/{upload_id}"), base)

@@ -1,5 +1,5 @@
 """The upload routes of `arena league serve`: `POST /api/bots` (an entrant's upload), `GET /api/uploads/{id}` (its
-verdict) and `POST /api/bots/{name}/retire`, and who a request's Bearer token belongs to.
+verdict), `POST /api/bots/{label}/retire` and `/reinstate`, and who a request's Bearer token belongs to.
 
 Each refusal is its own status with one line, and writes nothing: 401 (no token, a wrong or revoked one), 400 (a
 bad form), 413 (too large: refused from Content-Length before the body is read, else counted while it is read),
@@ -21,8 +21,9 @@ from starlette.responses import JSONResponse, Response
 
 from arena.bots.bundles import size_text
 from arena.league.catalog import BotRow, LeagueError
-from arena.league.entrants import Forbidden, OverLimit, Unknown, retire_owned
-from arena.league.uploads import BadUpload, TooLarge, authenticate, find_upload, owned_uploads, store_upload
+from arena.league.entrants import Forbidden, OverLimit, Owner, Unknown
+from arena.league.frozen import set_status
+from arena.league.uploads import BadUpload, Held, TooLarge, authenticate, find_upload, owned_uploads, store_upload
 from arena.server.player import STDERR_FOLDER
 from arena.server.views import served
 
@@ -109,22 +110,33 @@ async def _form(request: Request, body: bytes) -> tuple[UploadFile, str | None, 
 
 
 async def api_upload(request: Request) -> Response:
-    """`POST /api/bots`: stores an entrant's bot for the checker; 202 `{"upload": ID}`."""
+    """`POST /api/bots`: stores an entrant's bot for the checker; 202 `{"upload": ID}`, or 200 with `"status":
+    "unchanged"` for code the league holds already for them. The cheap refusals come first: the token, entries
+    closed (before the body is read), then the size, the form, the limits (arena/league/uploads.py)."""
+    from arena.league.season import check_open
+
     server = served(request)
     entrant = await _entrant(request)
+    try:
+        await run_in_threadpool(check_open, server.directory)
+    except LeagueError as error:
+        raise refusal(error) from None
     body = await read_body(request, server.upload_limits.request_bytes)
     file, class_name, name = await _form(request, body)
     data = await file.read()
     try:
-        upload_id = await run_in_threadpool(store_upload, server.directory, entrant, file.filename or "", data,
-                                            class_name, name, server.upload_limits)
+        stored = await run_in_threadpool(store_upload, server.directory, entrant, file.filename or "", data,
+                                         class_name, name, server.upload_limits)
     except LeagueError as error:
         raise refusal(error) from None
-    return JSONResponse({"upload": upload_id}, status_code=202)
+    if isinstance(stored, Held):
+        return JSONResponse({"upload": None, "status": "unchanged", "label": stored.label, "reason": stored.text()})
+    return JSONResponse({"upload": stored}, status_code=202)
 
 
 async def api_upload_status(request: Request) -> Response:
-    """`GET /api/uploads/{id}`: `checking`, `accepted` (with the bot's label) or `refused` (with why)."""
+    """`GET /api/uploads/{id}`: `checking`, `accepted` (with the bot's label), `unchanged` (with the label of the
+    code the league held already) or `refused` (with why)."""
     try:
         upload = await run_in_threadpool(find_upload, served(request).directory, request.path_params["id"])
     except LeagueError as error:
@@ -133,14 +145,28 @@ async def api_upload_status(request: Request) -> Response:
 
 
 async def api_retire(request: Request) -> Response:
-    """`POST /api/bots/{name}/retire`: stops the entrant's own bot playing (every version); its games stay."""
-    entrant = await _entrant(request)
+    """`POST /api/bots/{label}/retire`: stops the entrant's own bot playing, NAME@V that version, NAME every version
+    (the answer says which); its games stay."""
+    return await _set_status(request, "retired")
+
+
+async def api_reinstate(request: Request) -> Response:
+    """`POST /api/bots/{label}/reinstate`: the entrant's own retired bot plays again (NAME@V, or NAME: every
+    version), within their active bots."""
+    return await _set_status(request, "active")
+
+
+async def _set_status(request: Request, status: str) -> Response:
+    """`{"retired" | "reinstated": [labels changed], "unchanged": [labels already so], "every_version": bool,
+    "said": one line}`."""
+    entrant, server = await _entrant(request), served(request)
     try:
-        labels = await run_in_threadpool(retire_owned, served(request).directory, entrant,
-                                         request.path_params["name"])
+        change = await run_in_threadpool(set_status, server.directory, request.path_params["label"], status,
+                                         Owner(entrant, server.upload_limits.active_bots))
     except LeagueError as error:
         raise refusal(error) from None
-    return JSONResponse({"retired": labels})
+    return JSONResponse({"retired" if status == "retired" else "reinstated": list(change.changed),
+                         "unchanged": list(change.unchanged), "every_version": change.every, "said": change.text()})
 
 
 async def owner_part(request: Request, versions: list[BotRow]) -> dict:

@@ -111,6 +111,8 @@ class View:
     """When entries close or closed (arena/league/season.py), if they do."""
     final: FinalView | None = None
     """The season's final, once `arena league final` has finished it."""
+    uploads: bool = True
+    """Whether the league takes entrants' uploads: it plays its bots in the sandbox."""
 
     @property
     def game_count(self) -> int:
@@ -158,6 +160,11 @@ class View:
     def closed(self) -> bool:
         """Whether entries have closed by now."""
         return self.closes is not None and self.closes <= datetime.now(UTC)
+
+    @property
+    def entries_open(self) -> bool:
+        """Whether entrants may upload now (the pages link to `/enter` while they may)."""
+        return self.uploads and not self.closed
 
     @property
     def last_round(self) -> int:
@@ -367,7 +374,7 @@ def _look(directory: str, version: int, known: int, started: float, history: boo
     adjacent = adjacent_pairs(settings, bots, standings(making.looks) if rounds else {}, making.tallies)
     view = View(settings.name, version + 1, bots, spans, rated, settled_tiers(with_bots(rated, bots), adjacent),
                 making.history.frame(), adjacent, recent, making.faulted, closes=closes, final=final,
-                waiting=waiting_variants(settings, bots))
+                waiting=waiting_variants(settings, bots), uploads=settings.isolation == "sandbox")
     view.rendered.update(prerendered(view))
     making.key = key
     return replace(view, rounds=spans[known:]), time.process_time() - started - unpaced
