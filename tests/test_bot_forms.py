@@ -170,13 +170,17 @@ def reproduced(tournament):
     return arena("reproduce", tournament[0], check=False)
 
 
-@pytest.fixture(scope="module")
-def league(world):
-    work, _ = world
+def new_league(work: Path) -> Path:
+    """A league of one-deal Give or Take games in `work/club`."""
     (work / "club.toml").write_text('name = "club"\nseed = 1\n\n[[games]]\ngame = "give_or_take"\n'
                                     "rules = { max_deals = 1 }\n\n[league]\ndeals = 1\n")
     arena("league", "new", work / "club", work / "club.toml")
     return work / "club"
+
+
+@pytest.fixture(scope="module")
+def league(world):
+    return new_league(world[0])
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_bot_forms import arena, config_text, files_under, write, zipped
+from test_bot_forms import arena, config_text, files_under, new_league, write, zipped
 
 GAME = "give_or_take"
 
@@ -203,11 +203,7 @@ def test_on_one_worker_and_on_ray(world, workers):
 
 @pytest.fixture(scope="module")
 def league(world):
-    work, _ = world
-    (work / "club.toml").write_text('name = "club"\nseed = 1\n\n[[games]]\ngame = "give_or_take"\n'
-                                    "rules = { max_deals = 1 }\n\n[league]\ndeals = 1\n")
-    arena("league", "new", work / "club", work / "club.toml")
-    return work / "club"
+    return new_league(world[0])
 
 
 @pytest.mark.parametrize("form", FORMS)
