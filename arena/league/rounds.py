@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.config.models import RunSettings
 from arena.config.toml import toml_text
 from arena.isolation.clock import WALL_BACKSTOP
 from arena.league.catalog import BotRow, LeagueError, RoundRow
@@ -39,7 +40,8 @@ def shared_tables(settings: LeagueSettings) -> dict:
     run, ratings = settings.run, settings.ratings
     return {"run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
                     "setup_time_limit": run.setup_time_limit,
-                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {})},
+                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {}),
+                    **({"suspend_after": run.suspend_after} if run.suspend_after != RunSettings.suspend_after else {})},
             "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")}}
 
 

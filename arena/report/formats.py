@@ -50,6 +50,13 @@ def places(ranks: pd.Series) -> list[str]:
     return [f"{r}=" if shared[r] > 1 else str(r) for r in ranks]
 
 
+def suspension_lines(suspended: dict | None) -> list[str]:
+    """Which bots the run suspended for stalling, and when (the manifest's `suspended`); none when none was."""
+    return [f"suspended: {bot} {facts['fault']} (the calls the wall-clock backstop ended; the last at game "
+            f"{facts['last_stall']}): {counted(facts['games'], 'game')} from game {facts['from_game']} on recorded "
+            f"unplayed, each a timeout charged to it" for bot, facts in (suspended or {}).items()]
+
+
 def stop_lines(stop: dict | None) -> list[str]:
     """What a stopping rule decided (the manifest's `stop`), a few lines; none when every deal was played."""
     if not stop:

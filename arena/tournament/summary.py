@@ -18,7 +18,7 @@ REPLAY_TABLES = 4
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
 SUMMARY_COLUMNS = ["game_index", "variant", "seed", "players", "scores", "ranks", "termination", "slowest_move_cpu",
-                   "slowest_move_wall"]
+                   "slowest_move_wall", "fault_seat", "fault"]
 """What the report reads of the results besides the ratings."""
 
 
@@ -38,6 +38,8 @@ class ResultsSummary:
     """Per variant, the games worth a replay (`example_games`)."""
     move_times: dict | None = None
     """The slowest moves' CPU and wall time (`MoveTimes.result`; None when no move was timed)."""
+    suspended: dict[str, dict] | None = None
+    """The bots suspended for stalling, by name (`Suspensions.result`; None when none was)."""
 
     @property
     def total(self) -> int:
@@ -50,7 +52,7 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
     (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
     games: dict[str, int] = {}
     terminations: dict[str, dict[str, int]] = {}
-    scores, examples, times = ScoreCounts(), ExampleFinder(ratings), MoveTimes()
+    scores, examples, times, suspensions = ScoreCounts(), ExampleFinder(ratings), MoveTimes(), Suspensions()
     for part in parts:
         variant, termination = _strings(part, "variant"), _strings(part, "termination")
         variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
@@ -66,7 +68,8 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
         scores.add(part)
         examples.add(part)
         times.add(part)
-    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result())
+        suspensions.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result(), suspensions.result())
 
 
 def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
@@ -127,6 +130,44 @@ class MoveTimes:
             out.update(wall_per_cpu=round(float(ratio), 4), low=None if half is None else round(float(ratio - half), 4),
                        high=None if half is None else round(float(ratio + half), 4))
         return out
+
+
+class Suspensions:
+    """The bots a run suspended for stalling (arena/tournament/batch.py), a part at a time: each one's stalls (the
+    calls the wall-clock backstop ended), the game of its last stall before its suspension, and the games recorded
+    unplayed as its forfeits, from which game on."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, dict] = {}
+
+    def add(self, part: pa.Table) -> None:
+        """Takes the stalls and suspended games of one part (few rows: the timeouts)."""
+        timeouts = part.filter(pc.equal(part.column("termination"), "timeout"))
+        if not timeouts.num_rows:
+            return
+        from arena.tournament.referee import stalled, suspended
+
+        for game, players, seat, fault in zip(*(timeouts.column(c).to_pylist() for c in
+                                                ("game_index", "players", "fault_seat", "fault")), strict=True):
+            if seat is None:
+                continue
+            bot = self.bots.setdefault(players[seat], {"stalls": 0, "last_stall": None, "fault": None,
+                                                       "from_game": None, "games": 0})
+            if stalled("timeout", fault):
+                bot["stalls"] += 1
+                if bot["from_game"] is None:
+                    bot["last_stall"] = game
+            elif suspended("timeout", fault):
+                bot["games"] += 1
+                if bot["from_game"] is None:
+                    bot["from_game"], bot["fault"] = game, fault
+
+    def result(self) -> dict[str, dict] | None:
+        """By bot suspended: `fault` ("suspended after N stalls"), `stalls` (in all), `last_stall` (the game index
+        of its last stall before it was suspended), `from_game` (the first game recorded unplayed) and `games`
+        (how many were); None when no bot was suspended."""
+        found = {bot: facts for bot, facts in self.bots.items() if facts["games"]}
+        return found or None
 
 
 class ScoreCounts:
