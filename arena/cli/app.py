@@ -392,16 +392,21 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
+    from arena.isolation.clock import setup_wall
     from arena.report.formats import counted
     from arena.tournament.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
                f"move_time_limit {move_time_limit:g}s (of the bot's CPU time; a call ends after "
-               f"{wall_backstop:g} times its limit in wall time)")
+               f"{wall_backstop:g} times its limit in wall time, a setup call after "
+               f"{setup_wall(setup_time_limit, wall_backstop):g}s; the checks stop at the first such stall)")
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox, wall_backstop=wall_backstop)
+    if report.stalled:  # the checks stopped there: one line
+        typer.echo(f"error: {report.name!r} was not registered: {report.problems[0]}", err=True)
+        raise typer.Exit(2)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     if report.built is None:
         typer.echo(f"  {'setup':<13} {'FAILED':<7} not built within {setup_time_limit:g}s")

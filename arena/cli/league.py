@@ -120,6 +120,22 @@ def league_retire(
     typer.echo(f"retired {row.label!r}" if changed else f"unchanged: {row.label!r} was already retired")
 
 
+@league_app.command("reinstate")
+def league_reinstate(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
+    bot: Annotated[str, typer.Argument(metavar="NAME[@V]", help="The bot version to play again.")],
+) -> None:
+    """Make a retired or suspended bot version play again (a suspended one's stalls are counted afresh).
+
+    Example: arena league reinstate club counting@2
+    """
+    from arena.league.frozen import reinstate_bot
+
+    with user_errors():
+        label, was = reinstate_bot(directory, bot)
+    typer.echo(f"reinstated {label!r} (it was {was})" if was != "active" else f"unchanged: {label!r} is active")
+
+
 @league_app.command("entrant")
 def league_entrant(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
@@ -207,6 +223,9 @@ def league_play(
                    f"round {report.rounds[0]}" if report.rounds else "no round")
     typer.echo(f"{rounds_text}: {counted(report.played_now, 'game')} played ({report.backend}); "
                f"stopped: {report.stopped}")
+    for label in report.suspended:
+        typer.echo(f"suspended {label!r}: it stalled (the wall-clock backstop ended its calls); "
+                   f"`arena league reinstate {directory} {label}` or a new version makes it play again")
 
 
 @league_app.command("close")
@@ -374,6 +393,16 @@ def league_table(
                 out.print(note, markup=False)
     if parts:
         typer.echo("\n".join(parts).rstrip("\n"))
+    from arena.league.catalog import Catalog
+
+    shown = {bot for frame in frames.values() for bot in frame["bot"]}
+    catalog = Catalog(directory)
+    try:
+        for bot in catalog.bots("suspended"):
+            if bot.label in shown:
+                typer.echo(f"{bot.label}: {bot.reason}")
+    finally:
+        catalog.close()
 
 
 @league_app.command("report")

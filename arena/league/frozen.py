@@ -159,6 +159,20 @@ def retire_bot(league: Path, label: str) -> tuple[BotRow, bool]:
         catalog.close()
 
 
+def reinstate_bot(league: Path, label: str) -> tuple[str, str]:
+    """Makes the retired or suspended bot `label` (NAME or NAME@V) play again, a suspended one's stalls counted
+    afresh. Returns its label and the status it had."""
+    catalog = Catalog(league)
+    try:
+        was = catalog.reinstate(label)
+        if was is None:
+            known = ", ".join(b.label for b in catalog.bots()) or "none yet"
+            raise LeagueError(f"no bot {label!r} in this league (bots: {known})")
+        return label, was
+    finally:
+        catalog.close()
+
+
 def _bots_dir(league: Path) -> Path:
     path = LeagueDir(league).bots
     path.mkdir(exist_ok=True)

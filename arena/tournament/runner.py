@@ -352,7 +352,7 @@ def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[
     import uuid
 
     schedule = None
-    stalls = dict(stalls or {})
+    stalls = {} if stalls is None else stalls  # (a league's recorder keeps it as its catalog has it)
     token = uuid.uuid4().hex  # this run's: a worker kept from another run of the same config starts its count afresh
     timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
     played_now, new = 0, first
