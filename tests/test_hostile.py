@@ -123,8 +123,9 @@ def baseline(tmp_path_factory):
 
 def assert_forfeits(run, rows, termination: str, fault: str, fair_moves: int = 0) -> None:
     """Every game of the hostile bot is its forfeit, unless it ended before the bot misbehaved (it plays
-    `fair_moves` legal moves first)."""
-    faulted = 0
+    `fair_moves` legal moves first); once it has stalled three times (the wall-clock backstop ended its call), its
+    remaining games are its forfeits unplayed."""
+    faulted = stalls = suspended = 0
     for row in hostile(rows):
         seat = row["players"].index("hostile")
         if row["fault_seat"] is None:
@@ -132,7 +133,12 @@ def assert_forfeits(run, rows, termination: str, fault: str, fair_moves: int = 0
             assert sum(m["seat"] == seat for m in moves) <= fair_moves, row
             continue
         assert (row["termination"], row["fault_seat"]) == (termination, seat), row
-        assert row["fault"].startswith(fault), row
+        if row["fault"] == "suspended after 3 stalls":  # a bot that stalls is suspended after its third stall
+            assert stalls >= 3 and row["decisions"] == 0, row
+            suspended += 1
+        else:
+            assert row["fault"].startswith(fault), row
+            stalls += row["fault"].endswith(" of wall time")
         assert row["ranks"][seat] == len(row["players"]) - 1
         faulted += 1
     assert faulted >= len(hostile(rows)) / 2

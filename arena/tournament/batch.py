@@ -127,6 +127,18 @@ def count_stall(scheduled, played: referee.Played, counts) -> None:
         counts[scheduled.seat_bots[played.fault_seat]] += 1
 
 
+STALL_COLUMNS = ["players", "termination", "fault", "fault_seat"]
+"""The result columns that tell a stall."""
+
+
+def saved_stalls(parts) -> StallCounts:
+    """The stalls of each bot in results given a part at a time (pyarrow tables of STALL_COLUMNS at least)."""
+    counts: StallCounts = {}
+    for part in parts:
+        count_stalls(part.select(STALL_COLUMNS).to_pydict(), counts)
+    return counts
+
+
 def count_stalls(columns: dict[str, list], counts: StallCounts) -> None:
     """Adds the stalls of a batch's result columns to `counts` (by bot name)."""
     for players, termination, fault, seat in zip(columns["players"], columns["termination"], columns["fault"],

@@ -25,7 +25,7 @@ from arena.bots.sources import recorded_spec
 from arena.config import Config, ConfigError, parse_config
 from arena.errors import ArenaError
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, iter_results, load_results, set_aside_damaged, write_part
-from arena.tournament.batch import StallCounts, count_stalls, worker_batch
+from arena.tournament.batch import STALL_COLUMNS, StallCounts, count_stalls, saved_stalls, worker_batch
 from arena.tournament.schedule import Schedule
 
 if TYPE_CHECKING:  # the planners read results with pandas, which a worker process need not import
@@ -312,10 +312,7 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     workers, address = workers_for(config, workers, address)
     backend, pool = make_pool(workers, address)
     started = time.perf_counter()
-    stalls: StallCounts = {}
-    if done:
-        for part in iter_results(run, ["players", "termination", "fault", "fault_seat"]):
-            count_stalls(part.to_pydict(), stalls)
+    stalls = saved_stalls(iter_results(run, STALL_COLUMNS)) if done else {}
     played_now = execute(planner, pool, done=lambda _: done,
                          save=lambda _, batch, columns: write_part(run, *batch, columns),
                          batch_size=config.run.batch_size, saved=sum(end - start for start, end in done),
