@@ -1,0 +1,243 @@
+"""A bot that stalls (sleeps, so that only the wall-clock backstop ends its call) costs a run a few backstops, not one
+per game: it is suspended after `[run] suspend_after` stalls, its remaining games recorded unplayed as its
+`timeout` forfeits; a check (`arena submit`, `arena league add`, the upload checker) refuses it at its first stall,
+naming the call; a league marks it `suspended` until a new version or `arena league reinstate`.
+
+The sleepers are tests/zoo/stalls.py's, played by real workers (one local worker, or Ray), in process, in a process
+of their own and in the sandbox. Limits are short (a move's backstop 1 s) so that each stall is cheap."""
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.config import parse_config
+from arena.isolation.clock import SETUP_WALL_SECONDS, setup_wall
+from arena.results import RunDir, load_results, run_digest
+from arena.tournament.runner import play_missing
+
+ROOT = Path(__file__).resolve().parent.parent
+STALLS = ROOT / "tests" / "zoo" / "stalls.py"
+runner = CliRunner()
+LIMIT, BACKSTOP = 0.1, 10
+"""The runs' move time limit and wall-clock backstop: a stalled move costs 1 s."""
+
+
+def config_text(isolation: str = "none", where: str = "act", deals: int = 4, workers: int = 1, batch_size: int = 2000,
+                suspend_after: int | None = None, name: str = "stalls") -> str:
+    """Caterpillar among random, greedy and a sleeper (on its 3rd move of every game, or in every reset)."""
+    lines = [f'name = "{name}"', "seed = 20261207", "[[games]]", 'game = "caterpillar"', f"deals = {deals}",
+             "[[bots]]", 'name = "random"', "[[bots]]", 'name = "greedy"',
+             "[[bots]]", 'name = "sleeper"', f'path = "{STALLS}:StallsBot"', f'params = {{ where = "{where}" }}',
+             f'isolation = "{isolation}"',
+             "[run]", f"workers = {workers}", f"batch_size = {batch_size}", f"move_time_limit = {LIMIT}",
+             f"wall_backstop = {BACKSTOP}", "setup_time_limit = 0.5"]
+    if suspend_after is not None:
+        lines.append(f"suspend_after = {suspend_after}")
+    return "\n".join(lines) + "\n"
+
+
+def play(directory: Path, text: str, workers: int = 1) -> tuple[RunDir, list[dict]]:
+    config = parse_config(text, base=ROOT)
+    run = RunDir(directory / config.name)
+    report = play_missing(config, run, workers=workers)
+    rows = load_results(run).to_pylist()
+    assert [row["game_index"] for row in rows] == list(range(report.total)), "every game in the results"
+    return run, rows
+
+
+def sleeper_games(rows: list[dict]) -> list[tuple[str, int]]:
+    """The fault of each game of the sleeper, in game-index order, after checking it is a timeout charged to it."""
+    faults = []
+    for row in rows:
+        if "sleeper" in row["players"]:
+            seat = row["players"].index("sleeper")
+            assert (row["termination"], row["fault_seat"], row["ranks"][seat]) == ("timeout", seat, 1), row
+            faults.append((row["fault"], row["decisions"]))
+    return faults
+
+
+STALL = f"no move within {LIMIT * BACKSTOP:g}s of wall time"
+
+
+@pytest.mark.parametrize("isolation", ["none", "process", "sandbox"])
+def test_a_sleeper_is_suspended_after_three_stalls_and_every_game_is_in_the_results(isolation, tmp_path):
+    """One worker: its first three games stall (at its 3rd move: 4 or 5 decisions in), the others are recorded
+    unplayed; the run takes three backstops, not sixteen; the other games are played."""
+    started = time.perf_counter()
+    run, rows = play(tmp_path, config_text(isolation))
+    took = time.perf_counter() - started
+    faults = sleeper_games(rows)
+    assert len(faults) == 16 and len(rows) == 24
+    assert [f for f, _ in faults[:3]] == [STALL] * 3 and all(4 <= d <= 5 for _, d in faults[:3])
+    assert faults[3:] == [("suspended after 3 stalls", 0)] * 13
+    assert all(r["termination"] == "normal" for r in rows if "sleeper" not in r["players"])
+    assert took < 3 * LIMIT * BACKSTOP + 25, took  # three backstops and start-ups, never sixteen
+
+
+def test_a_suspension_with_one_worker_does_not_depend_on_the_batches_and_a_resume(tmp_path):
+    """With one worker the stalls are counted in game-index order across batches (in the worker) and from the saved
+    results (after a resume): the same games are suspended, the digest is the same."""
+    _, rows = play(tmp_path / "whole", config_text())
+    run, cut = play(tmp_path / "batches", config_text(batch_size=1))
+    assert [(r["fault"], r["decisions"]) for r in rows] == [(r["fault"], r["decisions"]) for r in cut]
+    digest = run_digest(run)
+    for part in sorted(run.results.glob("part-*.parquet"))[10:]:  # a run cut short after ten games
+        part.unlink()
+    config = parse_config(config_text(batch_size=1), base=ROOT)
+    play_missing(config, run, workers=1, resume=True)
+    assert run_digest(run) == digest
+
+
+@pytest.mark.ray
+def test_with_two_workers_each_suspends_the_sleeper_after_the_stalls_it_saw(tmp_path, local_ray):
+    """Ray workers play batches at once: each suspends the sleeper after the stalls the run had saved when its batch
+    was sent, or it saw itself; every game of the sleeper is still its timeout, and the run pays a few backstops."""
+    started = time.perf_counter()
+    run, rows = play(tmp_path, config_text("sandbox", deals=6, workers=2, batch_size=6), workers=local_ray)
+    took = time.perf_counter() - started
+    faults = sleeper_games(rows)
+    stalls = sum(f == STALL for f, _ in faults)
+    assert len(faults) == 24 and 3 <= stalls <= 6, faults  # at most three a worker
+    assert all(f in (STALL, "suspended after 3 stalls") for f, _ in faults)
+    assert took < stalls * LIMIT * BACKSTOP + 40, took
+
+
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_a_bot_that_sleeps_in_reset_is_suspended_too(isolation, tmp_path):
+    """A reset's backstop: 0.5 s of CPU time, 5 s of wall time (10 times); three stalls, then forfeits unplayed."""
+    started = time.perf_counter()
+    _, rows = play(tmp_path, config_text(isolation, where="reset", deals=3))
+    faults = sleeper_games(rows)
+    assert faults == [("no setup within 5s of wall time", 0)] * 3 + [("suspended after 3 stalls", 0)] * 9
+    assert time.perf_counter() - started < 3 * 5 + 25
+
+
+def test_suspend_after_zero_never_suspends_and_one_after_the_first(tmp_path):
+    _, rows = play(tmp_path / "never", config_text(deals=1, suspend_after=0))
+    assert [f for f, _ in sleeper_games(rows)] == [STALL] * 4
+    _, rows = play(tmp_path / "first", config_text(deals=1, suspend_after=1))
+    assert [f for f, _ in sleeper_games(rows)] == [STALL] + ["suspended after 1 stall"] * 3
+
+
+def test_a_bad_suspend_after_is_one_line_and_exit_2(tmp_path):
+    config = tmp_path / "bad.toml"
+    config.write_text(config_text(suspend_after=0).replace("suspend_after = 0", "suspend_after = -1"))
+    result = runner.invoke(app, ["tournament", str(config), "--out", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"error: {config}: run.suspend_after: must be a non-negative "
+                                                  "integer, not -1"]
+
+
+def test_the_output_manifest_and_report_say_who_was_suspended_from_which_game(tmp_path):
+    config = tmp_path / "stalls.toml"
+    config.write_text(config_text(deals=2))
+    result = runner.invoke(app, ["tournament", str(config), "--out", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "stalls" / "manifest.json").read_text())
+    facts = manifest["suspended"]["sleeper"]
+    assert facts["fault"] == "suspended after 3 stalls" and facts["stalls"] == 3 and facts["games"] == 5
+    line = next(line for line in result.output.splitlines() if line.startswith("suspended: "))
+    assert line.startswith(f"suspended: sleeper suspended after 3 stalls (the calls the wall-clock backstop ended; "
+                           f"the last at game {facts['last_stall']}): 5 games from game {facts['from_game']} on")
+    report = (tmp_path / "stalls" / "report.html").read_text()
+    assert "<th>suspended</th>" in report and "sleeper suspended after 3 stalls" in report
+
+
+def test_a_setup_calls_wall_backstop_is_bounded_in_seconds():
+    """Ten times the limit, at most 20 s (or twice a limit over 10 s): a sleeping reset costs 20 s at the defaults."""
+    assert SETUP_WALL_SECONDS == 20
+    assert (setup_wall(10, 10), setup_wall(1, 10), setup_wall(0.5, 4), setup_wall(30, 10)) == (20, 10, 2, 60)
+    assert setup_wall(None) is None
+
+
+SLEEPS_IN_RESET = '''
+import time
+
+from arena.bots import Bot
+
+
+class SleepsInReset(Bot):
+    name = "sleeps-in-reset"
+
+    def reset(self, game_id, seat, rules, rng):
+        super().reset(game_id, seat, rules, rng)
+        try:  # counted outside the sandbox (--no-sandbox); in it, the bot's folder is read-only
+            with open(__file__ + ".resets", "a") as resets:
+                resets.write("reset\\n")
+        except OSError:
+            pass
+        time.sleep(3600)
+
+    def act(self, observation):
+        return observation.legal_moves[0]
+'''
+
+
+def test_submit_stops_at_the_first_stall_in_one_line(tmp_path):
+    """A bot that plays every game and sleeps in every reset: one reset, one line naming it, no second stall."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(SLEEPS_IN_RESET)
+    started = time.perf_counter()
+    result = runner.invoke(app, ["submit", f"{bot}:SleepsInReset", "--no-sandbox", "--setup-time-limit", "1"])
+    took = time.perf_counter() - started
+    assert result.exit_code == 2
+    assert result.output.splitlines()[1:] == ["error: 'sleeps-in-reset' was not registered: stalled in reset: no "
+                                              "setup within 10s of wall time (caterpillar seed 1000 seat 0)"]
+    assert (tmp_path / "bot.py.resets").read_text() == "reset\n"
+    assert took < 10 + 15, took
+
+
+LEAGUE = """
+name = "stalls"
+seed = 5
+[[games]]
+game = "caterpillar"
+[run]
+workers = 1
+batch_size = 8
+move_time_limit = {limit}
+wall_backstop = {backstop}
+[league]
+deals = 2
+isolation = "{isolation}"
+"""
+
+
+def arena(*args) -> str:
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def catalog_rows(league: Path) -> list:
+    db = sqlite3.connect(league / "catalog.sqlite")
+    try:
+        return db.execute("SELECT * FROM bots ORDER BY rowid").fetchall()
+    finally:
+        db.close()
+
+
+def test_league_add_refuses_a_bot_that_sleeps_in_reset_within_the_setup_backstop(tmp_path):
+    """At the defaults of `arena league add` (a setup limit of 10 s), in the sandbox: one stall of 20 s, not 100, in
+    one line, the league unchanged."""
+    (tmp_path / "league.toml").write_text(LEAGUE.format(limit=0.3, backstop=10, isolation="process"))
+    league = tmp_path / "league"
+    arena("league", "new", league, tmp_path / "league.toml")
+    arena("league", "add", league, "random")
+    before = catalog_rows(league)
+    started = time.perf_counter()
+    bot = tmp_path / "bot.py"
+    bot.write_text(SLEEPS_IN_RESET)
+    result = runner.invoke(app, ["league", "add", str(league), f"{bot}:SleepsInReset"])
+    took = time.perf_counter() - started
+    assert result.exit_code == 2
+    assert result.output.splitlines() == ["error: 'sleeps-in-reset' failed its checks, the league is unchanged: "
+                                          "stalled in reset: no setup within 20s of wall time (caterpillar seed 1000 "
+                                          "seat 0)"]
+    assert catalog_rows(league) == before and not (league / "bots" / "bot.py").exists()
+    assert took < 20 + 25, took
