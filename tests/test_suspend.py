@@ -241,3 +241,102 @@ def test_league_add_refuses_a_bot_that_sleeps_in_reset_within_the_setup_backstop
                                           "seat 0)"]
     assert catalog_rows(league) == before and not (league / "bots" / "bot.py").exists()
     assert took < 20 + 25, took
+
+
+LATE = '''
+import os
+import time
+
+from arena.bots import Bot
+
+
+class Late(Bot):
+    """Random moves until the trigger file exists (after its check), then it sleeps on its 3rd move of each game."""
+
+    name = "late"
+
+    def reset(self, game_id, seat, rules, rng):
+        super().reset(game_id, seat, rules, rng)
+        self.moves = 0
+
+    def act(self, observation):
+        self.moves += 1
+        if self.moves == 3 and os.path.exists({trigger!r}):
+            time.sleep(3600)
+        return self.rng.choice(observation.legal_moves)
+'''
+
+
+def league_games(league: Path) -> dict[str, int]:
+    """Games played by each bot label in the league."""
+    from arena.league.catalog import Catalog
+    from arena.league.play import league_parts
+
+    catalog = Catalog(league)
+    try:
+        counts: dict[str, int] = {}
+        for part in league_parts(league, [r for r in catalog.rounds() if r.status == "done"], ["players"]):
+            for players in part.column("players").to_pylist():
+                for label in players:
+                    counts[label] = counts.get(label, 0) + 1
+        return counts
+    finally:
+        catalog.close()
+
+
+def test_a_league_bot_that_stalls_in_play_is_suspended_until_reinstated(tmp_path):
+    """It passes its check, then stalls: within its first round it is suspended (three stalls, then its games there
+    unplayed), the table, its page and the API say so and why, the matchmaker leaves it out; reinstated, it plays."""
+    from test_server import served
+
+    trigger = tmp_path / "stall-now"
+    (tmp_path / "league.toml").write_text(LEAGUE.format(limit=LIMIT, backstop=BACKSTOP, isolation="process"))
+    league = tmp_path / "league"
+    arena("league", "new", league, tmp_path / "league.toml")
+    for bot in ("random", "greedy"):
+        arena("league", "add", league, bot)
+    (tmp_path / "late.py").write_text(LATE.format(trigger=str(trigger)))
+    arena("league", "add", league, f"{tmp_path / 'late.py'}:Late", "--no-sandbox", "--games", "1")
+    trigger.touch()
+    started = time.perf_counter()
+    played = arena("league", "play", league, "--games", "60", "--no-progress")
+    assert time.perf_counter() - started < 3 * LIMIT * BACKSTOP + 30
+    assert f"suspended 'late': it stalled (the wall-clock backstop ended its calls); `arena league reinstate " \
+           f"{league} late` or a new version makes it play again" in played
+    reason = "suspended after 3 stalls in play, the last in round 1: no move within 1s of wall time"
+    assert f"late: {reason}" in arena("league", "table", league).splitlines()
+    rows = json.loads(arena("league", "table", league, "--format", "json"))
+    assert {row["bot"]: row["status"] for row in rows} == {"random": "active", "greedy": "active", "late": "suspended"}
+    late_games = league_games(league)["late"]
+    arena("league", "play", league, "--games", "20", "--no-progress")
+    assert league_games(league)["late"] == late_games, "the matchmaker chooses it no more"
+    with served(league, "--no-play") as (_, client):
+        version = client.get("/api/bots/late").json()["versions"][0]
+        assert (version["status"], version["reason"]) == ("suspended", reason)
+        assert f"suspended <span class=\"reason\">({reason})</span>" in client.get("/bots/late").text
+    trigger.unlink()
+    assert arena("league", "reinstate", league, "late").strip() == "reinstated 'late' (it was suspended)"
+    arena("league", "play", league, "--games", "20", "--no-progress")
+    assert league_games(league)["late"] > late_games
+
+
+def test_the_upload_check_refuses_at_the_first_stall_in_one_line(tmp_path):
+    """The server's checker (its code, without the server): an upload that sleeps on its 3rd move is refused at its
+    first stall, within one move's backstop (10 s at the checks' 1 s limit)."""
+    from arena.league import load_settings
+    from arena.league.uploads import find_upload, store_upload
+    from arena.server.checker import check_pending
+
+    (tmp_path / "league.toml").write_text(LEAGUE.format(limit=LIMIT, backstop=BACKSTOP, isolation="sandbox"))
+    league = tmp_path / "league"
+    arena("league", "new", league, tmp_path / "league.toml")
+    arena("league", "entrant", league, "alice")
+    upload = store_upload(league, "alice", "stalls.py", STALLS.read_bytes(), "StallsBot", None,
+                          load_settings(league).uploads)
+    started = time.perf_counter()
+    assert check_pending(league) == 1
+    assert time.perf_counter() - started < 10 + 20
+    found = find_upload(league, upload)
+    assert (found.status, found.label) == ("refused", None)
+    assert found.reason == ("failed its checks: stalled in its move 3: no move within 10s of wall time (caterpillar "
+                            "seed 1000 seat 0)")
