@@ -142,8 +142,9 @@ def test_the_output_manifest_and_report_say_who_was_suspended_from_which_game(tm
     facts = manifest["suspended"]["sleeper"]
     assert facts["fault"] == "suspended after 3 stalls" and facts["stalls"] == 3 and facts["games"] == 5
     line = next(line for line in result.output.splitlines() if line.startswith("suspended: "))
-    assert line.startswith(f"suspended: sleeper suspended after 3 stalls (the calls the wall-clock backstop ended; "
-                           f"the last at game {facts['last_stall']}): 5 games from game {facts['from_game']} on")
+    assert line == (f"suspended: sleeper suspended after 3 stalls (calls the wall-clock backstop ended: 3 in the run, "
+                    f"the last before its suspension in game {facts['last_stall']}): 5 games from game "
+                    f"{facts['from_game']} on recorded unplayed, each a timeout charged to it")
     report = (tmp_path / "stalls" / "report.html").read_text()
     assert "<th>suspended</th>" in report and "sleeper suspended after 3 stalls" in report
 
@@ -340,3 +341,28 @@ def test_the_upload_check_refuses_at_the_first_stall_in_one_line(tmp_path):
     assert (found.status, found.label) == ("refused", None)
     assert found.reason == ("failed its checks: stalled in its move 3: no move within 10s of wall time (caterpillar "
                             "seed 1000 seat 0)")
+
+
+def test_reproduce_says_when_only_games_that_timing_decided_differ(tmp_path):
+    """A run whose workers placed the suspension elsewhere (here: its 4th game of the sleeper a stall, not an unplayed
+    forfeit, as a second worker that had seen no stall would have played it): `arena reproduce --workers 1` finds
+    every other game identical and says the difference is timing's, exit 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = tmp_path / "stalls.toml"
+    config.write_text(config_text(deals=1))
+    assert runner.invoke(app, ["tournament", str(config), "--out", str(tmp_path), "--no-progress"]).exit_code == 0
+    run = RunDir(tmp_path / "stalls")
+    (part,) = run.results.glob("part-*.parquet")
+    table = pq.read_table(part)
+    rows = table.to_pylist()
+    last = max(i for i, r in enumerate(rows) if r["fault"] == "suspended after 3 stalls")
+    rows[last].update(fault=STALL, decisions=4)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), part)
+    manifest = json.loads(run.manifest.read_text())
+    run.manifest.write_text(json.dumps({**manifest, "digest": run_digest(run)}))
+    result = runner.invoke(app, ["reproduce", str(run.path), "--workers", "1"])
+    assert result.exit_code == 1
+    assert "MISMATCH: the re-run differs in 1 game, each decided by timing: a bot's stall or its suspension after " \
+           "stalls" in result.output

@@ -314,8 +314,10 @@ def reproduce(
 
     from arena.cli.display import progress_bar
     from arena.config.saved import changed_code, saved_config
+    from arena.report.formats import counted
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
+    from arena.tournament.summary import timing_decided
 
     with user_errors():
         run_dir = open_run(run)
@@ -338,9 +340,16 @@ def reproduce(
             with progress_bar(sys.stderr.isatty()) as on_progress:
                 play_missing(config, again, workers=workers, on_progress=on_progress)
             found = run_digest(again)
+            differ, timed = timing_decided(run_dir, again) if found != expected else (0, 0)
     typer.echo(f"expected {expected}\nfound    {found}")
     if found != expected:
-        typer.echo("MISMATCH: the re-run gave other results", err=True)
+        if timed and timed == differ:
+            typer.echo(f"MISMATCH: the re-run differs in {counted(differ, 'game')}, each decided by timing: a bot's "
+                       "stall or its suspension after stalls, placed by when several workers played "
+                       "(docs/time-limits.md); re-run with --workers 1 to reproduce a run with a bot that stalls",
+                       err=True)
+        else:
+            typer.echo("MISMATCH: the re-run gave other results", err=True)
         raise typer.Exit(1)
     typer.echo("reproduced: identical results")
 

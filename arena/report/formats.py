@@ -52,9 +52,10 @@ def places(ranks: pd.Series) -> list[str]:
 
 def suspension_lines(suspended: dict | None) -> list[str]:
     """Which bots the run suspended for stalling, and when (the manifest's `suspended`); none when none was."""
-    return [f"suspended: {bot} {facts['fault']} (the calls the wall-clock backstop ended; the last at game "
-            f"{facts['last_stall']}): {counted(facts['games'], 'game')} from game {facts['from_game']} on recorded "
-            f"unplayed, each a timeout charged to it" for bot, facts in (suspended or {}).items()]
+    return [f"suspended: {bot} {facts['fault']} (calls the wall-clock backstop ended: {facts['stalls']} in the run, "
+            f"the last before its suspension in game {facts['last_stall']}): {counted(facts['games'], 'game')} from "
+            f"game {facts['from_game']} on recorded unplayed, each a timeout charged to it"
+            for bot, facts in (suspended or {}).items()]
 
 
 def stop_lines(stop: dict | None) -> list[str]:

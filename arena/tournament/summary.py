@@ -306,3 +306,21 @@ class ExampleFinder:
                 picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
             out[variant] = sorted(picks.items())
         return out
+
+
+def timing_decided(first, second) -> tuple[int, int]:
+    """How many games differ between two runs of one config (RunDirs) in the digest's columns, and how many of those
+    timing decided: in each run a `timeout` of the same seat that is a stall or a suspension
+    (arena/tournament/batch.py), which several workers place by when their batches ran."""
+    from arena.results import DIGEST_COLUMNS, load_results
+    from arena.tournament.referee import stalled, suspended
+
+    rows = [load_results(run, DIGEST_COLUMNS).sort_by("game_index").to_pylist() for run in (first, second)]
+    differ = timed = 0
+    for a, b in zip(*rows, strict=False):
+        if a != b:
+            differ += 1
+            timed += all(r["fault_seat"] == a["fault_seat"] and (stalled(r["termination"], r["fault"])
+                                                                 or suspended(r["termination"], r["fault"]))
+                         for r in (a, b))
+    return differ + abs(len(rows[0]) - len(rows[1])), timed
