@@ -147,6 +147,16 @@ def test_the_output_manifest_and_report_say_who_was_suspended_from_which_game(tm
                     f"{facts['from_game']} on recorded unplayed, each a timeout charged to it")
     report = (tmp_path / "stalls" / "report.html").read_text()
     assert "<th>suspended</th>" in report and "sleeper suspended after 3 stalls" in report
+    rows = load_results(RunDir(tmp_path / "stalls")).to_pylist()
+    replayed = {int(page.stem.rpartition("-")[2]) for page in (tmp_path / "stalls" / "replays").glob("*.html")}
+    assert replayed and not any("sleeper" in rows[index]["players"] for index in replayed), \
+        "the report's examples are no games timing decided (a replay of a stall waits for the backstop again)"
+    started = time.perf_counter()
+    shown = runner.invoke(app, ["replay", str(tmp_path / "stalls"), str(facts["from_game"]), "--json"])
+    data = json.loads(shown.output)
+    assert (data["termination"], data["fault"], [deal["moves"] for deal in data["deals"]]) == (
+        "timeout", "suspended after 3 stalls", [[]]), "a game recorded unplayed replays unplayed"
+    assert time.perf_counter() - started < 5
 
 
 def test_a_setup_calls_wall_backstop_is_bounded_in_seconds():
@@ -268,6 +278,19 @@ class Late(Bot):
 '''
 
 
+def league_rows(league: Path) -> list[dict]:
+    """The league's finished games."""
+    from arena.league.catalog import Catalog
+    from arena.league.play import league_parts
+
+    catalog = Catalog(league)
+    try:
+        return [row for part in league_parts(league, [r for r in catalog.rounds() if r.status == "done"])
+                for row in part.to_pylist()]
+    finally:
+        catalog.close()
+
+
 def league_games(league: Path) -> dict[str, int]:
     """Games played by each bot label in the league."""
     from arena.league.catalog import Catalog
@@ -311,7 +334,10 @@ def test_a_league_bot_that_stalls_in_play_is_suspended_until_reinstated(tmp_path
     late_games = league_games(league)["late"]
     arena("league", "play", league, "--games", "20", "--no-progress")
     assert league_games(league)["late"] == late_games, "the matchmaker chooses it no more"
+    unplayed = next(r["game_index"] for r in league_rows(league) if r["fault"] == "suspended after 3 stalls")
     with served(league, "--no-play") as (_, client):
+        page = client.get(f"/games/{unplayed}")
+        assert page.status_code == 200 and "suspended after 3 stalls" in page.text, "replayed unplayed, as recorded"
         version = client.get("/api/bots/late").json()["versions"][0]
         assert (version["status"], version["reason"]) == ("suspended", reason)
         assert f"suspended <span class=\"reason\">({reason})</span>" in client.get("/bots/late").text

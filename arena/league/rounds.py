@@ -86,7 +86,21 @@ def replay_league_game(directory: Path, index: int) -> dict:
         raise LeagueError(f"no finished round holds game {index}")
     config = parse_config(found.config, base=directory)
     guard_calls(config)
-    return replay_scheduled(config, index - found.first_index)
+    return replay_scheduled(config, index - found.first_index, suspended_seat(directory, found, index))
+
+
+def suspended_seat(directory: Path, found: RoundRow, index: int) -> int | None:
+    """The seat of the bot suspended in league game `index` of round `found`, whose game was recorded unplayed
+    (arena/tournament/batch.py), or None for a game played."""
+    import pyarrow.compute as pc
+
+    from arena.league.play import league_parts
+    from arena.tournament.referee import suspended
+
+    for part in league_parts(directory, [found], ["game_index", "termination", "fault", "fault_seat"]):
+        for row in part.filter(pc.equal(part.column("game_index"), index)).to_pylist():
+            return row["fault_seat"] if suspended(row["termination"], row["fault"]) else None
+    return None
 
 
 def main(argv: list[str]) -> int:

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.ratings import VariantRatings
+from arena.tournament.referee import WALL_FAULT
 
 REPLAY_TABLES = 4
 """Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
@@ -230,7 +231,8 @@ def example_games(parts: pa.Table | Iterable[pa.Table],
                   ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
     """Per variant, the games worth a replay, as (game index, what it shows), in game order.
 
-    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset:
+    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset, of the
+    games that timing did not decide (a stall, whose replay waits for the backstop again, or a suspension):
     of the games in which the player with the lowest μ in the variant's rating table ranked above the
     player with the highest μ, the one with the largest μ gap between those two, then the largest score
     margin between them, then the earliest. `parts`: the results (a table, or parts in game order).
@@ -253,6 +255,10 @@ class ExampleFinder:
 
     def add(self, part: pa.Table) -> None:
         """Looks through one part's games."""
+        if "fault" in part.column_names:  # games timing decided (a stall, a suspension) show nothing worth a wait
+            fault = pc.fill_null(part.column("fault"), "")
+            part = part.filter(pc.invert(pc.and_(pc.equal(part.column("termination"), "timeout"), pc.or_(
+                pc.ends_with(fault, WALL_FAULT), pc.starts_with(fault, "suspended after ")))))
         for variant, rated in self.ratings.items():
             games = part.filter(pc.equal(part.column("variant"), variant))
             if not games.num_rows or self.seats.get(variant) == 0:
