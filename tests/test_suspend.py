@@ -28,14 +28,14 @@ LIMIT, BACKSTOP = 0.1, 10
 
 
 def config_text(isolation: str = "none", where: str = "act", deals: int = 4, workers: int = 1, batch_size: int = 2000,
-                suspend_after: int | None = None, name: str = "stalls") -> str:
+                suspend_after: int | None = None, name: str = "stalls", setup: float = 0.5) -> str:
     """Caterpillar among random, greedy and a sleeper (on its 3rd move of every game, or in every reset)."""
     lines = [f'name = "{name}"', "seed = 20261207", "[[games]]", 'game = "caterpillar"', f"deals = {deals}",
              "[[bots]]", 'name = "random"', "[[bots]]", 'name = "greedy"',
              "[[bots]]", 'name = "sleeper"', f'path = "{STALLS}:StallsBot"', f'params = {{ where = "{where}" }}',
              f'isolation = "{isolation}"',
              "[run]", f"workers = {workers}", f"batch_size = {batch_size}", f"move_time_limit = {LIMIT}",
-             f"wall_backstop = {BACKSTOP}", "setup_time_limit = 0.5"]
+             f"wall_backstop = {BACKSTOP}", f"setup_time_limit = {setup}"]
     if suspend_after is not None:
         lines.append(f"suspend_after = {suspend_after}")
     return "\n".join(lines) + "\n"
@@ -109,12 +109,12 @@ def test_with_two_workers_each_suspends_the_sleeper_after_the_stalls_it_saw(tmp_
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
 def test_a_bot_that_sleeps_in_reset_is_suspended_too(isolation, tmp_path):
-    """A reset's backstop: 0.5 s of CPU time, 5 s of wall time (10 times); three stalls, then forfeits unplayed."""
+    """A reset's backstop: 0.2 s of CPU time, 2 s of wall time (10 times); three stalls, then forfeits unplayed."""
     started = time.perf_counter()
-    _, rows = play(tmp_path, config_text(isolation, where="reset", deals=3))
+    _, rows = play(tmp_path, config_text(isolation, where="reset", deals=2, setup=0.2))
     faults = sleeper_games(rows)
-    assert faults == [("no setup within 5s of wall time", 0)] * 3 + [("suspended after 3 stalls", 0)] * 9
-    assert time.perf_counter() - started < 3 * 5 + 25
+    assert faults == [("no setup within 2s of wall time", 0)] * 3 + [("suspended after 3 stalls", 0)] * 5
+    assert time.perf_counter() - started < 3 * 2 + 25
 
 
 def test_suspend_after_zero_never_suspends_and_one_after_the_first(tmp_path):
@@ -194,13 +194,13 @@ def test_submit_stops_at_the_first_stall_in_one_line(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(SLEEPS_IN_RESET)
     started = time.perf_counter()
-    result = runner.invoke(app, ["submit", f"{bot}:SleepsInReset", "--no-sandbox", "--setup-time-limit", "1"])
+    result = runner.invoke(app, ["submit", f"{bot}:SleepsInReset", "--no-sandbox", "--setup-time-limit", "0.3"])
     took = time.perf_counter() - started
     assert result.exit_code == 2
     assert result.output.splitlines()[1:] == ["error: 'sleeps-in-reset' was not registered: stalled in reset: no "
-                                              "setup within 10s of wall time (caterpillar seed 1000 seat 0)"]
+                                              "setup within 3s of wall time (caterpillar seed 1000 seat 0)"]
     assert (tmp_path / "bot.py.resets").read_text() == "reset\n"
-    assert took < 10 + 15, took
+    assert took < 3 + 15, took
 
 
 LEAGUE = """
