@@ -133,7 +133,7 @@ def test_a_bad_suspend_after_is_one_line_and_exit_2(tmp_path):
                                                   "integer, not -1"]
 
 
-def test_the_output_manifest_and_report_say_who_was_suspended_from_which_game(tmp_path):
+def test_the_output_manifest_summary_and_report_say_who_was_suspended_from_which_game(tmp_path):
     config = tmp_path / "stalls.toml"
     config.write_text(config_text(deals=2))
     result = runner.invoke(app, ["tournament", str(config), "--out", str(tmp_path), "--no-progress"])
@@ -145,6 +145,12 @@ def test_the_output_manifest_and_report_say_who_was_suspended_from_which_game(tm
     assert line == (f"suspended: sleeper suspended after 3 stalls (calls the wall-clock backstop ended: 3 in the run, "
                     f"the last before its suspension in game {facts['last_stall']}): 5 games from game "
                     f"{facts['from_game']} on recorded unplayed, each a timeout charged to it")
+    import pandas as pd
+
+    summary = pd.read_csv(tmp_path / "stalls" / "summary.csv")
+    row = summary[summary["kind"] == "suspended"].iloc[0]
+    assert (row["bot"], row["games"], row["stalls"], row["last_stall"], row["from_game"]) == (
+        "sleeper", 5, 3, facts["last_stall"], facts["from_game"])
     report = (tmp_path / "stalls" / "report.html").read_text()
     assert "<th>suspended</th>" in report and "sleeper suspended after 3 stalls" in report
     rows = load_results(RunDir(tmp_path / "stalls")).to_pylist()

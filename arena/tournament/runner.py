@@ -431,7 +431,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     from arena.atomic import write_atomic
     from arena.ratings.tables import csv_frames, rate_parts
     from arena.results import iter_results, run_digest
-    from arena.tournament.summary import SUMMARY_COLUMNS, summarise_results
+    from arena.tournament.summary import SUMMARY_COLUMNS, summarise_results, with_suspensions
 
     started = time.perf_counter()
     _check_saved(run, report.played)
@@ -442,8 +442,9 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     rating_seconds = time.perf_counter() - started
     tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
-    write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
+    summary_table = with_suspensions(summary_table, summary.suspended)
+    write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     previous = run.read_manifest()
     manifest = {
         "name": config.name,

@@ -171,6 +171,18 @@ class Suspensions:
         return found or None
 
 
+def with_suspensions(summary: pd.DataFrame, suspended: dict[str, dict] | None) -> pd.DataFrame:
+    """summary.csv's rows, and a row of kind `suspended` for each bot suspended (`Suspensions.result`): its
+    `games` recorded unplayed, its `stalls`, the game of its `last_stall` before it and the first game unplayed
+    (`from_game`), over every variant (the variant column empty)."""
+    if not suspended:
+        return summary
+    rows = pd.DataFrame([{"variant": "", "kind": "suspended", "bot": bot, "games": facts["games"],
+                          "stalls": facts["stalls"], "last_stall": facts["last_stall"], "from_game": facts["from_game"]}
+                         for bot, facts in suspended.items()])
+    return pd.concat([summary, rows], ignore_index=True)
+
+
 class ScoreCounts:
     """How often each bot scored each score, per variant: exact box-plot statistics from counts, in memory
     that grows with the distinct scores, not the games."""
