@@ -5,7 +5,7 @@ every game through these pieces, so a game is played and recorded one way wherev
 Suspension: a bot whose calls the wall-clock backstop ended `[run] suspend_after` times (its stalls, each costing
 the run `wall_backstop` times a limit) is suspended for the rest of the run: each game of its table is then
 recorded without being played, a `timeout` charged to it ("suspended after N stalls"). The stalls are counted in
-game-index order by the process that plays (`Stalls`), starting from those the run has saved, which the runner
+game-index order by the process that plays (`stall_counts`), starting from those the run has saved, which the runner
 hands over with each batch: with one worker, which plays the batches in order, the games suspended depend on the
 results alone; with several, on which stalls each worker had seen (docs/time-limits.md).
 """
