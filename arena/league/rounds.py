@@ -86,20 +86,24 @@ def replay_league_game(directory: Path, index: int) -> dict:
         raise LeagueError(f"no finished round holds game {index}")
     config = parse_config(found.config, base=directory)
     guard_calls(config)
-    return replay_scheduled(config, index - found.first_index, suspended_seat(directory, found, index))
+    return replay_scheduled(config, index - found.first_index, suspended_seat(directory, index))
 
 
-def suspended_seat(directory: Path, found: RoundRow, index: int) -> int | None:
-    """The seat of the bot suspended in league game `index` of round `found`, whose game was recorded unplayed
+def suspended_seat(directory: Path, index: int) -> int | None:
+    """The seat of the bot suspended in league game `index`, whose game was recorded unplayed
     (arena/tournament/batch.py), or None for a game played."""
     import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
-    from arena.league.play import league_parts
+    from arena.league.directory import LeagueDir
+    from arena.results import live_parts
     from arena.tournament.referee import suspended
 
-    for part in league_parts(directory, [found], ["game_index", "termination", "fault", "fault_seat"]):
-        for row in part.filter(pc.equal(part.column("game_index"), index)).to_pylist():
-            return row["fault_seat"] if suspended(row["termination"], row["fault"]) else None
+    for start, end, path in live_parts(LeagueDir(directory).results):
+        if start <= index < end:
+            part = pq.read_table(path, columns=["game_index", "termination", "fault", "fault_seat"])
+            for row in part.filter(pc.equal(part.column("game_index"), index)).to_pylist():
+                return row["fault_seat"] if suspended(row["termination"], row["fault"]) else None
     return None
 
 
