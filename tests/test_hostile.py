@@ -202,6 +202,8 @@ def assert_stopped_from_outside(how: str, workers: int, tmp_path, baseline) -> N
     assert_forfeits(run, rows, "timeout", f"no move within {CLOCK_LIMIT * backstop:g}s of wall time" if sleeps
                     else f"no move within {CLOCK_LIMIT:g}s")
     assert all(r["fault_seat"] is not None for r in hostile(rows))
+    if sleeps and workers == 1:  # its stalls counted across the quarantine's children: suspended there after three
+        assert [r["fault"] for r in hostile(rows)][3:] == ["suspended after 3 stalls"] * (len(hostile(rows)) - 3)
     assert by_game(honest(rows)) == by_game(baseline("caterpillar"))
     # each hostile game ends once in quarantine, after its worker was killed (twice on Ray: one retry), and each
     # kill costs a new worker process; a run that waited on the bot would never end
