@@ -123,8 +123,9 @@ def baseline(tmp_path_factory):
 
 def assert_forfeits(run, rows, termination: str, fault: str, fair_moves: int = 0) -> None:
     """Every game of the hostile bot is its forfeit, unless it ended before the bot misbehaved (it plays
-    `fair_moves` legal moves first)."""
-    faulted = 0
+    `fair_moves` legal moves first); once it has stalled three times (the wall-clock backstop ended its call), its
+    remaining games are its forfeits unplayed."""
+    faulted = stalls = suspended = 0
     for row in hostile(rows):
         seat = row["players"].index("hostile")
         if row["fault_seat"] is None:
@@ -132,7 +133,12 @@ def assert_forfeits(run, rows, termination: str, fault: str, fair_moves: int = 0
             assert sum(m["seat"] == seat for m in moves) <= fair_moves, row
             continue
         assert (row["termination"], row["fault_seat"]) == (termination, seat), row
-        assert row["fault"].startswith(fault), row
+        if row["fault"] == "suspended after 3 stalls":  # a bot that stalls is suspended after its third stall
+            assert stalls >= 3 and row["decisions"] == 0, row
+            suspended += 1
+        else:
+            assert row["fault"].startswith(fault), row
+            stalls += row["fault"].endswith(" of wall time")
         assert row["ranks"][seat] == len(row["players"]) - 1
         faulted += 1
     assert faulted >= len(hostile(rows)) / 2
@@ -196,6 +202,8 @@ def assert_stopped_from_outside(how: str, workers: int, tmp_path, baseline) -> N
     assert_forfeits(run, rows, "timeout", f"no move within {CLOCK_LIMIT * backstop:g}s of wall time" if sleeps
                     else f"no move within {CLOCK_LIMIT:g}s")
     assert all(r["fault_seat"] is not None for r in hostile(rows))
+    if sleeps and workers == 1:  # its stalls counted across the quarantine's children: suspended there after three
+        assert [r["fault"] for r in hostile(rows)][3:] == ["suspended after 3 stalls"] * (len(hostile(rows)) - 3)
     assert by_game(honest(rows)) == by_game(baseline("caterpillar"))
     # each hostile game ends once in quarantine, after its worker was killed (twice on Ray: one retry), and each
     # kill costs a new worker process; a run that waited on the bot would never end

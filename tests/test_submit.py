@@ -77,7 +77,7 @@ STALLS = {  # a sleep meets the wall-clock backstop (4: 2 s for setup calls), a 
     "at import": (str(ZOO / "sleeps_at_import.py:SleepsAtImportBot"), "not built within setup_time_limit = 0.5s", 4),
     "in __init__": (str(ZOO / "spins_in_init.py:SpinsInInitBot"), "not built within setup_time_limit = 0.5s", 50),
     "in reset": ("def reset(self, *args):\n    time.sleep(3600)\ndef act(self, o):\n    return o.legal_moves[0]\n",
-                 "timeout: no setup within 2s of wall time", 4),
+                 "stalled in reset: no setup within 2s of wall time", 4),
     "in act": ("def act(self, o):\n    import signal\n    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
                "    while True:\n        pass\n", "timeout: no move within 0.2s", 50),
 }

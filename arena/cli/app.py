@@ -318,8 +318,10 @@ def reproduce(
 
     from arena.cli.display import progress_bar
     from arena.config.saved import changed_code, frozen_config, saved_config
+    from arena.report.formats import counted
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
+    from arena.tournament.summary import timing_decided
 
     with user_errors():
         run_dir = open_run(run)
@@ -347,9 +349,16 @@ def reproduce(
             with progress_bar(sys.stderr.isatty()) as on_progress:
                 play_missing(config, again, workers=workers, on_progress=on_progress)
             found = run_digest(again)
+            differ, timed = timing_decided(run_dir, again) if found != expected else (0, 0)
     typer.echo(f"expected {expected}\nfound    {found}")
     if found != expected:
-        typer.echo("MISMATCH: the re-run gave other results", err=True)
+        if timed and timed == differ:
+            typer.echo(f"MISMATCH: the re-run differs in {counted(differ, 'game')}, each decided by timing: a bot's "
+                       "stall or its suspension after stalls, placed by when several workers played "
+                       "(docs/time-limits.md); re-run with --workers 1 to reproduce a run with a bot that stalls",
+                       err=True)
+        else:
+            typer.echo("MISMATCH: the re-run gave other results", err=True)
         raise typer.Exit(1)
     typer.echo("reproduced: identical results")
 
@@ -401,16 +410,21 @@ def submit(
     into it is timed (setup and moves), so the checks end within these limits whatever it does.
     Example: arena submit docs/example_bot.py:CountingBot
     """
+    from arena.isolation.clock import setup_wall
     from arena.report.formats import counted
     from arena.tournament.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "
                f"move_time_limit {move_time_limit:g}s (of the bot's CPU time; a call ends after "
-               f"{wall_backstop:g} times its limit in wall time)")
+               f"{wall_backstop:g} times its limit in wall time, a setup call after "
+               f"{setup_wall(setup_time_limit, wall_backstop):g}s; the checks stop at the first such stall)")
     with user_errors():
         report = submit_bot(spec, replace=replace, games_per_rules=games, move_time_limit=move_time_limit,
                             setup_time_limit=setup_time_limit, sandboxed=sandbox, wall_backstop=wall_backstop)
+    if report.stalled:  # the checks stopped there: one line
+        typer.echo(f"error: {report.name!r} was not registered: {report.problems[0]}", err=True)
+        raise typer.Exit(2)
     typer.echo(f"bot {report.name!r} ({report.spec})")
     if report.built is None:
         typer.echo(f"  {'setup':<13} {'FAILED':<7} not built within {setup_time_limit:g}s")

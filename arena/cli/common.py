@@ -45,7 +45,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     the tables; `again` says how to finish a run cut short."""
     from arena.api import finish_and_report
     from arena.cli.display import format_tables, progress_bar
-    from arena.report.formats import counted, move_times_line, stop_lines
+    from arena.report.formats import counted, move_times_line, stop_lines, suspension_lines
     from arena.results import RunDir
     from arena.tournament.runner import RayLost, play_missing
 
@@ -61,7 +61,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
             fail(f"{error}; every finished batch is saved in {run.results}: {again}")
         manifest, rated = finish_and_report(settings, run, report)
     typer.echo(format_tables(rated))
-    for line in stop_lines(manifest.get("stop")):
+    for line in stop_lines(manifest.get("stop")) + suspension_lines(manifest.get("suspended")):
         typer.echo(line)
     typer.echo(f"{counted(manifest['games'], 'game')} in {manifest['wall_seconds']:.1f}s "
                f"({report.played_now:,} played now, {report.backend}, {counted(report.workers, 'worker')}); "

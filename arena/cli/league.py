@@ -126,7 +126,8 @@ def league_reinstate(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The league directory.")],
     bot: Annotated[str, typer.Argument(metavar="NAME@V", help="NAME@V: that version; NAME: every version.")],
 ) -> None:
-    """A retired bot plays again: NAME@V that version only, NAME every version (the answer says which).
+    """A retired or suspended bot plays again (a suspended one's stalls counted afresh): NAME@V that version only,
+    NAME every version (the answer says which).
 
     Example: arena league reinstate club counting@2
     """
@@ -226,6 +227,9 @@ def league_play(
                    f"round {report.rounds[0]}" if report.rounds else "no round")
     typer.echo(f"{rounds_text}: {counted(report.played_now, 'game')} played ({report.backend}); "
                f"stopped: {report.stopped}")
+    for label in report.suspended:
+        typer.echo(f"suspended {label!r}: it stalled (the wall-clock backstop ended its calls); "
+                   f"`arena league reinstate {directory} {label}` or a new version makes it play again")
 
 
 @league_app.command("close")
@@ -402,6 +406,16 @@ def league_table(
                 out.print(note, markup=False)
     if parts:
         typer.echo("\n".join(parts).rstrip("\n"))
+    from arena.league.catalog import Catalog
+
+    shown = {bot for frame in frames.values() for bot in frame["bot"]}
+    catalog = Catalog(directory)
+    try:
+        for bot in catalog.bots("suspended"):
+            if bot.label in shown:
+                typer.echo(f"{bot.label}: {bot.reason}")
+    finally:
+        catalog.close()
 
 
 @league_app.command("report")

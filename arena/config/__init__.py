@@ -195,7 +195,7 @@ def _check_sprt_games(sprt: SprtSettings, games: tuple[GameEntry, ...], bots: tu
 def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     """The `[run]` table checked and made RunSettings, with the defaults for the keys it leaves out."""
     check_keys(raw, {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "until", "max_deals",
-                      "round_deals", "confidence", "tie_margin", "sprt", "wall_backstop"}, "run.")
+                      "round_deals", "confidence", "tie_margin", "sprt", "wall_backstop", "suspend_after"}, "run.")
     workers = raw.get("workers", 0)
     address = raw.get("address")
     if isinstance(workers, str):  # a Ray address in `workers` runs on that cluster
@@ -208,6 +208,7 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     limit = None if limit == 0 else checked_number(limit, "run.move_time_limit")
     setup_limit = checked_number(raw.get("setup_time_limit", RunSettings.setup_time_limit), "run.setup_time_limit")
     wall_backstop = checked_number(raw.get("wall_backstop", RunSettings.wall_backstop), "run.wall_backstop", 1.0, True)
+    suspend_after = checked_integer(raw.get("suspend_after", RunSettings.suspend_after), "run.suspend_after", 0)
     until = raw.get("until", "all")
     if until not in STOP_RULES:
         raise ConfigError(f"run.until: must be one of {', '.join(map(repr, STOP_RULES))}, not {until!r}")
@@ -222,7 +223,7 @@ def run_settings(raw: dict, bots: tuple[BotEntry, ...]) -> RunSettings:
     tie_margin = checked_number(raw.get("tie_margin", RunSettings.tie_margin), "run.tie_margin", inclusive=True)
     sprt = _sprt_settings(checked_table(raw["sprt"], "run.sprt"), bots) if "sprt" in raw else None
     return RunSettings(workers, address, batch_size, limit, setup_limit, until, max_deals, round_deals, confidence,
-                       tie_margin, sprt, wall_backstop)
+                       tie_margin, sprt, wall_backstop, suspend_after)
 
 
 def _sprt_settings(raw: dict, bots: tuple[BotEntry, ...]) -> SprtSettings:

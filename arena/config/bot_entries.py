@@ -20,7 +20,7 @@ from arena.config.models import (
     checked_string,
     checked_table,
 )
-from arena.isolation.clock import WALL_BACKSTOP
+from arena.isolation.clock import WALL_BACKSTOP, setup_wall
 
 
 def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
@@ -113,7 +113,7 @@ def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backs
         entry, where = bots[i], f"bots[{i}]."
         field_name = "path" if entry.path is not None else "name"
         if isinstance(answer, SetupTimeout):
-            waited = f" (waited {setup_time_limit * wall_backstop:g}s of wall time)" if answer.wall else ""
+            waited = f" (waited {setup_wall(setup_time_limit, wall_backstop):g}s of wall time)" if answer.wall else ""
             raise ConfigError(f"{where}{field_name}: bot {entry.name!r} could not be built within "
                               f"setup_time_limit = {setup_time_limit:g}s{waited}")
         if isinstance(answer, BotProcessError):

@@ -118,6 +118,9 @@ class RunSettings:
     wall_backstop: float = WALL_BACKSTOP
     """How many times its limit a call into a bot may last in wall time (arena.isolation.clock.WALL_BACKSTOP): it stops
     a bot that sleeps or blocks, which uses no CPU time."""
+    suspend_after: int = 3
+    """A bot whose calls the wall-clock backstop ended this many times in a run is suspended for the rest of it: its
+    remaining games are forfeits charged to it without being played (0: never)."""
 
 
 RATING_METHODS = ("batch", "online")

@@ -1,7 +1,7 @@
 """A preemptive time limit on every call into a bot that runs in this process: its moves, and its setup
 calls (construction and `reset`), which have a limit of their own. Limits count the CPU time of the thread
 that plays, so that load on the machine never decides a game; a wall-clock backstop of `wall` times the limit
-ends a call that uses no CPU time (it sleeps or blocks).
+ends a call that uses no CPU time (it sleeps or blocks): for a setup call at most SETUP_WALL_SECONDS (`setup_wall`).
 
 The referee numbers the moves of its games and writes the number of the move now running on the
 clock's stamp (0 between moves); when the move returns it reads whether the watchdog saw that move
@@ -43,6 +43,15 @@ NO_LIMIT_NS = 1 << 62
 WALL_BACKSTOP = 10.0
 """How many times its limit a call may last in wall time (`[run] wall_backstop`): the backstop for a bot that
 sleeps or blocks, which uses no CPU time. Far above 1, so that load on the machine never reaches it."""
+SETUP_WALL_SECONDS = 20.0
+"""The most wall time a setup call (construction, hello, `reset`) may last, unless its limit is over half of it:
+a bot that sleeps in `reset` then costs 20 s a game, not `wall` times the 10 s setup limit (100 s)."""
+
+
+def setup_wall(setup: float | None, wall: float = WALL_BACKSTOP) -> float | None:
+    """The wall-clock backstop of a setup call with a limit of `setup` seconds of CPU time (None: no limit):
+    `wall` times it, at most SETUP_WALL_SECONDS or twice the limit, whichever is more."""
+    return None if setup is None else min(setup * wall, max(SETUP_WALL_SECONDS, 2 * setup))
 
 
 def _ns(limit: float | None, times: float = 1.0) -> int:
@@ -72,7 +81,7 @@ class MoveClock:
     def __init__(self, limit: float | None, setup: float | None = None, wall: float = WALL_BACKSTOP) -> None:
         self.limit, self.setup, self.wall = limit, setup, wall
         self.limit_ns, self.setup_ns = _ns(limit), _ns(setup)
-        self.wall_ns, self.setup_wall_ns = _ns(limit, wall), _ns(setup, wall)
+        self.wall_ns, self.setup_wall_ns = _ns(limit, wall), _ns(setup_wall(setup, wall))
         self.period = min(max(min(limit or 1.0, setup or 1.0) / 20, 0.001), 0.05)
         self.board = _board
         self.stamp = _board if _board is not None else [0]
@@ -242,7 +251,7 @@ def new_board(limit: float | None, setup: float | None = None, wall: float = WAL
 def _allow(board, limit: float | None, setup: float | None, wall: float) -> None:
     grace = int(BACKSTOP_GRACE * 1e9)
     board[_ALLOWED], board[_SETUP_ALLOWED] = _ns(limit) + grace, _ns(setup) + grace
-    board[_WALL_ALLOWED], board[_SETUP_WALL_ALLOWED] = _ns(limit, wall) + grace, _ns(setup, wall) + grace
+    board[_WALL_ALLOWED], board[_SETUP_WALL_ALLOWED] = _ns(limit, wall) + grace, _ns(setup_wall(setup, wall)) + grace
 
 
 def use_board(board) -> None:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from arena.bots import Bot, host_command, is_host
 from arena.games import get_game
 from arena.isolation import sandbox
-from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, note_move
+from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, note_move, setup_wall
 from arena.isolation.limits import Allowance, child_setup, cpu_used, resource_module, stderr_tail_file
 from arena.isolation.protocol import (
     MAX_LINE,
@@ -230,7 +230,7 @@ class BotProcess:
             if ready != {"ready": True}:
                 self.kill("did not start")
                 raise BotProcessError(f"the bot host did not start within {HELLO_TIMEOUT:g}s")
-            wall = (cpu := RESET_TIMEOUT if setup_time_limit is None else setup_time_limit) * wall_backstop
+            wall = setup_wall(cpu := RESET_TIMEOUT if setup_time_limit is None else setup_time_limit, wall_backstop)
         else:  # a command's start-up is in its hello: wall time only
             cpu, wall = None, HELLO_TIMEOUT
         answer = self.request({"type": "hello", "protocol": PROTOCOL, "params": params}, cpu, wall)
@@ -403,7 +403,7 @@ class ProcessBot(Bot):
                 process.kill("CPU budget used up")
                 self.process = process = _acquire(key, self, setup, wall)
             process.fresh = False  # it has begun a game: its CPU limit is raised from the next one on
-            answer = process.request(message, cpu := RESET_TIMEOUT if setup is None else setup, cpu * wall)
+            answer = process.request(message, cpu := RESET_TIMEOUT if setup is None else setup, setup_wall(cpu, wall))
         except SetupTimeout as late:
             if setup is None:
                 raise

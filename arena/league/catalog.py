@@ -35,7 +35,7 @@ CREATE TABLE bots (
     spec TEXT NOT NULL,              -- bots/<hash>/FILE.py:Class or bots/<hash> (a folder), or the bundled name
     source TEXT NOT NULL,            -- what was added (the spec as given)
     games TEXT NOT NULL,             -- JSON list of the games the bot plays
-    status TEXT NOT NULL,            -- "active" or "retired"
+    status TEXT NOT NULL,            -- "active", "retired" or "suspended" (it stalled: STALL_SCHEMA)
     added TEXT NOT NULL,
     retired TEXT,
     UNIQUE (name, version)
@@ -82,6 +82,17 @@ CREATE TABLE IF NOT EXISTS uploads (
 """
 """The tables of entrants and their uploads (a league made before them gets them when its catalog is next opened)."""
 
+STALL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stalls (
+    label TEXT PRIMARY KEY,          -- a bot version
+    count INTEGER NOT NULL,          -- its stalls (calls the wall-clock backstop ended) since it last became active
+    reason TEXT,                     -- why it is suspended, while it is
+    suspended TEXT                   -- when it was suspended
+);
+"""
+"""Each bot's stalls and, once they reach `[run] suspend_after`, why it was suspended (a league made before the
+table gets it when its catalog is next opened)."""
+
 
 class LeagueError(ArenaError, ValueError):
     """Bad input about a league (one line for the user)."""
@@ -104,6 +115,8 @@ class BotRow:
     status: str
     added: str
     retired: str | None
+    reason: str | None = None
+    """Why a suspended bot was suspended (None for any other)."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +148,7 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=FULL")
         if create:
             with self.transaction():
-                for statement in _without_comments(SCHEMA + ENTRANT_SCHEMA).split(";"):
+                for statement in _without_comments(SCHEMA + ENTRANT_SCHEMA + STALL_SCHEMA).split(";"):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO meta VALUES ('format', ?), ('created', ?)", (FORMAT, now()))
         try:
@@ -154,6 +167,9 @@ class Catalog:
             with self.transaction():  # a league whose uploads were recorded before their hash was
                 if not any(row[1] == "sha256" for row in self.db.execute("PRAGMA table_info(uploads)")):
                     self.db.execute("ALTER TABLE uploads ADD COLUMN sha256 TEXT")
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'stalls'").fetchone() is None:
+            with self.transaction():
+                self.db.execute(_without_comments(STALL_SCHEMA))
 
     def close(self) -> None:
         self.db.close()
@@ -182,13 +198,19 @@ class Catalog:
 
     def bots(self, status: str | None = None) -> list[BotRow]:
         """The bots in the order they were added (rowid), all or those of one status."""
-        rows = self.db.execute("SELECT label, name, version, hash, kind, spec, source, games, status, added, retired "
-                               "FROM bots ORDER BY rowid").fetchall()
+        rows = self.db.execute("SELECT b.label, name, version, hash, kind, spec, source, games, status, added, "
+                               "retired, CASE WHEN status = 'suspended' THEN s.reason END "
+                               "FROM bots b LEFT JOIN stalls s ON s.label = b.label ORDER BY b.rowid").fetchall()
         bots = [BotRow(*row[:7], tuple(json.loads(row[7])), *row[8:]) for row in rows]
         return [b for b in bots if status is None or b.status == status]
 
     def bot(self, label: str) -> BotRow | None:
         return next((b for b in self.bots() if b.label == label), None)
+
+    def stalls(self) -> dict[str, int]:
+        """Each active bot's stalls since it last became active (those with none left out)."""
+        return dict(self.db.execute("SELECT s.label, s.count FROM stalls s JOIN bots b ON b.label = s.label "
+                                    "WHERE b.status = 'active' AND s.count > 0").fetchall())
 
     # --- rounds -------------------------------------------------------------------------------------
 
@@ -217,9 +239,25 @@ class Catalog:
                        (number, first_index, games, seed, config, json.dumps(plan), now()))
         return next(r for r in self.rounds() if r.number == number)
 
-    def finish_round(self, number: int) -> None:
+    def finish_round(self, number: int, stalls: dict[str, tuple[int, str]] | None = None,
+                     suspend_after: int = 0) -> list[str]:
+        """Marks the round done and, in the same transaction, adds its `stalls` (label: how many, the last one's
+        fault) to each bot's count, suspending each active bot whose count reaches `suspend_after` (0: never);
+        returns the labels suspended."""
+        suspended = []
         with self.transaction() as db:
             db.execute("UPDATE rounds SET status = 'done', finished = ? WHERE number = ?", (now(), number))
+            for label, (count, fault) in (stalls or {}).items():
+                db.execute("INSERT INTO stalls VALUES (?, ?, NULL, NULL) "
+                           "ON CONFLICT (label) DO UPDATE SET count = count + excluded.count", (label, count))
+                total = db.execute("SELECT count FROM stalls WHERE label = ?", (label,)).fetchone()[0]
+                suspend = "UPDATE bots SET status = 'suspended' WHERE label = ? AND status = 'active'"
+                if suspend_after and total >= suspend_after and db.execute(suspend, (label,)).rowcount:
+                    reason = (f"suspended after {total} stall{'' if total == 1 else 's'} in play, the last in round "
+                              f"{number}: {fault}")
+                    db.execute("UPDATE stalls SET reason = ?, suspended = ? WHERE label = ?", (reason, now(), label))
+                    suspended.append(label)
+        return suspended
 
 
 def _without_comments(script: str) -> str:

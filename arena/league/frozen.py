@@ -194,9 +194,10 @@ class StatusChange:
 
 
 def set_status(league: Path, label: str, status: str, owner: Owner | None = None) -> StatusChange:
-    """Retires (`status` "retired") or reinstates ("active") the bot `label`: NAME@V that version, NAME every version,
-    in one transaction; a retired bot's games stay. Given an `owner` (an entrant), the bot must be theirs, and a
-    reinstated name must fit their active bots. Unknown, Forbidden or OverLimit (LeagueErrors) with one line."""
+    """Retires (`status` "retired") or reinstates ("active": a retired or suspended bot, its stalls counted afresh)
+    the bot `label`: NAME@V that version, NAME every version, in one transaction; a retired bot's games stay. Given
+    an `owner` (an entrant), the bot must be theirs, and a reinstated name must fit their active bots. Unknown,
+    Forbidden or OverLimit (LeagueErrors) with one line."""
     name, number = parse_label(label)
     catalog = Catalog(league)
     try:
@@ -215,6 +216,8 @@ def set_status(league: Path, label: str, status: str, owner: Owner | None = None
             changed = tuple(row[0] for row in rows if row[2] != status)
             db.executemany("UPDATE bots SET status = ?, retired = ? WHERE label = ?",
                            [(status, now() if status == "retired" else None, found) for found in changed])
+            if status == "active":  # a suspended bot that plays again has its stalls counted afresh
+                db.executemany("DELETE FROM stalls WHERE label = ?", [(found,) for found in changed])
         return StatusChange(name, number, status, changed, tuple(row[0] for row in rows if row[2] == status))
     finally:
         catalog.close()

@@ -21,7 +21,7 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
 th { background: #f3f3f3; } td.name, th.name { text-align: left; }
-.retired { color: #888; } .muted { color: #666; font-size: 0.9em; }
+.retired, .suspended { color: #888; } .muted { color: #666; font-size: 0.9em; }
 """
 
 

@@ -55,6 +55,8 @@ class PlayReport:
     played_now: int
     stopped: str
     backend: str
+    suspended: list[str] = dataclasses.field(default_factory=list)
+    """The bots suspended for stalling in this `play`."""
 
 
 class RoundRecorder:
@@ -66,9 +68,14 @@ class RoundRecorder:
     reads_results = True
 
     def __init__(self, matchmaker: Matchmaker, catalog: Catalog,
-                 gaps: list[tuple[RoundRow, list[Range]]] = ()) -> None:
+                 gaps: list[tuple[RoundRow, list[Range]]] = (), stalls: dict[str, int] | None = None) -> None:
         self.matchmaker, self.catalog = matchmaker, catalog
         self.gaps = list(gaps)
+        self.stalls = {} if stalls is None else stalls
+        """The active bots' stalls (by label), as the catalog has them after each round: the runner's workers suspend
+        a bot within a round once it reaches `suspend_after` (arena/tournament/batch.py)."""
+        self.suspended: list[str] = []
+        """The bots this `play` suspended, in order."""
         self.unseen: list[pa.Table] = []
         """Results not yet handed to the matchmaker: those given while finished rounds' gaps were played."""
         self.current: RoundRow | None = None
@@ -78,7 +85,10 @@ class RoundRecorder:
         """The step of the next round, recorded; the round before it, just played, marked done first. A finished
         round's missing games come first, each round's as one step of their ranges (its own game indices)."""
         if self.current is not None and self.current.status != "done":
-            self.catalog.finish_round(self.current.number)
+            self.suspended += self.catalog.finish_round(self.current.number, round_stalls(self.catalog, self.current),
+                                                        self.matchmaker.settings.run.suspend_after)
+            self.stalls.clear()
+            self.stalls.update(self.catalog.stalls())
         if new is not None:
             self.unseen.append(new)
         if self.gaps:
@@ -111,6 +121,19 @@ class RoundRecorder:
     def summary(self) -> dict | None:
         """Why the matchmaker stopped and the games played now."""
         return self.matchmaker.summary()
+
+
+def round_stalls(catalog: Catalog, round_: RoundRow) -> dict[str, tuple[int, str]]:
+    """The stalls of a round's games (calls the wall-clock backstop ended), by bot label: how many, and the fault of
+    the last."""
+    from arena.tournament.referee import stalled
+
+    found: dict[str, tuple[int, str]] = {}
+    for part in league_parts(catalog.path.parent, [round_], ["players", "termination", "fault", "fault_seat"]):
+        for players, termination, fault, seat in zip(*part.to_pydict().values(), strict=True):
+            if seat is not None and stalled(termination, fault):
+                found[players[seat]] = (found.get(players[seat], (0, ""))[0] + 1, fault)
+    return found
 
 
 def league_parts(directory: LeagueDir | Path, rounds: list[RoundRow], columns: list[str] | None = None, *,
@@ -169,7 +192,8 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
             saved = [(start, end) for start, end, _ in set_aside_damaged(run, warn=logger.warning)]
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
-            recorder = RoundRecorder(matchmaker, catalog, missing_games(catalog.rounds(), saved))
+            stalls = catalog.stalls()
+            recorder = RoundRecorder(matchmaker, catalog, missing_games(catalog.rounds(), saved), stalls)
             history = list(league_parts(directory, catalog.rounds(), RATED_COLUMNS))
             workers = (settings.run.workers if workers is None else workers) or os.cpu_count() or 1
             backend, pool = make_pool(workers, address if address is not None else settings.run.address)
@@ -190,11 +214,12 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
                 write_part(run, first + batch[0], first + batch[1], columns, schema=LEAGUE_SCHEMA)
 
             execute(recorder, pool, done=done, save=save, batch_size=settings.run.batch_size,
-                    first=pa.concat_tables(history) if history else None, on_progress=on_progress)
+                    first=pa.concat_tables(history) if history else None, on_progress=on_progress, stalls=stalls)
             compact(directory, LEAGUE_SCHEMA, finished_end(catalog.rounds()))
         finally:
             catalog.close()
-    return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend)
+    return PlayReport(matchmaker.rounds_played, matchmaker.played_now, matchmaker.stopped, backend,
+                      recorder.suspended)
 
 
 def missing_games(rounds: list[RoundRow], saved: list[tuple[int, int]]) -> list[tuple[RoundRow, list[Range]]]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.config.models import RunSettings
 from arena.config.toml import toml_text
 from arena.isolation.clock import WALL_BACKSTOP
 from arena.league.catalog import BotRow, LeagueError, RoundRow
@@ -39,7 +40,8 @@ def shared_tables(settings: LeagueSettings) -> dict:
     run, ratings = settings.run, settings.ratings
     return {"run": {"batch_size": run.batch_size, "move_time_limit": run.move_time_limit or 0,
                     "setup_time_limit": run.setup_time_limit,
-                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {})},
+                    **({"wall_backstop": run.wall_backstop} if run.wall_backstop != WALL_BACKSTOP else {}),
+                    **({"suspend_after": run.suspend_after} if run.suspend_after != RunSettings.suspend_after else {})},
             "ratings": {key: getattr(ratings, key) for key in ("mu", "sigma", "beta", "tau", "draw_probability")}}
 
 
@@ -84,7 +86,25 @@ def replay_league_game(directory: Path, index: int) -> dict:
         raise LeagueError(f"no finished round holds game {index}")
     config = parse_config(found.config, base=directory)
     guard_calls(config)
-    return replay_scheduled(config, index - found.first_index)
+    return replay_scheduled(config, index - found.first_index, suspended_seat(directory, index))
+
+
+def suspended_seat(directory: Path, index: int) -> int | None:
+    """The seat of the bot suspended in league game `index`, whose game was recorded unplayed
+    (arena/tournament/batch.py), or None for a game played."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from arena.league.directory import LeagueDir
+    from arena.results import live_parts
+    from arena.tournament.referee import suspended
+
+    for start, end, path in live_parts(LeagueDir(directory).results):
+        if start <= index < end:
+            part = pq.read_table(path, columns=["game_index", "termination", "fault", "fault_seat"])
+            for row in part.filter(pc.equal(part.column("game_index"), index)).to_pylist():
+                return row["fault_seat"] if suspended(row["termination"], row["fault"]) else None
+    return None
 
 
 def main(argv: list[str]) -> int:

@@ -235,7 +235,7 @@ def final_run(directory: LeagueDir | Path, lock: IO, *, deals: int | None = None
     started and the games it plays at most. A final started with other deals or another field is refused (one line)
     rather than mixed with it."""
     from arena.config import ConfigError, parse_config
-    from arena.tournament.runner import prepare_run_dir
+    from arena.tournament.folder import prepare_run_dir
 
     text, left_out, most = final_config(directory, deals=deals, until_settled=until_settled)
     note_final(lock, started=shown_time(datetime.now(UTC)), total=most, pid=os.getpid())

@@ -5,7 +5,8 @@
     [[games]]                 # the variants the league plays (every table on duplicate deals)
     game = "go_for_it"
     rules = { players = 4 }
-    [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit, wall_backstop
+    [run]                     # workers, address, batch_size, move_time_limit, setup_time_limit, wall_backstop,
+                              # suspend_after
     [ratings]                 # as in a tournament
     [league]                  # deals per table, tables per round, placement tables, isolation, confidence, tie_margin
     [uploads]                 # what entrants may upload to a served league (UploadLimits)
@@ -39,7 +40,8 @@ from arena.config.models import (
 )
 from arena.games import get_game, make_rules
 
-RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "wall_backstop"}
+RUN_KEYS = {"workers", "address", "batch_size", "move_time_limit", "setup_time_limit", "wall_backstop",
+            "suspend_after"}
 ISOLATIONS = ("sandbox", "process", "none")
 
 

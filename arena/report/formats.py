@@ -50,6 +50,14 @@ def places(ranks: pd.Series) -> list[str]:
     return [f"{r}=" if shared[r] > 1 else str(r) for r in ranks]
 
 
+def suspension_lines(suspended: dict | None) -> list[str]:
+    """Which bots the run suspended for stalling, and when (the manifest's `suspended`); none when none was."""
+    return [f"suspended: {bot} {facts['fault']} (calls the wall-clock backstop ended: {facts['stalls']} in the run, "
+            f"the last before its suspension in game {facts['last_stall']}): {counted(facts['games'], 'game')} from "
+            f"game {facts['from_game']} on recorded unplayed, each a timeout charged to it"
+            for bot, facts in (suspended or {}).items()]
+
+
 def stop_lines(stop: dict | None) -> list[str]:
     """What a stopping rule decided (the manifest's `stop`), a few lines; none when every deal was played."""
     if not stop:

@@ -22,7 +22,15 @@ from arena.report.charts import (
     seats_figure,
     terminations_figure,
 )
-from arena.report.formats import bounds, counted, interval, move_times_line, places, stop_lines
+from arena.report.formats import (
+    bounds,
+    counted,
+    interval,
+    move_times_line,
+    places,
+    stop_lines,
+    suspension_lines,
+)
 from arena.results import RunDir
 from arena.tournament.summary import ResultsSummary
 
@@ -63,6 +71,9 @@ def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None,
         facts.append(("games", f"{manifest['games']:,} ({games})"))
         if manifest.get("stop"):
             facts.append(("stopped", "<br>".join(e(line) for line in stop_lines(manifest["stop"]))))
+        if manifest.get("suspended"):
+            facts.append(("suspended", "<br>".join(e(line.removeprefix("suspended: "))
+                                                   for line in suspension_lines(manifest["suspended"]))))
         facts.append(("digest", f"<code>{e(manifest['digest'])}</code>"))
         facts.append(("time limits", e(limits_text(config_text))))
         if (times := move_times_line(summary.move_times)) is not None:

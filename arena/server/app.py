@@ -327,7 +327,7 @@ def _bot_answer(view: View, label: str, owner: dict) -> Response:
     return JSONResponse({
         "label": label, "rounds": len(view.rounds),
         "versions": [{"label": b.label, "version": b.version, "hash": b.hash, "kind": b.kind, "status": b.status,
-                      "added": b.added, "retired": b.retired} for b in shown["versions"]],
+                      "added": b.added, "retired": b.retired, "reason": b.reason} for b in shown["versions"]],
         "rows": {v: records(rows)[0] for v, rows in shown["rows"].items()},
         "pairs": {v: records(pairs) for v, pairs in shown["pairs"].items()},
         "neighbours": {v: records(rows) for v, rows in shown["neighbours"].items()},

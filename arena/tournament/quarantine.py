@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from array import array
 
 from arena.config import Config
 from arena.errors import ArenaError
@@ -23,7 +24,16 @@ from arena.games import get_game
 from arena.isolation.clock import MoveWatch, idle, new_board, use_board
 from arena.isolation.limits import die_with
 from arena.tournament import referee
-from arena.tournament.batch import columns, prepare, row, time_limits
+from arena.tournament.batch import (
+    columns,
+    count_stall,
+    prepare,
+    row,
+    stall_counts,
+    suspended_seat,
+    time_limits,
+    unplayed,
+)
 from arena.tournament.schedule import Schedule
 
 QUARANTINE_MOVES = 1 << 20
@@ -39,9 +49,10 @@ class QuarantineError(ArenaError, RuntimeError):
     """A quarantined game failed outside any bot's code: an arena bug, not a forfeit."""
 
 
-def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
+def quarantine_batch(config: Config, start: int, end: int, stalls: tuple | None = None) -> dict[str, list]:
     """Plays games start..end-1 in child processes; a game whose child dies (os._exit, a signal, a
-    BaseException past the referee) is a `crash` forfeit of the seat whose bot code was running."""
+    BaseException past the referee) is a `crash` forfeit of the seat whose bot code was running. A bot is suspended
+    as play_batch suspends it, its stalls counted from `stalls` (the run's token and saved stalls) on."""
     import json
     import pickle
     import signal
@@ -55,7 +66,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
     rows: list[tuple] = []
     try:
         try:
-            pickle.dump((sys.path, config, start, end), host.stdin)
+            pickle.dump((sys.path, config, start, end, stalls), host.stdin)
             host.stdin.close()
         except BrokenPipeError:
             pass  # the host is gone: the first line read tells
@@ -79,7 +90,7 @@ def quarantine_batch(config: Config, start: int, end: int) -> dict[str, list]:
 
 
 def _quarantine_host() -> None:
-    """The quarantine's own process: reads (sys.path, config, start, end) and writes one JSON line per game."""
+    """The quarantine's own process: reads (sys.path, config, start, end, stalls) and writes one JSON line per game."""
     import mmap
     import pickle
     import sys
@@ -87,10 +98,12 @@ def _quarantine_host() -> None:
     die_with(os.getppid())
     out = os.dup(1)
     os.dup2(2, 1)  # the rows own the pipe; whatever a bot prints goes to stderr
-    path, config, start, end = pickle.load(sys.stdin.buffer)
+    path, config, start, end, stalls = pickle.load(sys.stdin.buffer)
     sys.path[:] = path
     schedule = Schedule(config)
     board = memoryview(mmap.mmap(-1, 8 * (_MOVES + QUARANTINE_MOVES))).cast("q")  # shared with the children
+    counts = memoryview(mmap.mmap(-1, 8 * max(1, len(config.bots)))).cast("q")[:len(config.bots)]  # stalls, shared
+    counts[:] = array("q", stall_counts(config, stalls))
     limit, setup, wall = config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop
     moves = new_board(limit, setup, wall)  # the children's clock stamps it
     index = start
@@ -103,7 +116,7 @@ def _quarantine_host() -> None:
         if child == 0:
             die_with(host)
             use_board(moves)
-            _quarantine_child(config, index, end, out, board)
+            _quarantine_child(config, index, end, out, board, counts)
         status, overran, by_wall = _watch(child, moves)
         index = board[_GAME]
         if index in (-1, end):  # done, or the child could not start (and said why)
@@ -113,6 +126,8 @@ def _quarantine_host() -> None:
                 times = wall if by_wall else None
                 fault = referee.setup_fault(setup, times) if overran == "setup" else referee.move_fault(limit, times)
                 row = _died_row(schedule, index, board, fault, "timeout")
+                if by_wall:  # a stall: the next child plays on with it counted
+                    counts[schedule.game(index).seat_bots[board[_SEAT]]] += 1
             else:
                 row = _died_row(schedule, index, board, _death(status))
         except QuarantineError as error:
@@ -139,7 +154,7 @@ def _watch(child: int, moves) -> tuple[int, str | None, bool]:
         time.sleep(0.01)
 
 
-def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> None:
+def _quarantine_child(config: Config, start: int, end: int, out: int, board, counts) -> None:
     """Plays games start..end-1 in a forked child, sending each one's row; never returns."""
     import traceback
 
@@ -149,7 +164,7 @@ def _quarantine_child(config: Config, start: int, end: int, out: int, board) -> 
         for index in range(start, end):
             board[_GAME], board[_SEAT], board[_COUNT], board[_STARTED] = index, _NO_SEAT, 0, time.monotonic_ns()
             try:
-                row = _play_published(config, schedule, makers, index, board)
+                row = _play_published(config, schedule, makers, index, board, counts)
             except BaseException as error:  # a bot's SystemExit or the like, which the referee lets through
                 if board[_SEAT] == _NO_SEAT:
                     raise
@@ -172,13 +187,17 @@ def _send(out: int, message: tuple) -> None:
         data = data[os.write(out, data):]
 
 
-def _play_published(config: Config, schedule: Schedule, makers: list, index: int, board) -> tuple:
-    """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move."""
+def _play_published(config: Config, schedule: Schedule, makers: list, index: int, board, counts) -> tuple:
+    """Game `index` as play_batch plays it, publishing on `board` whose code runs and every move (or its forfeit
+    unplayed, when a bot is suspended by the stalls in `counts`)."""
     scheduled = schedule.game(index)
+    if (seat := suspended_seat(config, scheduled, counts)) is not None:
+        return row(scheduled, unplayed(config, scheduled, seat), (time.monotonic_ns() - board[_STARTED]) / 1e9)
     block = scheduled.block
     seated = _SeatedMakers([makers[bot] for bot in scheduled.seat_bots], board)
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, seated, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, built=False, **time_limits(config))
+    count_stall(scheduled, played, counts)
     return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
 
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.games import Game, Outcome
-from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, clock_for
+from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, clock_for, setup_wall
 from arena.seeds import derive_seeds, seeded_rng
 
 
@@ -33,15 +33,36 @@ def bot_seeds(seed: int, players: int) -> list[int]:
     return derive_seeds((seed, "bot"), players)
 
 
+WALL_FAULT = " of wall time"
+"""How the fault text of a call that the wall-clock backstop ended closes: a stall."""
+
+
 def move_fault(limit: float, wall: float | None = None) -> str:
     """The fault of a move over the time limit (of CPU time), or over `wall` times it in wall time."""
-    return f"no move within {limit:g}s" if wall is None else f"no move within {limit * wall:g}s of wall time"
+    return f"no move within {limit:g}s" if wall is None else f"no move within {limit * wall:g}s{WALL_FAULT}"
 
 
 def setup_fault(limit: float, wall: float | None = None) -> str:
-    """The fault of a construction or reset over the setup time limit (of CPU time), or over `wall` times it in
-    wall time."""
-    return f"no setup within {limit:g}s" if wall is None else f"no setup within {limit * wall:g}s of wall time"
+    """The fault of a construction or reset over the setup time limit (of CPU time), or over its wall-clock backstop
+    (`wall` times it, at most arena.isolation.clock.SETUP_WALL_SECONDS: `setup_wall`)."""
+    return f"no setup within {limit:g}s" if wall is None else \
+        f"no setup within {setup_wall(limit, wall):g}s{WALL_FAULT}"
+
+
+def stalled(termination: str, fault: str | None) -> bool:
+    """Whether a game's result is a stall: a call into the bot at fault that the wall-clock backstop ended (it slept
+    or blocked), which costs the run `wall_backstop` times the limit, not the limit."""
+    return termination == "timeout" and fault is not None and fault.endswith(WALL_FAULT)
+
+
+def suspension_fault(after: int) -> str:
+    """The fault of a game not played because a bot of its table was suspended after `after` stalls."""
+    return f"suspended after {after} stall{'' if after == 1 else 's'}"
+
+
+def suspended(termination: str, fault: str | None) -> bool:
+    """Whether a game's result is a forfeit recorded unplayed: a bot of its table was suspended."""
+    return termination == "timeout" and fault is not None and fault.startswith("suspended after ")
 
 
 def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Sequence[int] | None = None,

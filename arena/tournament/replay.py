@@ -13,6 +13,7 @@ from arena.games import get_game
 from arena.results import PART_NAME, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
+from arena.tournament.batch import unplayed as unplayed_game
 from arena.tournament.schedule import Schedule
 
 
@@ -21,8 +22,9 @@ def replay_game(run: RunDir, index: int) -> dict:
     from arena.results import ResultsError
 
     config = played_config(run)
-    data = replay_scheduled(config, index)
     saved = saved_row(run, index)
+    suspended = saved is not None and referee.suspended(saved["termination"], saved["fault"])
+    data = replay_scheduled(config, index, saved["fault_seat"] if suspended else None)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
         raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
@@ -31,9 +33,10 @@ def replay_game(run: RunDir, index: int) -> dict:
     return data
 
 
-def replay_scheduled(config: Config, index: int) -> dict:
+def replay_scheduled(config: Config, index: int, unplayed: int | None = None) -> dict:
     """The transcript of game `index` of `config`'s schedule, played again by fresh bots: arena's bundled bots
-    in this process, any other bot in a process of its own (`hosted_entries`), seeded as the run seeded it."""
+    in this process, any other bot in a process of its own (`hosted_entries`), seeded as the run seeded it. A game
+    the run recorded unplayed (the bot at seat `unplayed` was suspended) is that forfeit again, no bot started."""
     import dataclasses
 
     from arena.isolation.hosted import hosted_entries
@@ -44,7 +47,8 @@ def replay_scheduled(config: Config, index: int) -> dict:
     if not 0 <= index < schedule.total:
         raise ResultsError(f"game index {index} is outside this run's 0..{schedule.total - 1}")
     scheduled = schedule.game(index)
-    played = play_scheduled(config, bot_makers(hosted, set(scheduled.seat_bots)), scheduled)
+    played = (unplayed_game(config, scheduled, unplayed) if unplayed is not None else
+              play_scheduled(config, bot_makers(hosted, set(scheduled.seat_bots)), scheduled))
     block = scheduled.block
     return referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
                               scheduled.deal_seed, played)

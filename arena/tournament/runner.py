@@ -11,7 +11,6 @@ back to it). Both play their games through arena/tournament/batch.py.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -22,10 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from arena.bots.sources import recorded_spec
-from arena.config import Config, ConfigError, parse_config
+from arena.config import Config
 from arena.errors import ArenaError
-from arena.results import RATED_COLUMNS, SCHEMA, RunDir, load_results, set_aside_damaged, write_part
-from arena.tournament.batch import worker_batch
+from arena.results import RATED_COLUMNS, SCHEMA, RunDir, iter_results, load_results, set_aside_damaged, write_part
+from arena.tournament.batch import STALL_COLUMNS, StallCounts, count_stalls, saved_stalls, worker_batch
+from arena.tournament.folder import prepare_run_dir
 from arena.tournament.schedule import Schedule
 
 if TYPE_CHECKING:  # the planners read results with pandas, which a worker process need not import
@@ -107,7 +107,10 @@ class LocalWorker:
         pickle.dump(sys.path, self.process.stdin)
         self.process.stdin.flush()
 
-    def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+    def play(self, config: Config, batches: list[Batch], stalls: Callable[[], tuple] = lambda: None
+             ) -> Iterator[tuple[Batch, dict]]:
+        """Plays the batches in order, each sent with `stalls()` as it stands then (the run's token and the stalls of
+        its saved results, arena/tournament/batch.py); yields each batch's columns."""
         from collections import deque
 
         from arena.tournament.quarantine import quarantine_batch, warn_quarantine
@@ -117,7 +120,7 @@ class LocalWorker:
             # One batch ahead: the worker plays the next while this process saves the last one.
             while waiting and len(sent) < 2:
                 sent.append(waiting.popleft())
-                self._send(config, sent[-1])
+                self._send(config, sent[-1], stalls())
             start, end = sent.popleft()
             self.busy = True
             kind, payload = self._receive()
@@ -129,16 +132,16 @@ class LocalWorker:
                 columns = payload
             else:
                 warn_quarantine(start, end, payload)
-                columns = quarantine_batch(config, start, end)
+                columns = quarantine_batch(config, start, end, stalls())
             yield (start, end), columns
 
-    def _send(self, config: Config, batch: Batch) -> None:
+    def _send(self, config: Config, batch: Batch, stalls: tuple | None) -> None:
         import pickle
 
         if self.process is None:
             self._start()
         try:
-            pickle.dump((config, *batch), self.process.stdin)
+            pickle.dump((config, *batch, stalls), self.process.stdin)
             self.process.stdin.flush()
         except OSError:  # the worker died under a bot: _receive finds out
             pass
@@ -166,7 +169,7 @@ class LocalWorker:
 
 
 def _local_worker() -> None:
-    """The local worker's process: reads sys.path, then plays each (config, start, end) it is sent."""
+    """The local worker's process: reads sys.path, then plays each (config, start, end, stalls) it is sent."""
     import pickle
     import sys
 
@@ -178,11 +181,11 @@ def _local_worker() -> None:
     sys.path[:] = pickle.load(sys.stdin.buffer)
     while True:
         try:
-            config, start, end = pickle.load(sys.stdin.buffer)
+            config, start, end, stalls = pickle.load(sys.stdin.buffer)
         except EOFError:
             return
         try:
-            result = ("ok", worker_batch(config, start, end))
+            result = ("ok", worker_batch(config, start, end, stalls))
         except BaseException as error:  # a bot's SystemExit, KeyboardInterrupt, ...: its batch goes to quarantine
             result = ("failed", error)
         try:
@@ -233,7 +236,10 @@ class RayBackend:
         self.task = ray.remote(max_retries=RAY_RETRIES)(worker_batch)
         self.slots = 2 * max(1, int(ray.cluster_resources().get("CPU", self.workers)))
 
-    def play(self, config: Config, batches: list[Batch]) -> Iterator[tuple[Batch, dict]]:
+    def play(self, config: Config, batches: list[Batch], stalls: Callable[[], tuple] = lambda: None
+             ) -> Iterator[tuple[Batch, dict]]:
+        """Plays the batches as tasks, each sent with `stalls()` as it stands then (arena/tournament/batch.py: the
+        workers play at once, so each suspends a bot after the stalls it saw itself or the run had saved)."""
         import ray
 
         from arena.tournament.quarantine import quarantine_batch, warn_quarantine
@@ -247,7 +253,7 @@ class RayBackend:
         queue, pending = iter(batches), {}
         while True:
             for batch in queue:
-                pending[self.task.remote(self.config_ref[1], *batch)] = batch
+                pending[self.task.remote(self.config_ref[1], *batch, stalls())] = batch
                 if len(pending) >= self.slots:
                     break
             if not pending:
@@ -262,7 +268,7 @@ class RayBackend:
                     raise RayLost("the local Ray instance died") from None
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
                     warn_quarantine(*batch, error)
-                    columns = quarantine_batch(config, *batch)
+                    columns = quarantine_batch(config, *batch, stalls())
                 yield batch, columns
 
     def close(self) -> None:
@@ -306,11 +312,12 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     workers, address = workers_for(config, workers, address)
     backend, pool = make_pool(workers, address)
     started = time.perf_counter()
+    stalls = saved_stalls(iter_results(run, STALL_COLUMNS)) if done else {}
     played_now = execute(planner, pool, done=lambda _: done,
                          save=lambda _, batch, columns: write_part(run, *batch, columns),
                          batch_size=config.run.batch_size, saved=sum(end - start for start, end in done),
                          first=load_results(run, RATED_COLUMNS) if planner.reads_results and done else None,
-                         on_progress=on_progress)
+                         on_progress=on_progress, stalls=stalls)
     played = planner.played()
     return RunReport(sum(end - start for start, end in played), played_now, time.perf_counter() - started,
                      backend, workers, started_at, played, planner.summary())
@@ -332,12 +339,18 @@ def make_pool(workers: int, address: str | None) -> tuple[str, LocalWorker | Ray
 
 def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[[Config], list[Batch]],
             save: Callable[[Step, Batch, dict], None], batch_size: int, saved: int = 0, first: pa.Table | None = None,
-            on_progress: Callable[..., None] | None = None) -> int:
+            on_progress: Callable[..., None] | None = None, stalls: StallCounts | None = None) -> int:
     """Plays what the planner asks, step after step, and saves every batch as it finishes; returns the games
     played. `done(config)` gives the batches of a step's config already saved (they are not played again),
     `first` the results already saved, for the planner's first step. The planner is asked only between steps,
-    never during one, and nothing here decides what to play. The pool is closed at the end."""
+    never during one, and nothing here decides what to play. The pool is closed at the end. `stalls`: the stalls
+    of each bot in the results saved before (by name), counted on here as batches are saved and handed to the
+    workers, which suspend a bot that reaches `[run] suspend_after` (arena/tournament/batch.py)."""
+    import uuid
+
     schedule = None
+    stalls = {} if stalls is None else stalls  # (a league's recorder keeps it as its catalog has it)
+    token = uuid.uuid4().hex  # this run's: a worker kept from another run of the same config starts its count afresh
     timing = defaultdict(lambda: np.zeros(2))  # per config entry: seconds and games played, to size batches
     played_now, new = 0, first
     try:
@@ -348,8 +361,9 @@ def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[
                 schedule = Schedule(step.config)
             parts = []
             for batch, columns in pool.play(step.config, step_batches(step, done(step.config), batch_size,
-                                                                      schedule, timing)):
+                                                                      schedule, timing), lambda: (token, dict(stalls))):
                 save(step, batch, columns)
+                count_stalls(columns, stalls)
                 if planner.reads_results:
                     parts.append(pa.Table.from_pydict(columns, schema=SCHEMA))
                     timing[schedule.block_at(batch[0]).entry] += (sum(columns["duration"]), batch[1] - batch[0])
@@ -362,47 +376,6 @@ def execute(planner: Planner, pool: LocalWorker | RayBackend, *, done: Callable[
     if on_progress:
         on_progress(saved + played_now, planner.most_games(), planner.note())
     return played_now
-
-
-def prepare_run_dir(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
-    """Creates the run directory with the exact config, or checks that a resumed one holds the same config; then,
-    before the first game, copies each bot's code into it (`freeze_bots`)."""
-    from arena.tournament.frozen import freeze_bots
-
-    _prepare_config(config, run, resume=resume, overwrite=overwrite)
-    freeze_bots(config, run)
-
-
-def _prepare_config(config: Config, run: RunDir, *, resume: bool, overwrite: bool) -> None:
-    if run.config.exists():
-        if overwrite:
-            shutil.rmtree(run.results, ignore_errors=True)
-            for path in (run.manifest, run.ratings, run.summary, run.report):
-                path.unlink(missing_ok=True)
-        elif resume:
-            saved = parse_config(run.read_config(), folders=config.folders)  # its paths found as the new one's
-            if _comparable(saved) != _comparable(config):
-                raise ConfigError(f"{run.path} holds a run of a different config; use another name or --overwrite")
-            return
-        else:
-            raise ConfigError(f"{run.path} already holds a run: --resume to finish it, --overwrite to start afresh")
-    from arena.atomic import write_atomic
-
-    write_atomic(run.config, config.text.encode())
-
-
-def _comparable(config: Config) -> tuple:
-    """A config without its text and bot paths, its bots by their code (`code_identity`), to compare a saved run with
-    a new one."""
-    from arena.tournament.frozen import code_identity
-
-    bots = tuple((b.name, code_identity(b), repr(b.params), b.isolation, b.memory_mb, b.cpu_seconds)
-                 for b in config.bots)
-    limits = (config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
-    stopping = (config.run.until, config.run.round_deals, config.run.confidence, config.run.tie_margin,
-                repr(config.run.sprt))  # where a rule stops decides which games the run holds
-    return (config.name, config.seed, repr(config.games), bots, limits, stopping, repr(config.ratings))
-
 
 
 class Finished(NamedTuple):
@@ -427,7 +400,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     from arena.atomic import write_atomic
     from arena.ratings.tables import csv_frames, rate_parts
     from arena.results import iter_results, run_digest
-    from arena.tournament.summary import SUMMARY_COLUMNS, summarise_results
+    from arena.tournament.summary import SUMMARY_COLUMNS, summarise_results, with_suspensions
 
     started = time.perf_counter()
     _check_saved(run, report.played)
@@ -438,8 +411,9 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
     rating_seconds = time.perf_counter() - started
     tables, summary_table = csv_frames(ratings)
     write_atomic(run.ratings, tables.to_csv(index=False, float_format="%.6f").encode())
-    write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings)
+    summary_table = with_suspensions(summary_table, summary.suspended)
+    write_atomic(run.summary, summary_table.to_csv(index=False, float_format="%.6f").encode())
     previous = run.read_manifest()
     manifest = {
         "name": config.name,
@@ -449,6 +423,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         **({"move_times": summary.move_times} if summary.move_times else {}),
+        **({"suspended": summary.suspended} if summary.suspended else {}),
         "bots": {b.name: {**recorded_spec(b.folder or b.spec, run.bots), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,

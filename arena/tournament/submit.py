@@ -3,7 +3,8 @@
 A bot passes when it is built within the setup time limit and, in every game it claims, it plays a
 validation set of games against `random` in every seat without an exception, an illegal move, a move
 over the move time limit or a reset over the setup time limit, and replays each game identically from
-the same seed.
+the same seed. The checks stop at the first stall (a call the wall-clock backstop had to end: the bot slept or
+blocked), which is the one problem said: each more would cost the backstop again.
 
 The bot is a stranger's code: it runs in its own process (the built-in host, or its command), never in
 this one, by default inside the sandbox (arena/isolation/sandbox.py), and every call into it has a deadline
@@ -22,7 +23,7 @@ from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
 from arena.bots.registry import BotSource, load_registry, register
 from arena.bots.sources import resolve, source_names
 from arena.games import GAME_IDS, get_game, make_rules
-from arena.isolation.clock import WALL_BACKSTOP
+from arena.isolation.clock import WALL_BACKSTOP, setup_wall
 from arena.tournament import referee
 
 VALIDATION_RULES = {"caterpillar": [{}], "give_or_take": [{}], "duke_of_york": [{}],
@@ -59,6 +60,8 @@ class SubmitReport:
     """The bot as resolved, with the name and games it told (None: it was never built)."""
     unchanged: bool = False
     """True when this very code was registered under this name already: nothing was checked again."""
+    stalled: bool = False
+    """True when the checks stopped at a stall (a call the wall-clock backstop ended), the one problem said."""
 
     @property
     def ok(self) -> bool:
@@ -81,10 +84,12 @@ def check_bot(spec: str | BotSource, *, games_per_rules: int = 6, move_time_limi
         bot_class = process_bot_class(command, move_time_limit=move_time_limit, setup_time_limit=setup_time_limit,
                                       wall_backstop=wall_backstop, sandboxed=sandboxed or not source.python,
                                       folder=source.folder)
-    except SetupTimeout:
+    except SetupTimeout as late:
         close_all()
+        stall = f"stalled in hello: no answer within {setup_wall(setup_time_limit, wall_backstop):g}s of wall time; "
         return SubmitReport(source.spec, source.spec, [],
-                            [f"not built within setup_time_limit = {setup_time_limit:g}s"])
+                            [f"{stall if late.wall else ''}not built within setup_time_limit = {setup_time_limit:g}s"],
+                            stalled=late.wall)
     except (BotProcessError, ValueError, OSError) as error:
         close_all()
         raise BotError(f"{source.spec}: {str(error).removeprefix('BotError: ')}") from None
@@ -101,7 +106,7 @@ def _play_checks(source: BotSource, bot_class: type, built: float, games_per_rul
     claimed = [g for g in GAME_IDS if can_play(bot_class, g)]
     problems = [] if claimed else [f"it claims no game arena knows (games = {sorted(bot_class.games)})"]
     random_bot = load_spec(f"{BUNDLED_DIR / 'random_bot.py'}:RandomBot")  # arena's own: no other bot's code
-    checks = []
+    checks, stalled = [], False
     for game_id in claimed:
         game = get_game(game_id)
         check = GameCheck(game_id)
@@ -112,13 +117,21 @@ def _play_checks(source: BotSource, bot_class: type, built: float, games_per_rul
                 seat, seed = number % seats, 1000 + number
                 problem = _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check)
                 if problem:
-                    check.problems.append(f"{game_id} {_rules_text(overrides)}seed {seed} seat {seat}: {problem}")
+                    stalled = problem.startswith("stalled ")
+                    check.problems.append(f"{problem} ({game_id} {_rules_text(overrides)}seed {seed} seat {seat})"
+                                          if stalled else f"{game_id} {_rules_text(overrides)}seed {seed} seat {seat}: "
+                                          f"{problem}")
                     break
+            if stalled:
+                break
         checks.append(check)
         problems += check.problems
+        if stalled:  # every further game would wait for the backstop again
+            problems = check.problems
+            break
     games = None if bot_class.games is None else tuple(sorted(bot_class.games))
     told = dataclasses.replace(source, name=name, games=games)
-    return SubmitReport(name, source.spec, checks, problems, built, told)
+    return SubmitReport(name, source.spec, checks, problems, built, told, stalled=stalled)
 
 
 def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: GameCheck) -> str | None:
@@ -135,6 +148,10 @@ def _one_game(game, rules, bot_class, random_bot, seat, seed, limits, check: Gam
                               wall_backstop=limits[2])
         per_move = (time.perf_counter() - started) / max(1, played.decisions)
         if played.fault_seat == seat:
+            if referee.stalled(played.outcome.termination, played.fault):
+                own = sum(s == seat for _, moves in game.deals(played.state) for s, _ in moves)
+                call = "reset" if played.fault.startswith("no setup") else f"its move {own + 1}"
+                return f"stalled in {call}: {played.fault}"
             return f"{played.outcome.termination}: {played.fault}"
         names = [getattr(b, "name", "?") for b in lineup]
         transcripts.append(json.dumps(referee.transcript(game, rules, names, seed, played)))

@@ -12,13 +12,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from arena.ratings import VariantRatings
+from arena.tournament.referee import WALL_FAULT
 
 REPLAY_TABLES = 4
 """Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
 SUMMARY_COLUMNS = ["game_index", "variant", "seed", "players", "scores", "ranks", "termination", "slowest_move_cpu",
-                   "slowest_move_wall"]
+                   "slowest_move_wall", "fault_seat", "fault"]
 """What the report reads of the results besides the ratings."""
 
 
@@ -38,6 +39,8 @@ class ResultsSummary:
     """Per variant, the games worth a replay (`example_games`)."""
     move_times: dict | None = None
     """The slowest moves' CPU and wall time (`MoveTimes.result`; None when no move was timed)."""
+    suspended: dict[str, dict] | None = None
+    """The bots suspended for stalling, by name (`Suspensions.result`; None when none was)."""
 
     @property
     def total(self) -> int:
@@ -50,7 +53,7 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
     (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
     games: dict[str, int] = {}
     terminations: dict[str, dict[str, int]] = {}
-    scores, examples, times = ScoreCounts(), ExampleFinder(ratings), MoveTimes()
+    scores, examples, times, suspensions = ScoreCounts(), ExampleFinder(ratings), MoveTimes(), Suspensions()
     for part in parts:
         variant, termination = _strings(part, "variant"), _strings(part, "termination")
         variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
@@ -66,7 +69,8 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
         scores.add(part)
         examples.add(part)
         times.add(part)
-    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result())
+        suspensions.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result(), suspensions.result())
 
 
 def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
@@ -129,6 +133,56 @@ class MoveTimes:
         return out
 
 
+class Suspensions:
+    """The bots a run suspended for stalling (arena/tournament/batch.py), a part at a time: each one's stalls (the
+    calls the wall-clock backstop ended), the game of its last stall before its suspension, and the games recorded
+    unplayed as its forfeits, from which game on."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, dict] = {}
+
+    def add(self, part: pa.Table) -> None:
+        """Takes the stalls and suspended games of one part (few rows: the timeouts)."""
+        timeouts = part.filter(pc.equal(part.column("termination"), "timeout"))
+        if not timeouts.num_rows:
+            return
+        from arena.tournament.referee import stalled, suspended
+
+        for game, players, seat, fault in zip(*(timeouts.column(c).to_pylist() for c in
+                                                ("game_index", "players", "fault_seat", "fault")), strict=True):
+            if seat is None:
+                continue
+            bot = self.bots.setdefault(players[seat], {"stalls": 0, "last_stall": None, "fault": None,
+                                                       "from_game": None, "games": 0})
+            if stalled("timeout", fault):
+                bot["stalls"] += 1
+                if bot["from_game"] is None:
+                    bot["last_stall"] = game
+            elif suspended("timeout", fault):
+                bot["games"] += 1
+                if bot["from_game"] is None:
+                    bot["from_game"], bot["fault"] = game, fault
+
+    def result(self) -> dict[str, dict] | None:
+        """By bot suspended: `fault` ("suspended after N stalls"), `stalls` (in all), `last_stall` (the game index
+        of its last stall before it was suspended), `from_game` (the first game recorded unplayed) and `games`
+        (how many were); None when no bot was suspended."""
+        found = {bot: facts for bot, facts in self.bots.items() if facts["games"]}
+        return found or None
+
+
+def with_suspensions(summary: pd.DataFrame, suspended: dict[str, dict] | None) -> pd.DataFrame:
+    """summary.csv's rows, and a row of kind `suspended` for each bot suspended (`Suspensions.result`): its
+    `games` recorded unplayed, its `stalls`, the game of its `last_stall` before it and the first game unplayed
+    (`from_game`), over every variant (the variant column empty)."""
+    if not suspended:
+        return summary
+    rows = pd.DataFrame([{"variant": "", "kind": "suspended", "bot": bot, "games": facts["games"],
+                          "stalls": facts["stalls"], "last_stall": facts["last_stall"], "from_game": facts["from_game"]}
+                         for bot, facts in suspended.items()])
+    return pd.concat([summary, rows], ignore_index=True)
+
+
 class ScoreCounts:
     """How often each bot scored each score, per variant: exact box-plot statistics from counts, in memory
     that grows with the distinct scores, not the games."""
@@ -189,7 +243,8 @@ def example_games(parts: pa.Table | Iterable[pa.Table],
                   ratings: dict[str, VariantRatings]) -> dict[str, list[tuple[int, str]]]:
     """Per variant, the games worth a replay, as (game index, what it shows), in game order.
 
-    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset:
+    The first game of each table (each set of bots; at most REPLAY_TABLES of them), and the biggest upset, of the
+    games that timing did not decide (a stall, whose replay waits for the backstop again, or a suspension):
     of the games in which the player with the lowest μ in the variant's rating table ranked above the
     player with the highest μ, the one with the largest μ gap between those two, then the largest score
     margin between them, then the earliest. `parts`: the results (a table, or parts in game order).
@@ -212,6 +267,10 @@ class ExampleFinder:
 
     def add(self, part: pa.Table) -> None:
         """Looks through one part's games."""
+        if "fault" in part.column_names:  # games timing decided (a stall, a suspension) show nothing worth a wait
+            fault = pc.fill_null(part.column("fault"), "")
+            part = part.filter(pc.invert(pc.and_(pc.equal(part.column("termination"), "timeout"), pc.or_(
+                pc.ends_with(fault, WALL_FAULT), pc.starts_with(fault, "suspended after ")))))
         for variant, rated in self.ratings.items():
             games = part.filter(pc.equal(part.column("variant"), variant))
             if not games.num_rows or self.seats.get(variant) == 0:
@@ -265,3 +324,21 @@ class ExampleFinder:
                 picks[index] = f"{picks[index]}; {upset}" if index in picks else upset
             out[variant] = sorted(picks.items())
         return out
+
+
+def timing_decided(first, second) -> tuple[int, int]:
+    """How many games differ between two runs of one config (RunDirs) in the digest's columns, and how many of those
+    timing decided: in each run a `timeout` of the same seat that is a stall or a suspension
+    (arena/tournament/batch.py), which several workers place by when their batches ran."""
+    from arena.results import DIGEST_COLUMNS, load_results
+    from arena.tournament.referee import stalled, suspended
+
+    rows = [load_results(run, DIGEST_COLUMNS).sort_by("game_index").to_pylist() for run in (first, second)]
+    differ = timed = 0
+    for a, b in zip(*rows, strict=False):
+        if a != b:
+            differ += 1
+            timed += all(r["fault_seat"] == a["fault_seat"] and (stalled(r["termination"], r["fault"])
+                                                                 or suspended(r["termination"], r["fault"]))
+                         for r in (a, b))
+    return differ + abs(len(rows[0]) - len(rows[1])), timed
