@@ -194,8 +194,8 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
 
         assert client.get("/api/final").json() == {"status": "not started"}
         arena("league", "final", league, "--deals", "2", "--no-progress")
-        final = wait_for(lambda: (answer := client.get("/api/final")).status_code == 200 and answer.json(),
-                         "the final is served without a restart")
+        final = wait_for(lambda: (answer := client.get("/api/final").json())["status"] == "finished" and answer,
+                         "the final is served without a restart")  # "playing" its last games until it is rated
         assert final["digest"] in RunDir(league / "final").manifest.read_text() and final["games"] == 12
         rows = final["variants"]["caterpillar"]  # the latest version of the uploaded bot, from its frozen copy
         assert {row["bot"] for row in rows} == {"random", "greedy", "counting@2"}
