@@ -31,11 +31,12 @@ import time
 class MoveTimeout(BaseException):
     """Raised inside a bot's call that ran over its time limit (a BaseException, so that a bot's
     `except Exception` does not swallow it); `wall` when it is the wall-clock backstop that ran out, not the
-    bot's CPU time."""
+    bot's CPU time. `fault`: the forfeit's text, for a bot that keeps limits of its own (a model seat's wall-clock
+    limit and token budget, arena/llm/seat.py)."""
 
-    def __init__(self, wall: bool = False) -> None:
+    def __init__(self, wall: bool = False, fault: str | None = None) -> None:
         super().__init__(wall)
-        self.wall = wall
+        self.wall, self.fault = wall, fault
 
 
 NO_LIMIT_NS = 1 << 62

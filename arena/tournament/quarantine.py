@@ -22,6 +22,7 @@ from arena.errors import ArenaError
 from arena.games import get_game
 from arena.isolation.clock import MoveWatch, idle, new_board, use_board
 from arena.isolation.limits import die_with
+from arena.llm.seat import take_usage
 from arena.tournament import referee
 from arena.tournament.batch import columns, prepare, row, time_limits
 from arena.tournament.schedule import Schedule
@@ -179,7 +180,7 @@ def _play_published(config: Config, schedule: Schedule, makers: list, index: int
     seated = _SeatedMakers([makers[bot] for bot in scheduled.seat_bots], board)
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, seated, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, built=False, **time_limits(config))
-    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9, take_usage(len(scheduled.seat_bots)))
 
 
 class _SeatedMakers(list):

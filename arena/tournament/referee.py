@@ -67,7 +67,9 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     if move_time_limit is None:
         return _moves(game, state, acts, None, number)
     clock.slowest = [0.0, 0.0]
-    played = _moves(game, state, acts, clock, number)
+    # a bot that keeps a clock of its own (a model seat waits on the network, not the CPU) is not timed by this one
+    untimed = frozenset(seat for seat, bot in enumerate(seated) if getattr(type(bot), "own_move_clock", False))
+    played = _moves(game, state, acts, clock, number, untimed)
     played.slowest = clock.slowest[0], clock.slowest[1]
     return played
 
@@ -102,10 +104,11 @@ def _seat(game: Game, rules: Any, state: Any, bots: Sequence[Any], seeds: Sequen
     return players
 
 
-def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
+def _moves(game: Game, state: Any, acts: list, clock, number: int, untimed: frozenset = frozenset()) -> Played:
     """The game's moves from `state` by the bots' `acts`, numbered on from `number` on the clock (None: no move
-    time limit); a move that raises, runs over time or is not legal forfeits. The timed call stays inline: as a
-    function of its own it cost the clocked path 2-3% (benchmarks/clock.py, per second of CPU time)."""
+    time limit; the seats `untimed` keep their own); a move that raises, runs over time or is not legal forfeits.
+    The timed call stays inline: as a function of its own it cost the clocked path 2-3% (benchmarks/clock.py, per
+    second of CPU time)."""
     observe, apply, to_move = game.observe, game.apply, game.to_move
     first = number
     stamp, seen = (clock.stamp, clock.seen) if clock is not None else (None, None)
@@ -114,7 +117,7 @@ def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
             observation = observe(state, seat)
             number += 1
             try:
-                if clock is None:
+                if clock is None or seat in untimed:
                     move = acts[seat](observation)
                 else:
                     stamp[0] = number  # the move now running, timed by the watchdog and the backstop
@@ -125,7 +128,8 @@ def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
                         if seen[0] == number:  # a long move: timed, and over time if the watchdog said so
                             clock.finish(number)
             except MoveTimeout as timeout:
-                fault = move_fault(clock.limit, clock.wall if timeout.wall else None)
+                fault = (_clip(timeout.fault) if timeout.fault else
+                         move_fault(clock.limit, clock.wall if timeout.wall else None))
                 return forfeit(game, state, seat, "timeout", fault, number - first - 1)
             except Exception as error:
                 return forfeit(game, state, seat, "crash", describe_error(error), number - first - 1)

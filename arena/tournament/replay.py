@@ -19,8 +19,9 @@ from arena.tournament.schedule import Schedule
 def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
     from arena.results import ResultsError
+    from arena.tournament.batch import with_store
 
-    config = played_config(run)
+    config = with_store(played_config(run), run)  # a model seat answers from the run's store
     data = replay_scheduled(config, index)
     saved = saved_row(run, index)
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (

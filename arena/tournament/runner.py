@@ -297,10 +297,12 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
     from datetime import UTC, datetime
 
+    from arena.tournament.batch import with_store
     from arena.tournament.plan import plan_for
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
+    config = with_store(config, run)  # its model seats' exchanges kept in the run, and read back on resume
     done = [(start, end) for start, end, _ in set_aside_damaged(run)]
     planner = plan_for(config)
     workers, address = workers_for(config, workers, address)
@@ -377,6 +379,7 @@ def _prepare_config(config: Config, run: RunDir, *, resume: bool, overwrite: boo
     if run.config.exists():
         if overwrite:
             shutil.rmtree(run.results, ignore_errors=True)
+            shutil.rmtree(run.path / "llm", ignore_errors=True)  # afresh: the model is asked again
             for path in (run.manifest, run.ratings, run.summary, run.report):
                 path.unlink(missing_ok=True)
         elif resume:
