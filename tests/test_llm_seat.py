@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
+import tempfile
 
 import pytest
+from browser import DevTools, find_chromium, needs_browser
 from llm_server import ScriptedEndpoint
+from test_replay_page import Tab
 from typer.testing import CliRunner
 
 from arena.api import play
@@ -19,6 +22,7 @@ from arena.games import caterpillar, get_game
 from arena.llm.prompt import RULES, Unreadable, decision_prompt, parse_answer, system_prompt
 from arena.llm.seat import model_seat_class, split_spec
 from arena.llm.store import EndpointError, Reply, Store, ask, request_key
+from arena.report.replay_page import write_replay_page
 
 
 def closed_port() -> int:
@@ -195,3 +199,29 @@ def test_every_game_can_be_played_by_a_model_seat():
             data = play(game, [f"llm:m@{endpoint.url}", "random"], seed=5)
             assert data["termination"] not in ("crash", "illegal_move", "timeout"), (game, data["fault"])
     assert get_game("go_for_it")
+
+
+@pytest.mark.slow
+@needs_browser
+def test_the_replay_page_shows_what_the_model_was_shown_and_answered_beside_each_move(tmp_path):
+    with ScriptedEndpoint(["hmm", "2", "1"]) as endpoint:
+        data = play("caterpillar", [f"llm:gemma@{endpoint.url}", "random"], seed=3, move_time_limit=1.0)
+    assert data["exchanges"][1] is None and data["exchanges"][0][0]["answers"] == ["hmm", "2"]
+    path = write_replay_page(data, tmp_path / "game.html")
+    with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
+        tools = DevTools(find_chromium(), profile, timeout=90)
+        try:
+            tab = Tab(tools, path)
+            shown = "(b => b.hidden ? null : b.textContent)(document.getElementById('asked'))"
+            assert tab.eval(shown) is None  # the deal, before any move
+            tab.key("ArrowRight")  # the model's first move
+            text = tab.eval(shown)
+            assert text.startswith("gemma was shown") and "Legal moves:" in text and "1. hmm" in text
+            assert "2. 2" in text
+            tab.shot(tmp_path / "asked.png")
+            tab.key("ArrowRight")  # random's move: nothing asked
+            assert tab.eval(shown) is None
+            exceptions, errors, _ = tab.problems()
+            assert exceptions == [] and errors == []
+        finally:
+            tools.close()

@@ -8,6 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from arena.errors import ArenaError
+
 RULES = {
     "caterpillar": (
         "Caterpillar, 2 players, 52 cards. Cards are rank then suit: ranks A 2 3 4 5 6 7 8 9 T J Q K, suits C D H S "
@@ -64,7 +66,7 @@ def _text(value: Any) -> str:
     return json.dumps(value, separators=(",", " "))
 
 
-class Unreadable(ValueError):
+class Unreadable(ArenaError, ValueError):
     """An answer that names no legal move; its message says why, and is what the model is told."""
 
 

@@ -13,6 +13,7 @@ import time
 from typing import Any, ClassVar
 
 from arena.bots import Bot, BotError
+from arena.errors import ArenaError
 from arena.games import get_game
 from arena.isolation.clock import MoveTimeout
 from arena.llm.prompt import Unreadable, decision_prompt, parse_answer, system_prompt
@@ -27,6 +28,19 @@ DEFAULTS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 16, "api_key_env":
 
 USAGE: dict[int, list] = {}
 """What the model seats of the game being played spent so far, by seat: [tokens in, tokens out, asks, seconds]."""
+EXCHANGES: dict[int, list] = {}
+"""The exchanges of the game being played, by seat: for each of its decisions in order, `{"prompt", "answers"}`
+(what it was shown, and each answer it gave), for a replay page to show beside each move (`take_exchanges`)."""
+
+
+def take_exchanges(players: int) -> dict:
+    """`{"exchanges": [...]}`, by seat each model seat's exchanges of the game just played (None for a seat that is
+    no model), for its transcript; {} when no model played. The record starts again."""
+    if not EXCHANGES:
+        return {}
+    taken = [EXCHANGES.get(seat) for seat in range(players)]
+    EXCHANGES.clear()
+    return {"exchanges": taken}
 
 
 def take_usage(players: int) -> tuple[list | None, ...]:
@@ -83,6 +97,7 @@ class ModelSeat(Bot):
         self.seed = rng.getrandbits(31)
         self.spent = 0
         USAGE[seat] = [0, 0, 0, 0.0]
+        EXCHANGES[seat] = []
 
     def act(self, observation: Any) -> Any:
         """The legal move the model names, asked again with the reason while it names none (`tries` asks); else its
@@ -92,8 +107,11 @@ class ModelSeat(Bot):
                     {"role": "user", "content": decision_prompt(self.game.observation_json(observation), legal)}]
         deadline = time.monotonic() + self.params["move_seconds"]
         answer = ""
+        answers: list[str] = []
+        EXCHANGES.setdefault(self.seat, []).append({"prompt": messages[1]["content"], "answers": answers})
         for _ in range(self.params["tries"]):
             answer = self._ask(messages, deadline)
+            answers.append(answer)
             try:
                 return observation.legal_moves[parse_answer(answer, legal)]
             except Unreadable as why:
@@ -125,7 +143,7 @@ class ModelSeat(Bot):
         return reply.text
 
 
-class ModelError(RuntimeError):
+class ModelError(ArenaError, RuntimeError):
     """The model's endpoint failed a move (the referee's crash, with this line as the fault)."""
 
 

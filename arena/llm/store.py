@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.atomic import write_atomic
+from arena.errors import ArenaError
 
 BACKOFF = (0.5, 1.0, 2.0)
 """Seconds waited before each new try of a request that met a network error or a server's error (5xx, 429)."""
 
 
-class EndpointError(RuntimeError):
+class EndpointError(ArenaError, RuntimeError):
     """The endpoint could not be reached or answered no reply after every try (one line)."""
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from arena.config import Config
 from arena.config.saved import played_config
 from arena.games import get_game
+from arena.llm.seat import take_exchanges
 from arena.results import PART_NAME, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
@@ -47,8 +48,8 @@ def replay_scheduled(config: Config, index: int) -> dict:
     scheduled = schedule.game(index)
     played = play_scheduled(config, bot_makers(hosted, set(scheduled.seat_bots)), scheduled)
     block = scheduled.block
-    return referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
-                              scheduled.deal_seed, played)
+    return {**referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
+                                 scheduled.deal_seed, played), **take_exchanges(len(scheduled.seat_bots))}
 
 
 def saved_row(run: RunDir, index: int) -> dict | None:

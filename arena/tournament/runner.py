@@ -452,6 +452,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
         **({"stop": report.stop} if report.stop else {}),
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         **({"move_times": summary.move_times} if summary.move_times else {}),
+        **({"model_use": summary.model_use} if summary.model_use else {}),
         "bots": {b.name: {**recorded_spec(b.folder or b.spec, run.bots), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,

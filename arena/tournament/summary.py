@@ -18,7 +18,7 @@ REPLAY_TABLES = 4
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
 SUMMARY_COLUMNS = ["game_index", "variant", "seed", "players", "scores", "ranks", "termination", "slowest_move_cpu",
-                   "slowest_move_wall"]
+                   "slowest_move_wall", "llm_tokens_in", "llm_tokens_out", "llm_tries", "llm_seconds"]
 """What the report reads of the results besides the ratings."""
 
 
@@ -38,6 +38,8 @@ class ResultsSummary:
     """Per variant, the games worth a replay (`example_games`)."""
     move_times: dict | None = None
     """The slowest moves' CPU and wall time (`MoveTimes.result`; None when no move was timed)."""
+    model_use: dict | None = None
+    """What each model seat spent (`ModelUse.result`; None when no model played)."""
 
     @property
     def total(self) -> int:
@@ -50,7 +52,7 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
     (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
     games: dict[str, int] = {}
     terminations: dict[str, dict[str, int]] = {}
-    scores, examples, times = ScoreCounts(), ExampleFinder(ratings), MoveTimes()
+    scores, examples, times, use = ScoreCounts(), ExampleFinder(ratings), MoveTimes(), ModelUse()
     for part in parts:
         variant, termination = _strings(part, "variant"), _strings(part, "termination")
         variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
@@ -66,7 +68,8 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
         scores.add(part)
         examples.add(part)
         times.add(part)
-    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result())
+        use.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result(), use.result())
 
 
 def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
@@ -127,6 +130,39 @@ class MoveTimes:
             out.update(wall_per_cpu=round(float(ratio), 4), low=None if half is None else round(float(ratio - half), 4),
                        high=None if half is None else round(float(ratio + half), 4))
         return out
+
+
+class ModelUse:
+    """What the model seats spent (arena/llm/seat.py), per bot, a part at a time: games, tokens in and out, asks of
+    the model and the seconds it took to answer, summed over the games where a model played."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, list[float]] = {}
+        """bot -> [games, tokens in, tokens out, asks, seconds]."""
+
+    def add(self, part: pa.Table) -> None:
+        """Takes the model columns of one part's games (null where no model played)."""
+        if "llm_tries" not in part.column_names or part.column("llm_tries").null_count == part.num_rows:
+            return
+        columns = [part.column(name).to_pylist() for name in
+                   ("players", "llm_tokens_in", "llm_tokens_out", "llm_tries", "llm_seconds")]
+        for players, *spent in zip(*columns, strict=True):
+            if spent[0] is None:
+                continue
+            for seat, bot in enumerate(players):
+                if spent[2][seat]:  # a seat that asked a model
+                    sums = self.bots.setdefault(bot, [0, 0, 0, 0, 0.0])
+                    sums[0] += 1
+                    for i in range(4):
+                        sums[i + 1] += spent[i][seat]
+
+    def result(self) -> dict | None:
+        """Per bot: `games`, `tokens_in`, `tokens_out`, `tries` (asks) and `seconds` (all summed); None when no model
+        played."""
+        if not self.bots:
+            return None
+        return {bot: {"games": int(s[0]), "tokens_in": int(s[1]), "tokens_out": int(s[2]), "tries": int(s[3]),
+                      "seconds": round(float(s[4]), 3)} for bot, s in self.bots.items()}
 
 
 class ScoreCounts:
