@@ -19,6 +19,11 @@ BACKOFF = (0.5, 1.0, 2.0)
 """Seconds waited before each new try of a request that met a network error or a server's error (5xx, 429)."""
 
 
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+"""Where the key is read from when a seat names no `api_key_env`, as OpenAI's own client reads it: sent when set,
+no key when not (a local server needs none); `api_key_env = ""` sends none at all."""
+
+
 class EndpointError(ArenaError, RuntimeError):
     """The endpoint could not be reached or answered no reply after every try (one line)."""
 
@@ -85,7 +90,8 @@ class Store:
 
 
 def ask(store: Store, url: str, request: dict[str, Any], api_key_env: str | None, timeout: float) -> Reply:
-    """The reply to a chat request: the store's, else the endpoint's (`url` ends in /v1), kept in the store. Network
+    """The reply to a chat request: the store's, else the endpoint's (`url` ends in /v1), kept in the store; the key
+    from the environment variable `api_key_env` (which must then be set), else from DEFAULT_KEY_ENV if set. Network
     and server errors are tried again after each of BACKOFF; raises EndpointTimeout past `timeout` seconds of wall
     time in all, EndpointError for an endpoint that never answers or refuses, naming no key. A timeout and an
     endpoint that never answered are kept as the request's failure (`Store.fail`); a missing key or a refusal (a
@@ -98,10 +104,10 @@ def ask(store: Store, url: str, request: dict[str, Any], api_key_env: str | None
     import httpx
 
     headers = {}
-    if api_key_env:
-        key = os.environ.get(api_key_env)
-        if not key:
-            raise EndpointError(f"{api_key_env} is not set: the model's key is read from it")
+    key = os.environ.get(api_key_env or DEFAULT_KEY_ENV) if api_key_env != "" else None
+    if api_key_env and not key:
+        raise EndpointError(f"{api_key_env} is not set: the model's key is read from it")
+    if key:
         headers["Authorization"] = f"Bearer {key}"
     deadline = time.monotonic() + timeout
     endpoint = url.rstrip("/") + "/chat/completions"
