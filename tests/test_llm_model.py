@@ -141,8 +141,13 @@ deals = 2
 
 [[bots]]
 name = "gemma"
-llm = {{ model = "{model}", url = "{url}", temperature = 0, max_tokens = 16, api_key_env = "ARENA_TEST_LLM_KEY",
-        tries = 3 }}
+[bots.llm]
+model = "{model}"
+url = "{url}"
+temperature = 0
+max_tokens = 16
+api_key_env = "ARENA_TEST_LLM_KEY"
+tries = 3
 
 [[bots]]
 name = "random"

@@ -132,10 +132,12 @@ def test_an_illegal_answer_is_told_why_and_asked_again_then_forfeits_with_the_an
         data = play("caterpillar", [f"llm:m@{endpoint.url}", "random"], seed=3, move_time_limit=1.0)
     assert (data["termination"], data["fault_seat"], data["fault"]) == ("illegal_move", 0, "illegal move 'pass'")
     assert len(endpoint.requests) == 3  # tries = 3
-    second = endpoint.requests[1]["messages"]
-    assert second[2] == {"role": "assistant", "content": "I would like the queen"}
-    assert second[3]["content"].startswith("Not a legal move: 'I would like the queen' names no legal move")
-    assert "99 is not the number of a legal move" in endpoint.requests[2]["messages"][5]["content"]
+    first, second = endpoint.requests[0]["messages"], endpoint.requests[1]["messages"]
+    assert len(first) == 1 and first[0]["role"] == "user"  # the rules open it: no system message
+    assert first[0]["content"].startswith(system_prompt("caterpillar") + "\n\nseat: 0\nhand: ")
+    assert second[1] == {"role": "assistant", "content": "I would like the queen"}
+    assert second[2]["content"].startswith("Not a legal move: 'I would like the queen' names no legal move")
+    assert "99 is not the number of a legal move" in endpoint.requests[2]["messages"][4]["content"]
     assert endpoint.requests[0]["max_tokens"] == 16 and endpoint.requests[0]["temperature"] == 0.0
 
 
@@ -225,3 +227,19 @@ def test_the_replay_page_shows_what_the_model_was_shown_and_answered_beside_each
             assert exceptions == [] and errors == []
         finally:
             tools.close()
+
+
+def test_a_league_refuses_a_model_seat_with_one_line(tmp_path):
+    from test_league import add, make_league, one_line_refusal
+
+    line = one_line_refusal(add(make_league(tmp_path), "llm:m@http://127.0.0.1:1/v1", check=False))
+    assert "a model seat plays no league" in line
+
+
+def test_a_seat_that_spent_its_token_budget_forfeits_its_next_decision():
+    with ScriptedEndpoint(["1"]) as endpoint:  # 52 tokens an ask
+        seat = model_seat_class(f"llm:m@{endpoint.url}")(token_budget=100)
+        data = play("caterpillar", [seat, "random"], seed=3)
+    assert (data["termination"], data["fault_seat"], data["fault"]) == (
+        "timeout", 0, "token budget of 100 tokens spent")
+    assert len(endpoint.requests) == 2 and len(data["deals"][0]["moves"]) == 4

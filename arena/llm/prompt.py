@@ -44,7 +44,7 @@ INSTRUCTIONS = ("You play a card game. At each decision you are shown what you c
 
 
 def system_prompt(game_id: str) -> str:
-    """The first message a model seat sees: what it must do and the rules of `game_id`."""
+    """What a model seat is told before each decision: what it must do and the rules of `game_id`."""
     return f"{INSTRUCTIONS}\n\nRules: {RULES.get(game_id, game_id)}"
 
 

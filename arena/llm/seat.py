@@ -103,12 +103,13 @@ class ModelSeat(Bot):
         """The legal move the model names, asked again with the reason while it names none (`tries` asks); else its
         last answer, which the referee forfeits as an illegal move."""
         legal = [self.game.move_to_str(move) for move in observation.legal_moves]
-        messages = [{"role": "system", "content": self.system},
-                    {"role": "user", "content": decision_prompt(self.game.observation_json(observation), legal)}]
+        prompt = decision_prompt(self.game.observation_json(observation), legal)
+        # the rules open the user's message, not a system message: some chat templates (Gemma's) drop those
+        messages = [{"role": "user", "content": f"{self.system}\n\n{prompt}"}]
         deadline = time.monotonic() + self.params["move_seconds"]
         answer = ""
         answers: list[str] = []
-        EXCHANGES.setdefault(self.seat, []).append({"prompt": messages[1]["content"], "answers": answers})
+        EXCHANGES.setdefault(self.seat, []).append({"prompt": prompt, "answers": answers})
         for _ in range(self.params["tries"]):
             answer = self._ask(messages, deadline)
             answers.append(answer)
