@@ -243,3 +243,22 @@ def test_a_seat_that_spent_its_token_budget_forfeits_its_next_decision():
     assert (data["termination"], data["fault_seat"], data["fault"]) == (
         "timeout", 0, "token budget of 100 tokens spent")
     assert len(endpoint.requests) == 2 and len(data["deals"][0]["moves"]) == 4
+
+
+@pytest.mark.slow
+def test_a_match_keeps_its_exchanges_and_reproduces_and_replays_with_the_endpoint_gone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with ScriptedEndpoint(["hmm", "1"]) as endpoint:
+        spec = f"llm:m@{endpoint.url}"
+        ran = CliRunner().invoke(app, ["match", "caterpillar", spec, "random", "--max-deals", "2", "--workers", "1",
+                                       "--no-progress"])
+        asked = len(endpoint.requests)
+    assert ran.exit_code == 0, ran.output
+    run = next((tmp_path / "reports").glob("match-*"))
+    assert len(list((run / "llm").glob("*.json"))) == asked
+    assert "model seat m: " in ran.output and " asks a game" in ran.output
+    again = CliRunner().invoke(app, ["reproduce", str(run)])  # nothing listens at the endpoint any more
+    assert again.exit_code == 0 and "reproduced: identical results" in again.output, again.output
+    replayed = CliRunner().invoke(app, ["replay", str(run), "0", "--json"])
+    assert replayed.exit_code == 0, replayed.output
+    assert json.loads(replayed.output)["exchanges"][0][0]["answers"][:1] in (["hmm"], ["1"])
