@@ -1,7 +1,7 @@
 """The model seat: a bot that asks a language model for each move (`llm:MODEL@URL`, or a config's `llm = {...}`).
 
 Its limits are a remote model's: a wall-clock limit per move (`move_seconds`, all its tries together) and a token
-budget per game (`token_budget`), not CPU time, which the referee does not count for it (`own_move_clock`). An answer
+budget per game (`token_budget`), not CPU time, which the referee does not count for it (`untimed_call`). An answer
 that names no legal move is told why and asked again, `tries` asks in all; the last one is then played as it is,
 and the referee forfeits it as an illegal move with the answer as its fault text. What it spent in each game (tokens
 in and out, asks, the model's seconds) is counted by seat for the results' timing columns (`take_usage`)."""
@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from arena.bots import Bot, BotError
 from arena.errors import ArenaError
 from arena.games import get_game
-from arena.isolation.clock import MoveTimeout
+from arena.isolation.clock import MoveTimeout, untimed_call
 from arena.llm.prompt import Unreadable, decision_prompt, parse_answer, system_prompt
 from arena.llm.store import EndpointError, EndpointTimeout, Store, ask
 
@@ -72,9 +72,8 @@ class ModelSeat(Bot):
     model: ClassVar[str] = ""
     url: ClassVar[str] = DEFAULT_URL
     own_deadlines: ClassVar[bool] = True
-    """Its setup calls ask no model: the referee need not time them."""
-    own_move_clock: ClassVar[bool] = True
-    """Its moves wait on the network, not the CPU: the referee's move clock leaves them to `move_seconds`."""
+    """Its setup calls ask no model: the referee need not time them. Its moves leave the referee's clock themselves
+    (`untimed_call`): they wait on the network, not the CPU, and keep `move_seconds` and `token_budget`."""
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -102,6 +101,7 @@ class ModelSeat(Bot):
     def act(self, observation: Any) -> Any:
         """The legal move the model names, asked again with the reason while it names none (`tries` asks); else its
         last answer, which the referee forfeits as an illegal move."""
+        untimed_call()  # its limits are its own: the referee's CPU clock and wall backstop leave this move alone
         legal = [self.game.move_to_str(move) for move in observation.legal_moves]
         prompt = decision_prompt(self.game.observation_json(observation), legal)
         # the rules open the user's message, not a system message: some chat templates (Gemma's) drop those

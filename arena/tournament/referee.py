@@ -67,9 +67,7 @@ def play(game: Game, rules: Any, bots: Sequence[Any], seed: int, *, seeds: Seque
     if move_time_limit is None:
         return _moves(game, state, acts, None, number)
     clock.slowest = [0.0, 0.0]
-    # a bot that keeps a clock of its own (a model seat waits on the network, not the CPU) is not timed by this one
-    untimed = frozenset(seat for seat, bot in enumerate(seated) if getattr(type(bot), "own_move_clock", False))
-    played = _moves(game, state, acts, clock, number, untimed)
+    played = _moves(game, state, acts, clock, number)
     played.slowest = clock.slowest[0], clock.slowest[1]
     return played
 
@@ -104,11 +102,10 @@ def _seat(game: Game, rules: Any, state: Any, bots: Sequence[Any], seeds: Sequen
     return players
 
 
-def _moves(game: Game, state: Any, acts: list, clock, number: int, untimed: frozenset = frozenset()) -> Played:
+def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
     """The game's moves from `state` by the bots' `acts`, numbered on from `number` on the clock (None: no move
-    time limit; the seats `untimed` keep their own); a move that raises, runs over time or is not legal forfeits.
-    The timed call stays inline: as a function of its own it cost the clocked path 2-3% (benchmarks/clock.py, per
-    second of CPU time)."""
+    time limit); a move that raises, runs over time or is not legal forfeits. The timed call stays inline: as a
+    function of its own it cost the clocked path 2-3% (benchmarks/clock.py, per second of CPU time)."""
     observe, apply, to_move = game.observe, game.apply, game.to_move
     first = number
     stamp, seen = (clock.stamp, clock.seen) if clock is not None else (None, None)
@@ -117,7 +114,7 @@ def _moves(game: Game, state: Any, acts: list, clock, number: int, untimed: froz
             observation = observe(state, seat)
             number += 1
             try:
-                if clock is None or seat in untimed:
+                if clock is None:
                     move = acts[seat](observation)
                 else:
                     stamp[0] = number  # the move now running, timed by the watchdog and the backstop
