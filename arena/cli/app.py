@@ -314,6 +314,7 @@ def reproduce(
 
     Example: arena reproduce reports/quickstart --workers 2
     """
+    import shutil
     import tempfile
 
     from arena.cli.display import progress_bar
@@ -346,6 +347,8 @@ def reproduce(
                 typer.echo(note, err=True)
         with tempfile.TemporaryDirectory(prefix="arena-reproduce-") as scratch:
             again = RunDir(Path(scratch) / config.name)
+            if (run_dir.path / "llm").is_dir():  # model seats answer from the run's store: no network, no key
+                shutil.copytree(run_dir.path / "llm", again.path / "llm")
             with progress_bar(sys.stderr.isatty()) as on_progress:
                 play_missing(config, again, workers=workers, on_progress=on_progress)
             found = run_digest(again)

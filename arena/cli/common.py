@@ -45,7 +45,7 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     the tables; `again` says how to finish a run cut short."""
     from arena.api import finish_and_report
     from arena.cli.display import format_tables, progress_bar
-    from arena.report.formats import counted, move_times_line, stop_lines, suspension_lines
+    from arena.report.formats import counted, model_use_lines, move_times_line, stop_lines, suspension_lines
     from arena.results import RunDir
     from arena.tournament.runner import RayLost, play_missing
 
@@ -68,4 +68,6 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
                f"digest {manifest['digest'][:16]}; run directory {run.path}")
     if (times := move_times_line(manifest.get("move_times"))) is not None:
         typer.echo(times)
+    for line in model_use_lines(manifest.get("model_use")):
+        typer.echo(f"model seat {line}")
     typer.echo(f"report: {run.report.resolve().as_uri()}; every table: arena ratings {run.path} --all")

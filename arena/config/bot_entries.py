@@ -26,10 +26,12 @@ from arena.isolation.clock import WALL_BACKSTOP, setup_wall
 def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
     """One `[[bots]]` entry checked and made a BotEntry; `where` prefixes its errors. Its `path` (or, without one,
     its `name`), or its `command`, is resolved as every command resolves a spec (arena/bots/sources.py)."""
-    check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds"}, where)
+    check_keys(raw, {"name", "path", "params", "isolation", "command", "memory_mb", "cpu_seconds", "llm"}, where)
     if "name" not in raw:
         raise ConfigError(f"{where}name: missing")
     name = checked_string(raw["name"], where + "name")
+    if "llm" in raw:
+        return model_entry(raw, where, name)
     path = checked_string(raw["path"], where + "path") if raw.get("path") is not None else None
     params = checked_table(raw.get("params", {}), where + "params")
     if raw.get("isolation", "none") not in ("none", "process", "sandbox"):
@@ -56,6 +58,36 @@ def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
                                   '(isolation = "process" or "sandbox")')
         return BotEntry(name, path, params, worker_spec(source))
     return _process_bot_entry(raw, where, name, path, params, isolation, source)
+
+
+MODEL_KEYS = {"model", "url", "temperature", "max_tokens", "api_key_env", "tries", "move_seconds", "token_budget"}
+
+
+def model_entry(raw: dict, where: str, name: str) -> BotEntry:
+    """A model seat: `llm = { model, url, temperature, max_tokens, api_key_env, tries, move_seconds, token_budget }`
+    (arena/llm/seat.py), played in the worker's process as `llm:MODEL@URL` with the rest as its params. The key
+    itself is never in a config: `api_key_env` names the environment variable that holds it."""
+    from arena.llm.seat import DEFAULT_URL, model_seat_class
+
+    for key in ("path", "command", "params", "memory_mb", "cpu_seconds"):
+        if key in raw:
+            raise ConfigError(f"{where}{key}: a model seat (llm = {{...}}) takes no {key}")
+    if raw.get("isolation", "none") != "none":
+        raise ConfigError(f'{where}isolation: a model seat plays in the worker\'s process (it only talks to its '
+                          'endpoint); leave isolation out')
+    table = checked_table(raw["llm"], where + "llm")
+    check_keys(table, MODEL_KEYS, where + "llm.")
+    if "model" not in table:
+        raise ConfigError(f"{where}llm.model: missing")
+    model = checked_string(table["model"], where + "llm.model")
+    url = checked_string(table.get("url", DEFAULT_URL), where + "llm.url")
+    spec = f"llm:{model}@{url}"
+    params = {key: value for key, value in table.items() if key not in ("model", "url")}
+    try:
+        model_seat_class(spec)(**params)
+    except (BotError, TypeError) as error:
+        raise ConfigError(f"{where}llm: {error}") from None
+    return BotEntry(name, None, params, spec)
 
 
 def worker_spec(source: BotSource) -> str:
@@ -106,7 +138,7 @@ def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backs
 
     keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit, wall_backstop,
                 str(Path.cwd()), _stamp(entry.spec), entry.isolation == "sandbox")
-            for i, entry in enumerate(bots) if entry.command is None}
+            for i, entry in enumerate(bots) if entry.command is None and not entry.spec.startswith("llm:")}
     missing = [i for i, key in keys.items() if key not in _checked]
     checks = [(bots[i].spec, bots[i].params, keys[i][-1]) for i in missing]
     for i, answer in zip(missing, check_bots(checks, setup_time_limit, wall_backstop), strict=True):
@@ -122,7 +154,9 @@ def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backs
         _checked[keys[i]] = answer
     checked = []
     for i, entry in enumerate(bots):
-        if entry.command is None:
+        if entry.spec.startswith("llm:"):  # a model seat, checked as its entry was read; it plays any game
+            pass
+        elif entry.command is None:
             hello = _checked[keys[i]]
             games = hello.get("games")
             entry = dataclasses.replace(entry, spec=hello.get("spec") or entry.spec,

@@ -182,6 +182,9 @@ class Config:
     folders: tuple[str, ...] = ()
     """The folders (absolute) a relative bot path or command argument was looked up in, in order: a run records
     them, so that its config reads the same from any folder."""
+    llm_store: str | None = None
+    """Where its model seats keep every request and reply (`RUN/llm/`, arena/llm/store.py), set by what plays it in
+    a run folder; None: nothing kept."""
 
 
 def check_keys(table: dict, allowed: set[str], where: str) -> None:

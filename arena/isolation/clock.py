@@ -31,11 +31,12 @@ import time
 class MoveTimeout(BaseException):
     """Raised inside a bot's call that ran over its time limit (a BaseException, so that a bot's
     `except Exception` does not swallow it); `wall` when it is the wall-clock backstop that ran out, not the
-    bot's CPU time."""
+    bot's CPU time. `fault`: the forfeit's text, for a bot that keeps limits of its own (a model seat's wall-clock
+    limit and token budget, arena/llm/seat.py)."""
 
-    def __init__(self, wall: bool = False) -> None:
+    def __init__(self, wall: bool = False, fault: str | None = None) -> None:
         super().__init__(wall)
-        self.wall = wall
+        self.wall, self.fault = wall, fault
 
 
 NO_LIMIT_NS = 1 << 62
@@ -149,6 +150,16 @@ def note_move(cpu: float, wall: float) -> None:
     clock = _clocks.get(threading.get_ident())
     if clock is not None:
         clock.note(cpu, wall)
+
+
+def untimed_call() -> None:
+    """Clears the stamp of the call into a bot that this thread is running, so that neither the watchdog nor the
+    backstop times it: for a bot with limits of its own (a model seat waits on the network, not the CPU, and keeps a
+    wall-clock limit and a token budget, arena/llm/seat.py). Called by the bot as its move begins, not tested by
+    the referee at each move: a test there cost the clocked path 2-5% in Caterpillar (benchmarks/clock.py)."""
+    clock = _clocks.get(threading.get_ident())
+    if clock is not None:
+        clock.stamp[_START] = 0
 
 
 def _install(clock: MoveClock) -> None:

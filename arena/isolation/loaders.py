@@ -96,5 +96,14 @@ def ask_hosts(specs: Sequence[str], time_limit: float) -> list:
                            else (python_command(spec), {}, False) for spec in specs], time_limit)
 
 
+def _load_model_spec(spec: str) -> type:
+    """`load_bot_class` for an `llm:MODEL@URL` spec: a seat played by a language model (arena/llm/seat.py), in the
+    process that plays: it waits on the network, and its key stays in that process's environment."""
+    from arena.llm.seat import model_seat_class
+
+    return model_seat_class(spec)
+
+
 bots.SPEC_LOADERS["command:"] = _load_command_spec
+bots.SPEC_LOADERS["llm:"] = _load_model_spec
 listing.ASK_HOSTS = ask_hosts

@@ -72,6 +72,9 @@ def add_bot(league: LeagueDir | Path, spec: str, *, name: str | None = None, san
         check_open(league, catalog, entered)
         if name is not None:
             check_name(name)
+        if spec.strip().startswith("llm:"):
+            raise LeagueError(f"{spec}: a model seat plays no league: an entrant's URL would have the league's server "
+                              "call any address, with its keys; play it in a tournament or match (docs/llm-seats.md)")
         source = resolve(spec)
         league_games = sorted({g.game for g in load_settings(league).games})
         if source.told:

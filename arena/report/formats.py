@@ -39,6 +39,18 @@ def move_times_line(times: dict | None) -> str | None:
     return line
 
 
+def model_use_lines(use: dict | None) -> list[str]:
+    """What each model seat spent (`ModelUse.result`): tokens a game, asks a game, seconds an ask; [] when no model
+    played."""
+    lines = []
+    for bot, s in (use or {}).items():
+        games, asks = max(s["games"], 1), max(s["tries"], 1)
+        lines.append(f"{bot}: {s['tokens_in'] / games:,.0f} tokens in and {s['tokens_out'] / games:,.0f} out a game "
+                     f"({s['tokens_in'] + s['tokens_out']:,} in {counted(s['games'], 'game')}), "
+                     f"{s['tries'] / games:.1f} asks a game, {s['seconds'] / asks:.2f} s an ask")
+    return lines
+
+
 def counted(n: int, noun: str) -> str:
     """`1 game`, `3,960 games`: a count with its noun in the number that agrees with it."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -26,6 +26,7 @@ from arena.report.formats import (
     bounds,
     counted,
     interval,
+    model_use_lines,
     move_times_line,
     places,
     stop_lines,
@@ -78,6 +79,8 @@ def page_header(name: str, run: RunDir, config_text: str, manifest: dict | None,
         facts.append(("time limits", e(limits_text(config_text))))
         if (times := move_times_line(summary.move_times)) is not None:
             facts.append(("move times", e(times)))
+        if uses := model_use_lines(summary.model_use):
+            facts.append(("model seats", "<br>".join(e(line) for line in uses)))
         facts.append(("wall time", f"{manifest['wall_seconds']:,.1f} s (playing {manifest.get('play_seconds', 0):,.1f} "
                                    f"s, rating {manifest.get('rating_seconds', 0):,.1f} s)"))
         facts.append(("played", f"{e(str(manifest.get('started', '?')))} to {e(str(manifest.get('finished', '?')))}, "

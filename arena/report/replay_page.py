@@ -36,6 +36,7 @@ def replay_page_html(data: dict, back: tuple[str, str] | None = None) -> str:
         "deals": len(data["deals"]), "moves": moves, "frames": frames(data),
         "result": {key: data[key] for key in ("scores", "ranks", "termination", "fault_seat", "fault")},
         "extra": _extra(game.id, data),
+        "asked": asked(data, len(moves)),
     }
     rules = ", ".join(f"{k}={v}" for k, v in data["rules"].items()) or "standard rules"
     title = f"{TITLES.get(game.id, game.id)} replay: {' v '.join(players)}"
@@ -44,6 +45,23 @@ def replay_page_html(data: dict, back: tuple[str, str] | None = None) -> str:
                        style=STYLE, script=SCRIPT, data=_script_json(payload),
                        back="" if back is None else
                        f'<p class="sub"><a href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a></p>')
+
+
+def asked(data: dict, moves: int) -> list | None:
+    """What a model seat was shown and answered (arena/llm/seat.py) for each move in order, None for a move of any
+    other seat; one more entry for the decision a model forfeited, if any. None when no model played."""
+    exchanges = data.get("exchanges")
+    if not exchanges:
+        return None
+    left = [list(seat or []) for seat in exchanges]
+    out = []
+    for deal in data["deals"]:
+        for entry in deal["moves"]:
+            seat = entry["seat"]
+            out.append(left[seat].pop(0) if left[seat] else None)
+    fault = data.get("fault_seat")
+    out.append(left[fault].pop(0) if fault is not None and left[fault] else None)
+    return out
 
 
 def write_replay_page(data: dict, path: Path) -> Path:
@@ -202,6 +220,7 @@ PAGE = """<!DOCTYPE html>
 <div id="table"></div>
 <div id="seats"></div>
 <div id="result" hidden></div>
+<div id="asked" hidden></div>
 </div>
 <aside><h2>Moves</h2><ol id="moves"></ol></aside>
 </main>
@@ -220,6 +239,9 @@ main { display: flex; gap: 16px; align-items: flex-start; }
 #board { flex: 1; min-width: 0; }
 aside { width: 260px; background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px;
         max-height: 85vh; overflow-y: auto; }
+#asked { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px; margin-top: 10px; }
+#asked pre { white-space: pre-wrap; font: 12px/1.4 ui-monospace, monospace; margin: 4px 0; max-height: 40vh;
+             overflow-y: auto; background: #f7f7f7; padding: 6px; }
 #moves { margin: 0; padding: 0; list-style: none; font: 13px/1.5 ui-monospace, monospace; }
 #moves li.deal { font: bold 12px system-ui, sans-serif; color: #555; margin-top: 6px; }
 #moves li.move { cursor: pointer; padding: 0 4px; border-radius: 3px; white-space: nowrap; overflow: hidden;
@@ -426,7 +448,19 @@ SCRIPT = r"""
         list.scrollTop = li.offsetTop - list.clientHeight / 2;
     }
     $("result").hidden = at !== F.length - 1;
+    const forfeit = at === F.length - 1 && D.asked && D.asked[D.moves.length];  // the decision a model forfeited
+    asked(forfeit ? D.moves.length : f.m, forfeit ? D.result.fault_seat : null);
     document.body.dataset.frame = at;
+  }
+  // A model seat's exchange beside its move: what it was shown, and each answer it gave (the last one played).
+  function asked(index, seat) {
+    const box = $("asked"), ex = D.asked && index >= 0 ? D.asked[index] : null;
+    box.hidden = !ex;
+    if (!ex) return;
+    const who = P[seat === null ? D.moves[index][1] : seat];
+    box.replaceChildren(el("h2", "", who + " was shown"), el("pre", "prompt", ex.prompt),
+                        el("h2", "", "and answered"),
+                        ...ex.answers.map((a, i) => el("pre", "answer", (i + 1) + ". " + a)));
   }
   function stop() { if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "\u25B6"; }
   function play() {

@@ -17,11 +17,13 @@ import os
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from arena.bots import load_bot_class, unshadowed
 from arena.config import Config
 from arena.games import get_game
 from arena.isolation.clock import arm_backstop
+from arena.llm.seat import take_usage
 from arena.results import SCHEMA
 from arena.tournament import referee
 from arena.tournament.schedule import Schedule
@@ -42,8 +44,22 @@ def prepare(config: Config) -> tuple[Schedule, list[Callable[[], object]]]:
 def bot_makers(config: Config, seated: set[int] | None = None) -> list[Callable[[], object] | None]:
     """For each bot of a config (of those `seated` only, None for the others: a replay of one game starts only its
     table's processes) what makes a fresh one with its params."""
-    return [partial(_bot_class(b, config), **b.params) if seated is None or i in seated else None
+    return [partial(_bot_class(b, config), **b.params, **_store(b, config)) if seated is None or i in seated else None
             for i, b in enumerate(config.bots)]
+
+
+def _store(entry, config: Config) -> dict:
+    """A model seat's store, the run's (arena/llm/store.py); nothing for any other bot."""
+    return {"store": config.llm_store} if entry.spec.startswith("llm:") else {}
+
+
+def with_store(config: Config, run) -> Config:
+    """`config` played in the run folder `run`: its model seats keep their exchanges in `RUN/llm/`."""
+    from dataclasses import replace
+
+    if not any(entry.spec.startswith("llm:") for entry in config.bots):
+        return config
+    return replace(config, llm_store=str(Path(run.path).resolve() / "llm"))
 
 
 def _bot_class(entry, config: Config) -> type:
@@ -86,7 +102,7 @@ def play_batch(config: Config, start: int, end: int, stalls: tuple[str, StallCou
         for scheduled in schedule.games(start, end):
             started = now()
             played = play_counted(config, makers, scheduled, counts)
-            rows.append(row(scheduled, played, now() - started))
+            rows.append(row(scheduled, played, now() - started, take_usage(len(scheduled.seat_bots))))
     finally:
         gc.unfreeze()
     return columns(rows)
@@ -161,12 +177,13 @@ def time_limits(config: Config) -> dict:
             "wall_backstop": config.run.wall_backstop}
 
 
-def row(scheduled, played: referee.Played, duration: float) -> tuple:
-    """One game's result row, its values in the order of the results schema (`columns` makes columns of rows)."""
+def row(scheduled, played: referee.Played, duration: float, usage: tuple = (None,) * 4) -> tuple:
+    """One game's result row, its values in the order of the results schema (`columns` makes columns of rows);
+    `usage`: what its model seats spent (arena/llm/seat.py `take_usage`)."""
     block, outcome = scheduled.block, played.outcome
     return (scheduled.index, block.game_id, block.label, scheduled.table, scheduled.deal, scheduled.rotation,
             scheduled.deal_seed, scheduled.seat_names, outcome.scores, outcome.ranks, outcome.termination,
-            played.fault_seat, played.fault, played.decisions, duration, *(played.slowest or (None, None)))
+            played.fault_seat, played.fault, played.decisions, duration, *(played.slowest or (None, None)), *usage)
 
 
 def columns(rows: list[tuple]) -> dict[str, list]:

@@ -24,6 +24,7 @@ def _prepare_config(config: Config, run: RunDir, *, resume: bool, overwrite: boo
         if overwrite:
             shutil.rmtree(run.results, ignore_errors=True)
             shutil.rmtree(run.bots, ignore_errors=True)
+            shutil.rmtree(run.path / "llm", ignore_errors=True)  # afresh: the model is asked again
             for path in (run.manifest, run.ratings, run.summary, run.report):
                 path.unlink(missing_ok=True)
         elif resume:

@@ -23,6 +23,7 @@ from arena.errors import ArenaError
 from arena.games import get_game
 from arena.isolation.clock import MoveWatch, idle, new_board, use_board
 from arena.isolation.limits import die_with
+from arena.llm.seat import take_usage
 from arena.tournament import referee
 from arena.tournament.batch import (
     columns,
@@ -198,7 +199,7 @@ def _play_published(config: Config, schedule: Schedule, makers: list, index: int
     played = referee.play(_PublishedGame(get_game(block.game_id), board), block.rules, seated, scheduled.deal_seed,
                           seeds=scheduled.bot_seeds, built=False, **time_limits(config))
     count_stall(scheduled, played, counts)
-    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9)
+    return row(scheduled, played, (time.monotonic_ns() - board[_STARTED]) / 1e9, take_usage(len(scheduled.seat_bots)))
 
 
 class _SeatedMakers(list):

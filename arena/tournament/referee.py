@@ -146,7 +146,8 @@ def _moves(game: Game, state: Any, acts: list, clock, number: int) -> Played:
                         if seen[0] == number:  # a long move: timed, and over time if the watchdog said so
                             clock.finish(number)
             except MoveTimeout as timeout:
-                fault = move_fault(clock.limit, clock.wall if timeout.wall else None)
+                fault = (_clip(timeout.fault) if timeout.fault else
+                         move_fault(clock.limit, clock.wall if timeout.wall else None))
                 return forfeit(game, state, seat, "timeout", fault, number - first - 1)
             except Exception as error:
                 return forfeit(game, state, seat, "crash", describe_error(error), number - first - 1)

@@ -10,6 +10,7 @@ from pathlib import Path
 from arena.config import Config
 from arena.config.saved import played_config
 from arena.games import get_game
+from arena.llm.seat import take_exchanges
 from arena.results import PART_NAME, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
@@ -20,8 +21,9 @@ from arena.tournament.schedule import Schedule
 def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
     from arena.results import ResultsError
+    from arena.tournament.batch import with_store
 
-    config = played_config(run)
+    config = with_store(played_config(run), run)  # a model seat answers from the run's store
     saved = saved_row(run, index)
     suspended = saved is not None and referee.suspended(saved["termination"], saved["fault"])
     data = replay_scheduled(config, index, saved["fault_seat"] if suspended else None)
@@ -50,8 +52,8 @@ def replay_scheduled(config: Config, index: int, unplayed: int | None = None) ->
     played = (unplayed_game(config, scheduled, unplayed) if unplayed is not None else
               play_scheduled(config, bot_makers(hosted, set(scheduled.seat_bots)), scheduled))
     block = scheduled.block
-    return referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
-                              scheduled.deal_seed, played)
+    return {**referee.transcript(get_game(block.game_id), block.rules, list(scheduled.seat_names),
+                                 scheduled.deal_seed, played), **take_exchanges(len(scheduled.seat_bots))}
 
 
 def saved_row(run: RunDir, index: int) -> dict | None:

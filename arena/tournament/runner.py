@@ -303,10 +303,12 @@ def play_missing(config: Config, run: RunDir, *, workers: int | None = None, add
     saves each batch as it finishes. `on_progress(done, most, note)` follows it."""
     from datetime import UTC, datetime
 
+    from arena.tournament.batch import with_store
     from arena.tournament.plan import plan_for
 
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     prepare_run_dir(config, run, resume=resume, overwrite=overwrite)
+    config = with_store(config, run)  # its model seats' exchanges kept in the run, and read back on resume
     done = [(start, end) for start, end, _ in set_aside_damaged(run)]
     planner = plan_for(config)
     workers, address = workers_for(config, workers, address)
@@ -424,6 +426,7 @@ def finish_run(config: Config, run: RunDir, report: RunReport) -> Finished:
         "terminations": {f"{v}/{t}": n for v, ends in summary.terminations.items() for t, n in ends.items()},
         **({"move_times": summary.move_times} if summary.move_times else {}),
         **({"suspended": summary.suspended} if summary.suspended else {}),
+        **({"model_use": summary.model_use} if summary.model_use else {}),
         "bots": {b.name: {**recorded_spec(b.folder or b.spec, run.bots), "params": b.params} for b in config.bots},
         "folders": list(config.folders),
         "backend": report.backend,

@@ -19,7 +19,8 @@ REPLAY_TABLES = 4
 regenerated from its seeds (a full game replay), so the count stays small whatever the size of the run."""
 
 SUMMARY_COLUMNS = ["game_index", "variant", "seed", "players", "scores", "ranks", "termination", "slowest_move_cpu",
-                   "slowest_move_wall", "fault_seat", "fault"]
+                   "slowest_move_wall", "fault_seat", "fault", "llm_tokens_in", "llm_tokens_out", "llm_tries",
+                   "llm_seconds"]
 """What the report reads of the results besides the ratings."""
 
 
@@ -41,6 +42,8 @@ class ResultsSummary:
     """The slowest moves' CPU and wall time (`MoveTimes.result`; None when no move was timed)."""
     suspended: dict[str, dict] | None = None
     """The bots suspended for stalling, by name (`Suspensions.result`; None when none was)."""
+    model_use: dict | None = None
+    """What each model seat spent (`ModelUse.result`; None when no model played)."""
 
     @property
     def total(self) -> int:
@@ -53,7 +56,8 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
     (columns SUMMARY_COLUMNS): the memory of one part, whatever the number of games."""
     games: dict[str, int] = {}
     terminations: dict[str, dict[str, int]] = {}
-    scores, examples, times, suspensions = ScoreCounts(), ExampleFinder(ratings), MoveTimes(), Suspensions()
+    scores, examples, times = ScoreCounts(), ExampleFinder(ratings), MoveTimes()
+    suspensions, use = Suspensions(), ModelUse()
     for part in parts:
         variant, termination = _strings(part, "variant"), _strings(part, "termination")
         variants, ends = variant.dictionary.to_pylist(), termination.dictionary.to_pylist()
@@ -70,7 +74,9 @@ def summarise_results(parts: Iterable[pa.Table], ratings: dict[str, VariantRatin
         examples.add(part)
         times.add(part)
         suspensions.add(part)
-    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result(), suspensions.result())
+        use.add(part)
+    return ResultsSummary(games, terminations, scores.boxes(), examples.result(), times.result(), suspensions.result(),
+                          use.result())
 
 
 def _strings(table: pa.Table, name: str) -> pa.DictionaryArray:
@@ -181,6 +187,37 @@ def with_suspensions(summary: pd.DataFrame, suspended: dict[str, dict] | None) -
                           "stalls": facts["stalls"], "last_stall": facts["last_stall"], "from_game": facts["from_game"]}
                          for bot, facts in suspended.items()])
     return pd.concat([summary, rows], ignore_index=True)
+class ModelUse:
+    """What the model seats spent (arena/llm/seat.py), per bot, a part at a time: games, tokens in and out, asks of
+    the model and the seconds it took to answer, summed over the games where a model played."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, list[float]] = {}
+        """bot -> [games, tokens in, tokens out, asks, seconds]."""
+
+    def add(self, part: pa.Table) -> None:
+        """Takes the model columns of one part's games (null where no model played)."""
+        if "llm_tries" not in part.column_names or part.column("llm_tries").null_count == part.num_rows:
+            return
+        columns = [part.column(name).to_pylist() for name in
+                   ("players", "llm_tokens_in", "llm_tokens_out", "llm_tries", "llm_seconds")]
+        for players, *spent in zip(*columns, strict=True):
+            if spent[0] is None:
+                continue
+            for seat, bot in enumerate(players):
+                if spent[2][seat]:  # a seat that asked a model
+                    sums = self.bots.setdefault(bot, [0, 0, 0, 0, 0.0])
+                    sums[0] += 1
+                    for i in range(4):
+                        sums[i + 1] += spent[i][seat]
+
+    def result(self) -> dict | None:
+        """Per bot: `games`, `tokens_in`, `tokens_out`, `tries` (asks) and `seconds` (all summed); None when no model
+        played."""
+        if not self.bots:
+            return None
+        return {bot: {"games": int(s[0]), "tokens_in": int(s[1]), "tokens_out": int(s[2]), "tries": int(s[3]),
+                      "seconds": round(float(s[4]), 3)} for bot, s in self.bots.items()}
 
 
 class ScoreCounts:
