@@ -251,9 +251,8 @@ class Reading:
         """The bots found in the file when it is looked through rather than a class named (a folder of bots, a file
         given without its class): those the source tells of, and those to ask the host about. A class named
         `_Private` is not looked for."""
-        public = lambda cls: not cls.startswith("_")  # noqa: E731
-        return ([bot for cls, bot in self.bots.items() if public(cls)],
-                [cls for cls, own in self.opaque.items() if own and public(cls)])
+        return ([bot for cls, bot in self.bots.items() if not cls.startswith("_")],
+                [cls for cls, own in self.opaque.items() if own and not cls.startswith("_")])
 
     def bot(self, class_name: str, shown: str) -> Listed:
         """The bot `class_name` as the source tells it; raises Unclear when only its host can tell, BotError (one
