@@ -39,7 +39,7 @@ def bot_entry(raw: dict, where: str, folders: tuple[Path, ...]) -> BotEntry:
     if "command" in raw:
         if path is not None:
             raise ConfigError(f"{where}command: give a command or a path, not both")
-        source = program_source(_argv(raw["command"], where + "command"), folders, where + "command")
+        source = program_source(command_argv(raw["command"], where + "command"), folders, where + "command")
     else:
         try:
             source = resolve(path or name, folders)
@@ -95,7 +95,7 @@ def worker_spec(source: BotSource) -> str:
     return source.spec if source.bundled and source.spec == source.name else source.start()
 
 
-def _argv(value: Any, where: str) -> list[str]:
+def command_argv(value: Any, where: str) -> list[str]:
     """A command line: a string split like a shell's, or an array of strings."""
     if isinstance(value, str):
         try:

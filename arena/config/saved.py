@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from arena.bots import BotError
 from arena.bots.sources import program_source, recorded_spec, resolve
-from arena.config.models import Config
+from arena.config.models import Config, ConfigError
 from arena.results import RunDir
 
 
@@ -93,16 +93,14 @@ def named_hash(raw: dict, folders) -> str | None:
     """The SHA-256 of the code a `[[bots]]` entry names, read now (None: it names nothing here, or arena's own)."""
     from pathlib import Path
 
+    from arena.config.bot_entries import command_argv
+
     folders = tuple(Path(f) for f in folders or (Path.cwd(),))
     try:
-        command = raw.get("command")
-        if command is not None:
-            import shlex
-
-            source = program_source(shlex.split(command) if isinstance(command, str) else list(command), folders,
-                                    "command")
+        if "command" in raw:
+            source = program_source(command_argv(raw["command"], "command"), folders, "command")
         else:
             source = resolve(raw.get("path") or raw["name"], folders)
-    except BotError:
+    except (BotError, ConfigError):
         return None
     return recorded_spec(source.folder or source.start()).get("sha256")
