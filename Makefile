@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := arena/games/compiled.json
-GAMES := $(foreach game,caterpillar give_or_take go_for_it duke_of_york,arena/games/$(game).py)
+GAMES := $(foreach game,caterpillar give_or_take go_for_it duke_of_york,arena/games/$(game)/rules.py)
 
 .PHONY: install browser demo test bench clean llm
 
@@ -64,4 +64,4 @@ bench: install
 	$(BIN)/python benchmarks/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis $(COMPILED) arena/games/*.so
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis $(COMPILED) arena/games/*/*.so

@@ -21,7 +21,7 @@ import statistics
 import sys
 
 from arena.bots import BUNDLED_DIR, load_spec
-from arena.games import go_for_it as game
+from arena.games.go_for_it import rules as game
 
 _heuristic = sys.modules[load_spec(f"{BUNDLED_DIR / 'heuristic.py'}:HeuristicBot").__module__]
 heuristic = _heuristic.STRATEGIES["go_for_it"]

@@ -20,7 +20,7 @@ import statistics
 import sys
 
 from arena.bots import BUNDLED_DIR, load_spec
-from arena.games import duke_of_york as game
+from arena.games.duke_of_york import rules as game
 
 heuristic = sys.modules[load_spec(f"{BUNDLED_DIR / 'heuristic.py'}:HeuristicBot").__module__].STRATEGIES["duke_of_york"]
 TOLD = dict(heuristic.DEFAULTS, samples=1, search_cards=10)

@@ -47,7 +47,15 @@ import numpy as np
 
 from arena.bots import Bot, load_spec
 from arena.cards import KING, RANK, SUIT
-from arena.games.give_or_take import BASE, HAND_SIZE, KING_ACT, Observation, card_operations, effective_value, step
+from arena.games.give_or_take.rules import (
+    BASE,
+    HAND_SIZE,
+    KING_ACT,
+    Observation,
+    card_operations,
+    effective_value,
+    step,
+)
 
 _heuristic = sys.modules[load_spec(f"{Path(__file__).with_name('heuristic.py')}:HeuristicBot").__module__]
 _race = importlib.import_module(f"{_heuristic.import_package(Path(__file__).with_name('race')).__name__}.planner")

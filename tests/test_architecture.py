@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("arena", "bots")
 MAX_LINES = 500
-LONG_GAMES = {f"arena/games/{game}.py" for game in ("caterpillar", "give_or_take", "go_for_it", "duke_of_york")}
+LONG_GAMES = {path.relative_to(ROOT).as_posix() for path in (ROOT / "arena" / "games").glob("*/rules.py")}
+"""A game's rules, which may be longer."""
 NOT_YET_SPLIT: set[str] = set()
 """Rooms still over the limit, each to be split; the test fails if one of them shrinks below it, so the list is
 taken down as they are."""

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.cards import DECK, IS_FACE, NAME, card_names, parse_cards
-from arena.games import caterpillar as cat
+from arena.games.caterpillar import rules as cat
 
 RULES = cat.Rules()
 

@@ -55,12 +55,12 @@ def test_a_game_changed_since_its_build_runs_from_source(tmp_path):
     """A copy of arena in which one game's source is edited after the build: that game runs from its source,
     with a warning that says so; the others stay compiled."""
     shutil.copytree(ROOT / "arena", tmp_path / "arena", ignore=shutil.ignore_patterns("__pycache__"))
-    edited = tmp_path / "arena" / "games" / "go_for_it.py"
+    edited = tmp_path / "arena" / "games" / "go_for_it" / "rules.py"
     edited.write_text(edited.read_text() + "\nEDITED = True\n")
-    run = python(FILES + "\nimport arena.games.go_for_it as g\nprint(g.EDITED)", cwd=tmp_path)
+    run = python(FILES + "\nimport arena.games.go_for_it.rules as g\nprint(g.EDITED)", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     files, edited_flag = run.stdout.splitlines()
     assert edited_flag == "True"
     for game, file in zip(GAME_IDS, files.split(), strict=True):
         assert file.endswith(".py" if game == "go_for_it" else SUFFIX), (game, file)
-    assert "go_for_it.py has changed since it was compiled: it runs interpreted until `make`" in run.stderr
+    assert "go_for_it/rules.py has changed since it was compiled: it runs interpreted until `make`" in run.stderr

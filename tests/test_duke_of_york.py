@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.cards import DECK, NAME, card_names, parse_card, parse_cards
-from arena.games import duke_of_york as g
 from arena.games.base import MoveError, RulesError, make_rules, ranks_from_scores
+from arena.games.duke_of_york import rules as g
 
 RULES = {v: g.Rules(v) for v in g.VALUE_CHOICES}
 QZ, FV, Q11 = "queen_zero", "face_value", "queen_eleven"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from arena.cards import DECK, parse_card, parse_cards, shuffled_deck
 from arena.games import MoveError, Outcome, RulesError, get_game, make_rules
-from arena.games import give_or_take as g
+from arena.games.give_or_take import rules as g
 
 DEFAULT = g.Rules()
 MULTIPLY = g.Rules(multiply=True)

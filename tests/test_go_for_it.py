@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from arena.cards import DECK, JOKER, card_names, parse_cards, shuffled_deck
 from arena.games import MoveError, RulesError, make_rules, ranks_from_scores
-from arena.games import go_for_it as g
+from arena.games.go_for_it import rules as g
 
 PP, PC, PT = ("play", "pass"), ("play", "claim"), ("play", "take")
 

@@ -11,11 +11,11 @@ from conftest import VARIANT_IDS, VARIANTS
 
 from arena.bots import BUNDLED_DIR, load_spec
 from arena.cards import DECK, IS_FACE, NAME, RANK, SUIT, card_names, parse_card, parse_cards
-from arena.games import caterpillar as cat
-from arena.games import duke_of_york as duke
 from arena.games import get_game, make_rules
-from arena.games import give_or_take as got
-from arena.games import go_for_it as gfi
+from arena.games.caterpillar import rules as cat
+from arena.games.duke_of_york import rules as duke
+from arena.games.give_or_take import rules as got
+from arena.games.go_for_it import rules as gfi
 from arena.tournament import referee
 
 HeuristicBot = load_spec(f"{BUNDLED_DIR / 'heuristic.py'}:HeuristicBot")

@@ -18,7 +18,8 @@ from arena.api import play
 from arena.bots import BotError
 from arena.cli import app
 from arena.config import ConfigError, parse_config
-from arena.games import caterpillar, get_game
+from arena.games import get_game
+from arena.games.caterpillar import rules as caterpillar
 from arena.llm.prompt import RULES, Unreadable, decision_prompt, parse_answer, system_prompt
 from arena.llm.seat import model_seat_class, split_spec
 from arena.llm.store import EndpointError, Reply, Store, ask, request_key

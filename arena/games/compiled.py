@@ -1,9 +1,10 @@
 """The game modules compiled with mypyc: `make` builds them (`python -m arena.games`), and where they
 are not built, the very same source runs interpreted, more slowly (docs/benchmarks.md, The compiled engine).
 
-A compiled module (`<game>.<platform>.so` next to `<game>.py`) shadows its source on import. So a build records
-the hash of each source it compiled, and the game registry runs a game from its source when the source has
-changed since (with a warning), or when `ARENA_INTERPRETED=1` asks for every game interpreted (to compare)."""
+Of a game's package only its rules are compiled: a compiled module (`<game>/rules.<platform>.so` next to
+`<game>/rules.py`) shadows its source on import. So a build records the hash of each source it compiled, and the
+game registry runs a game from its source when the source has changed since (with a warning), or when
+`ARENA_INTERPRETED=1` asks for every game interpreted (to compare)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,18 @@ RECORD = HERE / "compiled.json"
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
+def source(game: str) -> Path:
+    """The game's rules, the one module of its package that is compiled."""
+    return HERE / game / "rules.py"
+
+
 def _digest(game: str) -> str:
-    return hashlib.sha256((HERE / f"{game}.py").read_bytes()).hexdigest()
+    return hashlib.sha256(source(game).read_bytes()).hexdigest()
 
 
 def compiled(games: Iterable[str]) -> list[str]:
     """The games that have a compiled module."""
-    return [game for game in games if (HERE / f"{game}{SUFFIX}").exists()]
+    return [game for game in games if (HERE / game / f"rules{SUFFIX}").exists()]
 
 
 def _record() -> dict[str, str]:
@@ -53,15 +59,16 @@ def use_sources_where_due(games: Iterable[str], package: str) -> None:
     if due and os.environ.get("ARENA_INTERPRETED") != "1":
         due = changed(due)
         for game in due:
-            warnings.warn(f"{HERE / game}.py has changed since it was compiled: it runs interpreted until "
+            warnings.warn(f"{source(game)} has changed since it was compiled: it runs interpreted until "
                           "`make` compiles it again", stacklevel=2)
     for game in due:
-        name = f"{package}.{game}"
-        spec = importlib.util.spec_from_file_location(name, HERE / f"{game}.py")
+        parent = importlib.import_module(f"{package}.{game}")
+        name = f"{parent.__name__}.rules"
+        spec = importlib.util.spec_from_file_location(name, source(game))
         assert spec is not None and spec.loader is not None
         module = sys.modules[name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        setattr(sys.modules[package], game, module)
+        parent.rules = module
 
 
 def build(games: Iterable[str]) -> None:
@@ -76,7 +83,7 @@ def build(games: Iterable[str]) -> None:
     root = HERE.parent.parent
     os.chdir(root)  # mypyc names a module by its path from here
     with tempfile.TemporaryDirectory() as scratch:
-        modules = mypycify([str((HERE / f"{game}.py").relative_to(root)) for game in games],
+        modules = mypycify([str(source(game).relative_to(root)) for game in games],
                            opt_level="3", separate=True, target_dir=os.path.join(scratch, "c"))
         setup(name="arena-games", ext_modules=modules, script_args=[
             "--quiet", "build_ext", "--inplace", f"--parallel={os.cpu_count() or 1}",

@@ -1,7 +1,8 @@
 """A replay viewer: one self-contained HTML page that draws a game from its transcript, step by step.
 
 The frames are computed here, by replaying the transcript through the engine (`referee.replay_steps`)
-and reading each state's fields, and embedded in the page as JSON; the page's script only draws them.
+and asking the game's view (`arena/games/<game>/views.py`) for each state's fields, and embedded in the page as
+JSON; the page's script only draws them, with the game's own drawing (`replay.js` beside its views).
 A transcript holds the full deal layout, so a replay shows every hand, pile and face-down card.
 Cards travel as their docs/rules.md names run together (`"7HTSJK"`: two characters a card), which keeps a
 page of a few hundred steps at tens of kilobytes. Nothing is fetched: no network, no plotly.
@@ -11,23 +12,19 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from arena.atomic import write_atomic
-from arena.cards import NAME, RANK, SUIT
-from arena.games import get_game, make_rules
+from arena.games import get_game, get_view, make_rules
+from arena.games.views import View
 from arena.tournament import referee
-
-TITLES = {"caterpillar": "Caterpillar", "give_or_take": "Give or Take", "go_for_it": "Go For It",
-          "duke_of_york": "Duke of York"}
 
 
 def replay_page_html(data: dict, back: tuple[str, str] | None = None) -> str:
     """The replay page of a transcript (as `referee.transcript` returns it) as one HTML document; `back`, an address
     and its words, is a link above the heading (a league's game links back to its leaderboard)."""
-    game = get_game(data["game"])
+    game, view = get_game(data["game"]), get_view(data["game"])
     players = [str(p) for p in data["players"]]
     moves = [[number, entry["seat"], entry["move"]] for number, deal in enumerate(data["deals"])
              for entry in deal["moves"]]
@@ -35,14 +32,14 @@ def replay_page_html(data: dict, back: tuple[str, str] | None = None) -> str:
         "game": game.id, "players": players, "term": getattr(game, "deal_name", "deal"),
         "deals": len(data["deals"]), "moves": moves, "frames": frames(data),
         "result": {key: data[key] for key in ("scores", "ranks", "termination", "fault_seat", "fault")},
-        "extra": _extra(game.id, data),
+        "extra": view.extra(data),
         "asked": asked(data, len(moves)),
     }
     rules = ", ".join(f"{k}={v}" for k, v in data["rules"].items()) or "standard rules"
-    title = f"{TITLES.get(game.id, game.id)} replay: {' v '.join(players)}"
-    return PAGE.format(title=html.escape(title), heading=html.escape(TITLES.get(game.id, game.id)),
+    title = f"{view.title} replay: {' v '.join(players)}"
+    return PAGE.format(title=html.escape(title), heading=html.escape(view.title),
                        sub=html.escape(f"seed {data['seed']} · {rules} · {len(moves)} moves"),
-                       style=STYLE, script=SCRIPT, data=_script_json(payload),
+                       style=STYLE, script=SCRIPT.replace(GAME_SCRIPT, view.script()), data=_script_json(payload),
                        back="" if back is None else
                        f'<p class="sub"><a href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a></p>')
 
@@ -87,113 +84,35 @@ def frames(data: dict) -> list[dict]:
     shows the deal just finished: that move gets a synthesised "deal over" frame (the state before
     plus the move, with the scores after), followed by a frame of the new deal as dealt.
     """
-    game = get_game(data["game"])
-    draw, over = DRAW[game.id], OVER.get(game.id)
+    game, view = get_game(data["game"]), get_view(data["game"])
     term = getattr(game, "deal_name", "deal")
     state = game.new_state(make_rules(game.Rules, data["rules"]), data["seed"])
     ends, last = set(), -1  # index of each move that ends a deal with another deal after it
     for deal in data["deals"][:-1]:
         last += len(deal["moves"])
         ends.add(last)
-    out = [_frame(game, draw, state, -1)]
+    out = [_frame(game, view, state, -1)]
     before = game.clone(state)
     for i, (number, seat, move, state) in enumerate(referee.replay_steps(data)):  # noqa: B007 - state used after
-        if i in ends and over is not None:
-            out.append({**_frame(game, draw, before, i), **over(before, state, seat, move),
+        over = view.deal_over(before, state, seat, move) if i in ends else None
+        if over is not None:
+            out.append({**_frame(game, view, before, i), **over,
                         "t": None, "s": game.scores(state), "d": game.describe(state)})
-            out.append({**_frame(game, draw, state, i), "n": f"{term} {number + 2} dealt",
+            out.append({**_frame(game, view, state, i), "n": f"{term} {number + 2} dealt",
                         "d": "scores " + "-".join(map(str, game.scores(state)))})
         else:
-            out.append(_frame(game, draw, state, i))
+            out.append(_frame(game, view, state, i))
         before = game.clone(state)
     if data["fault_seat"] is not None:  # the game stopped at the fault: nobody is to move any more
         out[-1] = {**out[-1], "t": None}
     return out
 
 
-def _frame(game, draw: Callable[[Any], dict], state: Any, move: int) -> dict:
+def _frame(game, view: View, state: Any, move: int) -> dict:
     """What every game's frame has (move index, seat to move, scores, the engine's one-line account),
     and the game's own fields."""
-    return {"m": move, "t": game.to_move(state), "s": game.scores(state), "d": game.describe(state), **draw(state)}
-
-
-def _cards(cards: Iterable[int]) -> str:
-    """Cards as their names run together: `7HTSJK`."""
-    return "".join(NAME[c] for c in cards)
-
-
-def _sorted(cards: Iterable[int]) -> str:
-    """A hand in suit then rank order (jokers last), so that what changes between steps is easy to see."""
-    return _cards(sorted(cards, key=lambda c: (SUIT[c] % 5, RANK[c])))  # the joker's -1 sorts as 4
-
-
-def _caterpillar(state) -> dict:
-    return {"h": [_sorted(h) for h in state.hands], "c": _cards(state.caterpillar), "k": _cards(state.stock),
-            "total": state.total}
-
-
-def _give_or_take(state) -> dict:
-    return {"deal": state.deal, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
-            "u": NAME[state.turn_up], "p": [[s, NAME[c], op] for s, c, op in state.played], "count": state.count}
-
-
-def _give_or_take_over(before, after, seat: int, move: str) -> dict:
-    """The deal just finished: the state before its last play, with that play made."""
-    from arena.games import give_or_take as gt
-
-    card, op = gt.parse_move(move)
-    hands = [list(h) for h in before.hands]
-    hands[seat].remove(card)
-    count = gt.step(before.count, gt.effective_value(card, before.prev), op)
-    played = [[s, NAME[c], o] for s, c, o in before.played] + [[seat, NAME[card], op]]
-    return {"h": [_sorted(h) for h in hands], "p": played, "count": count,
-            "n": f"deal {before.deal} over: the last cards scored"}
-
-
-def _go_for_it(state) -> dict:
-    return {"piles": [_cards(p) for p in state.piles], "unseen": list(state.unseen), "r": _cards(state.row),
-            "passes": state.passes, "w": [len(w) for w in state.winnings], "last": state.last,
-            "decisions": state.decisions}
-
-
-def _duke_of_york(state) -> dict:
-    return {"round": state.round, "dealer": state.dealer, "h": [_sorted(h) for h in state.hands],
-            "table": ["" if c is None else NAME[c] for c in state.table], "owner": list(state.owner),
-            "taken": ["" if c is None else NAME[c] for c in state.taken], "count": state.count,
-            "down": state.down, "peak": state.peak, "ps": state.peak_seat,
-            "p": [[s, NAME[c]] for s, c in state.played], "stock": len(state.stock),
-            "exchange": state.phase < 4}  # phases 0-3 are the exchange with the table
-
-
-def _duke_of_york_over(before, after, seat: int, move: str) -> dict:
-    """The round just finished: its plays and the engine's record of its top and bottom (`ended`)."""
-    from arena.games import duke_of_york as dy
-
-    _, card = dy.parse_move(move)
-    hands = [list(h) for h in before.hands]
-    hands[seat].remove(card)
-    round_, peak, peak_seat, count, last = after.ended
-    top = 3 if peak == 31 else 2 if peak == 30 else 1
-    bottom = 3 if count == 0 else 2 if count == 1 else 1
-    return {"h": [_sorted(h) for h in hands], "p": [[s, NAME[c]] for s, c in after.history[-1]],
-            "count": count, "peak": peak, "ps": peak_seat, "down": True, "exchange": False,
-            "n": f"round {round_} over: top of the hill {peak} scores {top} for seat {peak_seat}, "
-                 f"bottom {count} scores {bottom} for seat {last}"}
-
-
-DRAW: dict[str, Callable[[Any], dict]] = {"caterpillar": _caterpillar, "give_or_take": _give_or_take,
-                                          "go_for_it": _go_for_it, "duke_of_york": _duke_of_york}
-"""Per game: a state's own fields as JSON-able data."""
-OVER: dict[str, Callable[[Any, Any, int, str], dict]] = {"give_or_take": _give_or_take_over,
-                                                          "duke_of_york": _duke_of_york_over}
-"""Per game with several deals: the fields of the frame that shows a deal just finished."""
-
-
-def _extra(game_id: str, data: dict) -> dict:
-    """Facts that never change during a game and so are not repeated in every frame."""
-    if game_id == "go_for_it":
-        return {"set_aside": "".join(data["deals"][0]["layout"]["set_aside"])}
-    return {}
+    return {"m": move, "t": game.to_move(state), "s": game.scores(state), "d": game.describe(state),
+            **view.frame(state)}
 
 
 # --- the page ---------------------------------------------------------------------------------------
@@ -287,13 +206,15 @@ aside { width: 260px; background: #fff; border: 1px solid #ddd; border-radius: 6
 #result .fault { color: #c00; font-weight: bold; }
 """
 
+GAME_SCRIPT = "/* the game's replay.js */"
+"""Where SCRIPT takes the game's own drawing (`View.script`): inside its function, after the helpers it uses."""
+
 SCRIPT = r"""
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("replay-data").textContent);
   const F = D.frames, P = D.players;
   const SUIT = {C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660"};
-  const OPS = {"+": "+", "-": "\u2212", "/": "\u00f7", "*": "\u00d7", "k": "K"};
   const $ = (id) => document.getElementById(id);
   let at = 0, timer = null;
 
@@ -325,71 +246,10 @@ SCRIPT = r"""
   }
   function seatName(s) { return s === null || s === undefined || s < 0 ? "nobody" : P[s]; }
 
-  // Per game: the table in the middle, and what each seat holds.
-  const TABLE = {
-    caterpillar(f) {
-      const c = split(f.c), k = split(f.k);
-      return [zone("caterpillar (" + c.length + " cards)", cards(c, "", (i) => i === c.length - 1 ? "last" : "")),
-              zone("total", el("div", "big", f.total)),
-              zone("stock: " + k.length + (k.length ? ", next" : ""), cards(k.slice(0, 1), "", () => "down"))];
-    },
-    give_or_take(f) {
-      const played = el("div", "cards");
-      f.p.forEach(([s, name, op], i) => {
-        const c = card(name, i === f.p.length - 1 ? "last" : "");
-        c.append(el("span", "op", OPS[op] || op), el("span", "who", "seat " + s));
-        played.append(c);
-      });
-      const z = zone("played this deal", played);
-      z.classList.add("played");
-      return [zone("deal " + f.deal, el("div", "", "dealer: " + seatName(f.dealer))),
-              zone("turn-up", cards([f.u])), zone("count", el("div", "big", f.count)), z];
-    },
-    go_for_it(f) {
-      const r = split(f.r);
-      const out = [zone("row (" + r.length + ")", cards(r, "", (i) => i === r.length - 1 ? "last" : "")),
-        zone("passes", el("div", "big", f.passes)),
-        zone("last card by", el("div", "", seatName(f.last))),
-        zone("decisions", el("div", "", f.decisions))];
-      if (D.extra.set_aside) out.push(zone("set aside", cards(split(D.extra.set_aside), "mini", () => "down")));
-      return out;
-    },
-    duke_of_york(f) {
-      const slots = el("div", "cards");
-      f.table.forEach((name, i) => {
-        const who = f.owner[i] >= 0 ? " (put by " + seatName(f.owner[i]) + ")" : "";
-        slots.append(zone("slot " + i + who, name ? card(name, "down") : el("span", "empty")));
-      });
-      const played = el("div", "cards");
-      f.p.forEach(([s, name], i) => {
-        const c = card(name, i === f.p.length - 1 ? "last" : "");
-        c.append(el("span", "who", "seat " + s));
-        played.append(c);
-      });
-      const z = zone("played this round", played);
-      z.classList.add("played");
-      const peak = f.peak < 0 ? "-" : f.peak + " by " + seatName(f.ps);
-      return [zone("round " + f.round + " of 0–4", el("div", "", f.exchange ? "exchange" : "play"),
-                   el("div", "", "dealer: " + seatName(f.dealer))),
-              zone("count", el("div", "big", f.count + (f.down ? " \u2193" : " \u2191"))),
-              zone("top of the hill", el("div", "", peak)), zone("table (face down)", slots),
-              zone("stock", el("div", "", f.stock + " cards")), z];
-    },
-  };
-  const HAND = {
-    go_for_it(f, s) {
-      // A pile top first; the cards put there during play (known to all) have a green border.
-      const pile = split(f.piles[s]);
-      return [el("div", "", "pile " + pile.length + " \u00b7 won " + f.w[s]),
-              cards(pile, "mini", (i) => i >= f.unseen[s] ? "known" : "")];
-    },
-    duke_of_york(f, s) {
-      const out = [cards(split(f.h[s]))];
-      if (f.taken[s]) out.push(el("div", "", "took " + f.taken[s] + " from the table"));
-      return out;
-    },
-  };
-  const hand = (f, s) => (HAND[D.game] || ((f, s) => [cards(split(f.h[s]))]))(f, s);
+  // The game's own drawing (its replay.js, View.script): GAME.table(f), the table in the middle, and GAME.hand(f, s),
+  // what seat s holds: its cards unless the game draws them otherwise.
+  const GAME = {hand: (f, s) => [cards(split(f.h[s]))]};
+/* the game's replay.js */
 
   // The move list, built once; the first frame of each move is where a click on it goes.
   const first = {};
@@ -430,13 +290,13 @@ SCRIPT = r"""
     $("step").textContent = "step " + at + " / " + (F.length - 1);
     $("describe").textContent = f.d;
     $("note").textContent = f.n || "";
-    $("table").replaceChildren(...TABLE[D.game](f));
+    $("table").replaceChildren(...GAME.table(f));
     $("seats").replaceChildren(...P.map((name, s) => {
       const box = el("div", "seat" + (f.t === s ? " to-move" : "")), top = el("div", "top");
       top.append(el("span", "name", name), el("span", "badge", "seat " + s), el("span", "score", "score " + f.s[s]));
       if (f.dealer === s) top.append(el("span", "badge", "dealer"));
       if (f.t === s) top.append(el("span", "badge turn", "to move"));
-      box.append(top, ...hand(f, s));
+      box.append(top, ...GAME.hand(f, s));
       return box;
     }));
     items.forEach((li) => li.classList.remove("current"));

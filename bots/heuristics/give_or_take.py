@@ -10,7 +10,7 @@ valued by how well the best of them would do as a last card over the counts usua
 from __future__ import annotations
 
 from arena.cards import JACK, RANK, SUIT
-from arena.games.give_or_take import BASE, KING_ACT, effective_value, step
+from arena.games.give_or_take.rules import BASE, KING_ACT, effective_value, step
 
 from .common import best_move
 

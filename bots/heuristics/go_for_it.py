@@ -10,7 +10,7 @@ estimated from rank, suit and colour counts. A pass leaves the risk to the other
 from __future__ import annotations
 
 from arena.cards import IS_RED, JOKER, RANK, SUIT
-from arena.games.go_for_it import JOKERS_ADDED
+from arena.games.go_for_it.rules import JOKERS_ADDED
 
 DEFAULTS = {
     "start_value": 1.0,

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.bots import load_spec
-from arena.games import go_for_it as game
+from arena.games.go_for_it import rules as game
 
 HEURISTIC = sys.modules[load_spec(f"{Path(__file__).parent.parent / 'heuristic.py'}:HeuristicBot").__module__]
 STRATEGY = HEURISTIC.STRATEGIES["go_for_it"]
