@@ -1,7 +1,7 @@
 """What every game offers (the Game protocol), game results, and rules options.
 
-A game is a module under `arena/games/` with the attributes and functions of `Game`. States are
-mutable and private to the referee (`apply` changes a state in place, `clone` copies one); bots
+A game's rules are the module `arena/games/<game>/rules.py`, with the attributes and functions of `Game`.
+States are mutable and private to the referee (`apply` changes a state in place, `clone` copies one); bots
 only ever see observations, which are immutable named tuples built by `observe`.
 """
 
