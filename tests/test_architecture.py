@@ -311,3 +311,34 @@ def test_one_replay_in_a_child():
                      and any(isinstance(t, ast.Name) and t.id == "REPLAY_SECONDS"
                              for t in (node.targets if isinstance(node, ast.Assign) else [node.target])))
     assert [place.partition(":")[0] for place in defined] == ["arena/tournament/replay.py"], defined
+
+
+GAME_DRIVERS = ("arena/cli/human.py", "arena/report")
+"""What shows a game by asking its views (`get_view`, arena/games/<game>/views.py): a person's seat at the terminal and
+the replay page. A new game touches its own package and the registry, never these."""
+
+
+def test_the_drivers_of_the_games_views_name_no_game():
+    """No class, table, branch or script of the drivers names a game, in any spelling (`GiveOrTakeView`, "Give or
+    Take", `give_or_take(f)` in the page's script); a docstring or a comment may, as an example."""
+    from arena.games import GAME_IDS
+
+    squeezed = lambda text: re.sub(r"[^a-z]", "", text.lower())
+    games = {squeezed(game): game for game in GAME_IDS}
+    paths = [path for place in GAME_DRIVERS
+             for path in ([ROOT / place] if place.endswith(".py") else sorted((ROOT / place).rglob("*.py")))]
+    found = []
+    for path in paths:
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                      and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                words = [node.value]
+            elif isinstance(node, ast.Name | ast.Attribute | ast.FunctionDef | ast.ClassDef | ast.arg):
+                words = [getattr(node, field) for field in ("id", "attr", "name", "arg") if hasattr(node, field)]
+            else:
+                continue
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {game}" for word in words
+                      for key, game in games.items() if key in squeezed(word)]
+    assert paths and not found, "games named in their views' drivers:\n" + "\n".join(found)
