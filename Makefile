@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := arena/games/compiled.json
-GAMES := $(foreach game,caterpillar give_or_take go_for_it duke_of_york,arena/games/$(game)/rules.py)
+GAMES := $(wildcard arena/games/*/rules.py)
 
 .PHONY: install browser demo test bench clean llm
 
