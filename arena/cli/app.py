@@ -319,7 +319,7 @@ def reproduce(
 
     from arena.cli.display import progress_bar
     from arena.config.saved import changed_code, frozen_config, saved_config
-    from arena.report.formats import counted
+    from arena.web.formats import counted
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
     from arena.tournament.summary import timing_decided
@@ -414,7 +414,7 @@ def submit(
     Example: arena submit docs/example_bot.py:CountingBot
     """
     from arena.isolation.clock import setup_wall
-    from arena.report.formats import counted
+    from arena.web.formats import counted
     from arena.tournament.submit import submit as submit_bot
 
     where = "the sandbox" if sandbox else "its own process"

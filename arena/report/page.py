@@ -22,7 +22,7 @@ from arena.report.charts import (
     seats_figure,
     terminations_figure,
 )
-from arena.report.formats import (
+from arena.web.formats import (
     bounds,
     counted,
     interval,

@@ -119,7 +119,7 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
         Route("/api/bots/{label}/retire", api_retire, methods=["POST"]),
         Route("/api/bots/{label}/reinstate", api_reinstate, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
-        Mount("/static", StaticFiles(directory=HERE / "static")),
+        Mount("/static", StaticFiles(directory=HERE / "static", packages=[("arena.web", "static")])),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
 
 
