@@ -250,8 +250,8 @@ def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
 def test_move_times_say_when_wall_time_ran_far_past_cpu_time():
     """The slowest moves' wall time over their CPU time, with an interval over deals (a deal's rotations are one
     unit); the line says the machine was loaded only when the whole interval lies above LOADED."""
-    from arena.web.formats import LOADED, move_times_line
     from arena.tournament.summary import MoveTimes
+    from arena.web.formats import LOADED, move_times_line
 
     def summed(wall_per_cpu: list[float]) -> dict:
         times = MoveTimes()

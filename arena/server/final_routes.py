@@ -6,6 +6,7 @@ standings) and the league's icon."""
 from __future__ import annotations
 
 import json
+
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
