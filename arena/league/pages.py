@@ -38,7 +38,8 @@ def write_league_report(directory: LeagueDir | Path) -> Path:
     write_atomic(index, env.get_template("league_index.html").render(
         bots=bots, active=sum(b.status == "active" for b in bots), rounds=len(rounds),
         games=sum(r.games for r in rounds), frames=frames,
-        closes=None if closes is None else shown_time(closes), closed=closes is not None and closes <= datetime.now(UTC),
+        closes=None if closes is None else shown_time(closes),
+        closed=closes is not None and closes <= datetime.now(UTC),
         unrated=[b.label for b in bots if not any(b.label in set(f["bot"]) for f in frames.values())]).encode())
     replays = _first_game_replays(league.path, [(b.label, v) for b in bots for v, f in frames.items()
                                               if b.label in set(f["bot"])], rounds, out)

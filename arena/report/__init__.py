@@ -30,7 +30,7 @@ BUNDLE = Path(__file__).with_name("static") / "plotly-cartesian.min.js"
 """plotly.js's official cartesian partial bundle, as published (its header names its version and licence): the
 traces the report draws (scatter, bar, box, heatmap) and few others, 1.5 MB where the full bundle is 4.8 MB."""
 
-__all__ = ["BUNDLE", "render_report", "write_example_replays", "write_report"]
+__all__ = ["BUNDLE", "render_report", "variant_slugs", "write_example_replays", "write_report"]
 
 
 def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,

@@ -1,6 +1,7 @@
 """The report's interactive plotly charts, each computed from the saved results (never from raw rows in the
-page), with the report's small shared look, and each figure as the JSON the page draws it from. Each figure is a plain dict in plotly's figure schema, handed to
-plotly.js as it is: graph_objects, which validate every property, took most of the report's CPU."""
+page), with the report's small shared look, and each figure as the JSON the page draws it from. Each figure is a
+plain dict in plotly's figure schema, handed to plotly.js as it is: graph_objects, which validate every property,
+took most of the report's CPU."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def _figure(traces: list[dict], title: str, **layout) -> dict:
     return {"data": traces, "layout": base | layout}
 
 
-PLOT_CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
+PLOT_CONFIG = {"displaylogo": False, "responsive": True,
+               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
 """plotly.js's options for every chart of the report: no logo, resized with the page, no selection tools."""
 
 

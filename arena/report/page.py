@@ -74,7 +74,8 @@ def report_context(name: str, run: RunDir, config_text: str, manifest: dict | No
                       f"{manifest.get('backend', '?')}, {_workers(manifest.get('workers'))}, "
                       f"batches of {manifest.get('batch_size', '?')}",
             "versions": {**manifest.get("versions", {}), "plotly.js (report)": plotly_version},
-            "bots": [{"name": bot, "spec": d.get("spec", ""), "params": json.dumps(d["params"]) if d.get("params") else ""}
+            "bots": [{"name": bot, "spec": d.get("spec", ""),
+                      "params": json.dumps(d["params"]) if d.get("params") else ""}
                      for bot, d in manifest.get("bots", {}).items()]}
     sections = [variant_section(variant, slugs[variant], rated, summary.scores.get(variant), summary.games[variant],
                                 summary.terminations[variant], colours, replays.get(variant, []))
