@@ -34,5 +34,5 @@ def environment(**page_globals) -> jinja2.Environment:
     `bot_href`, its address of a bot's page)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([TEMPLATES, STATIC]), autoescape=True)
     env.filters.update(interval=interval, bounds=bounds, counted=counted, places=places, thousands=thousands)
-    env.globals.update(served=False, icon=icon_address(), **page_globals)
+    env.globals.update({"served": False, "icon": icon_address()} | page_globals)
     return env
