@@ -1,4 +1,4 @@
-"""The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
+"""The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/web/templates/),
 a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line (a page for a
 page, JSON under /api), and a lifespan that owns the refresher, the play loop and the upload checker and makes what
 the handlers read (`Served`). The event loop only looks things up: whatever reads the catalog, a file or a frame runs
