@@ -257,7 +257,7 @@ def test_few_modules_stand_flat_in_arena():
 
 REPORT_READERS = ("arena.cli", "arena.api", "arena.league", "arena.server", "arena.report")
 """The layers that may import arena.report: the command layer and the API (which write a run's report once the run
-is done), the league and the server (which render its formats); never the engine below them."""
+is done), the league and the server (which write its replay pages); never the engine below them."""
 
 
 def test_only_the_fronts_and_the_league_import_the_report():
@@ -265,6 +265,17 @@ def test_only_the_fronts_and_the_league_import_the_report():
     found = sorted(f"{name} -> {target}" for name, targets in import_graph().items() for target in targets
                    if within(target, ("arena.report",)) and not within(name, REPORT_READERS))
     assert not found, "imports of arena.report below the command layer:\n" + "\n".join(found)
+
+
+def test_every_page_renders_through_the_one_environment_of_arena_web():
+    """One Jinja2 environment, in arena/web/, renders every page (the filters, the escaping and the templates are set in
+    one place), and no module writes a page's HTML itself: the replay page is the one page still written in Python."""
+    environments = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
+                          if "jinja2.Environment(" in path.read_text())
+    assert environments == ["arena/web/__init__.py"], environments
+    pages = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
+                   if re.search(r"<html|<!doctype", path.read_text(), re.I))
+    assert pages == ["arena/report/replay_page.py"], pages
 
 
 def test_the_server_and_the_league_log_instead_of_printing():

@@ -283,7 +283,7 @@ def test_the_report_links_example_replays(tiny_run):
     slugs = variant_slugs(sorted(set(table.column("variant").to_pylist())))
     for variant, slug in slugs.items():
         body = re.search(f"<section class='game' id='{re.escape(slug)}'>(.*?)</section>", page, re.S)[1]
-        links = re.findall(r"<a href='(replays/[^']+)'>game (\d+)</a> \(([^)]*)", body)
+        links = re.findall(r'<a class="replay" href="(replays/[^"]+)">game (\d+)</a> \(([^)]*)', body)
         assert links, variant
         assert all(href == f"replays/{slug.removeprefix('game-')}-{index}.html" for href, index, _ in links)
         assert all((tiny_run.path / href).is_file() for href, _, _ in links)

@@ -74,7 +74,7 @@ def test_entries_close_and_the_final_is_a_run_anyone_reads_and_reproduces(tmp_pa
     assert arena("report", run.path).stdout.startswith("wrote ")
     arena("league", "report", league)  # the static leaderboard says so too, and links to the final's report
     index = LeagueDir(league).report.read_text()
-    assert "<p id=season>Entries closed at " in index and "href='../final/report.html'" in index
+    assert '<p id="season">Entries closed at ' in index and 'href="../final/report.html"' in index
 
     out = tmp_path / "games.parquet"
     assert arena("league", "export", league, out).stdout == f"wrote {games_of(league)} games to {out}\n"

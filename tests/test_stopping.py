@@ -20,7 +20,6 @@ from arena.cli import app
 from arena.config import ConfigError, SprtSettings, parse_config
 from arena.ratings import RatingSettings
 from arena.ratings.offline import group_outcomes, rate_outcomes
-from arena.report.formats import stop_lines
 from arena.results import RunDir, run_digest
 from arena.tournament.runner import play_missing
 from arena.tournament.schedule import Schedule
@@ -33,6 +32,7 @@ from arena.tournament.stopping import (
     simulate_sprt,
     sprt_bounds,
 )
+from arena.web.formats import stop_lines
 
 RUNS = 4000
 

@@ -319,10 +319,10 @@ def reproduce(
 
     from arena.cli.display import progress_bar
     from arena.config.saved import changed_code, frozen_config, saved_config
-    from arena.report.formats import counted
     from arena.results import RunDir, run_digest
     from arena.tournament.runner import play_missing
     from arena.tournament.summary import timing_decided
+    from arena.web.formats import counted
 
     with user_errors():
         run_dir = open_run(run)
@@ -414,8 +414,8 @@ def submit(
     Example: arena submit docs/example_bot.py:CountingBot
     """
     from arena.isolation.clock import setup_wall
-    from arena.report.formats import counted
     from arena.tournament.submit import submit as submit_bot
+    from arena.web.formats import counted
 
     where = "the sandbox" if sandbox else "its own process"
     typer.echo(f"checking {spec} in {where}: setup_time_limit {setup_time_limit:g}s, "

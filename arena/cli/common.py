@@ -45,9 +45,9 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     the tables; `again` says how to finish a run cut short."""
     from arena.api import finish_and_report
     from arena.cli.display import format_tables, progress_bar
-    from arena.report.formats import counted, model_use_lines, move_times_line, stop_lines, suspension_lines
     from arena.results import RunDir
     from arena.tournament.runner import RayLost, play_missing
+    from arena.web.formats import counted, model_use_lines, move_times_line, stop_lines, suspension_lines
 
     with user_errors():
         run = RunDir(folder or out / settings.name)

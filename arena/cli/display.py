@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from arena.report.formats import counted, interval, places
+from arena.web.formats import counted, interval, places
 
 if TYPE_CHECKING:  # the ratings (numba's kernels among them) are imported where tables are shown, not by every command
     from arena.ratings import VariantRatings

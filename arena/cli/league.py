@@ -213,7 +213,7 @@ def league_play(
     """
     from arena.cli.display import progress_bar
     from arena.league.play import play_league
-    from arena.report.formats import counted
+    from arena.web.formats import counted
 
     log_to_console()  # a damaged part set aside is a warning
     with user_errors():
@@ -306,7 +306,7 @@ def league_export(
     Example: arena league export club games.parquet --game caterpillar
     """
     from arena.league.games import export_games
-    from arena.report.formats import counted
+    from arena.web.formats import counted
 
     with user_errors():
         count = export_games(directory, out, game)
@@ -341,7 +341,7 @@ def league_table(
         table,
     )
     from arena.league.standings import history_frame, pair_frame, standing_frames
-    from arena.report.formats import interval
+    from arena.web.formats import interval
 
     if history and pairs:
         fail("--history and --pairs: choose one")

@@ -4,25 +4,18 @@ each variant). The pages load nothing from anywhere; they are written atomically
 
 from __future__ import annotations
 
-import html
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.atomic import write_atomic
 from arena.league import load_settings
 from arena.league.catalog import BotRow, RoundRow
 from arena.league.directory import LeagueDir
-from arena.league.html import tables
+from arena.league.season import closing_time, shown_time
 from arena.league.standings import head_to_head, pair_frame, snapshot, standing_frames, versions
-from arena.report.formats import counted, places
-
-STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
-th { background: #f3f3f3; } td.name, th.name { text-align: left; }
-.retired, .suspended { color: #888; } .muted { color: #666; font-size: 0.9em; }
-"""
+from arena.web import environment
+from arena.web.formats import places
 
 
 def page_name(label: str) -> str:
@@ -39,68 +32,41 @@ def write_league_report(directory: LeagueDir | Path) -> Path:
     adjacent = pair_frame(league, taken=(bots, rounds))
     rated, frames = standing_frames(league, taken=(bots, rounds), pairs=adjacent)
     out = league.leaderboard
-    games = sum(r.games for r in rounds)
-    shared = tables()
-    body = [f"<h1>League {_e(settings.name)}</h1>",
-            f"<p class=muted>{counted(len(bots), 'bot')} ({sum(b.status == 'active' for b in bots)} active), "
-            f"{counted(len(rounds), 'round')}, {counted(games, 'game')}. {shared.standings_note()}</p>"]
-    body += _season(league)
-    if not frames:
-        body.append("<p>No finished round yet: <code>arena league play</code> plays one.</p>")
-    for variant, frame in frames.items():
-        body += [f"<h2 id='{_e(variant)}'>{_e(variant)}</h2>",
-                 str(shared.standings(variant, frame, places(frame["pl_rank"]), page_name))]
-    never = [b for b in bots if not any(b.label in set(f["bot"]) for f in frames.values())]
-    if never:
-        body.append("<p class=muted>Not rated yet: " + ", ".join(_link(b.label) for b in never) + ".</p>")
+    env = environment(league=settings.name, link=page_name, final=league.final.manifest.is_file())
+    closes = closing_time(league)
     index = league.report
-    write_atomic(index, _page(f"League {settings.name}", body).encode())
+    write_atomic(index, env.get_template("league_index.html").render(
+        bots=bots, active=sum(b.status == "active" for b in bots), rounds=len(rounds),
+        games=sum(r.games for r in rounds), frames=frames,
+        closes=None if closes is None else shown_time(closes),
+        closed=closes is not None and closes <= datetime.now(UTC),
+        unrated=[b.label for b in bots if not any(b.label in set(f["bot"]) for f in frames.values())]).encode())
     replays = _first_game_replays(league.path, [(b.label, v) for b in bots for v, f in frames.items()
                                               if b.label in set(f["bot"])], rounds, out)
+    bot_page = env.get_template("league_bot.html")
     for bot in bots:
         write_atomic(out / page_name(bot.label),
-                     _bot_page(settings.name, bot, versions(bots, bot.label), rated, frames, adjacent,
-                               replays).encode())
+                     bot_page.render(bot=bot, its_versions=versions(bots, bot.label),
+                                     variants=_bot_variants(bot, rated, frames, adjacent, replays)).encode())
     return index
 
 
-def _season(league: LeagueDir) -> list[str]:
-    """When entries close or closed, and a link to the final's report once it is played (arena/league/season.py)."""
-    from datetime import UTC, datetime
-
-    from arena.league.season import closing_time, shown_time
-
-    closes = closing_time(league)
-    final = "<a href='../final/report.html'>The final</a> is played." if league.final.manifest.is_file() else ""
-    if closes is None and not final:
-        return []
-    when = "" if closes is None else \
-        f"Entries {'closed' if closes <= datetime.now(UTC) else 'close'} at {shown_time(closes)}. "
-    return [f"<p id=season>{when}{final}</p>"]
-
-
-def _bot_page(league: str, bot: BotRow, its_versions: list[BotRow], rated: dict, frames: dict, adjacent,
-              replays: dict[tuple[str, str], str]) -> str:
-    shared = tables()
-    body = [f"<p><a href='index.html'>&larr; League {_e(league)}</a></p>", f"<h1>{_e(bot.label)}</h1>",
-            "<h2>Versions</h2>", str(shared.versions(its_versions, page_name))]
+def _bot_variants(bot: BotRow, rated: dict, frames: dict, adjacent, replays: dict[tuple[str, str], str]) -> dict:
+    """What a bot's page shows of each variant it is rated in: its row and place, the adjacent pairs it is in, its
+    pairings and its first game's replay (each None when there is none)."""
     pairs = head_to_head(rated, bot.label)
+    shown = {}
     for variant, frame in frames.items():
-        if bot.label not in set(frame["bot"]):
-            continue
         mine = (frame["bot"] == bot.label).to_numpy()
-        shown = [place for place, own in zip(places(frame["pl_rank"]), mine, strict=True) if own]
-        body += [f"<h2>{_e(variant)}</h2>", str(shared.standings(variant, frame[mine], shown, page_name))]
+        if not mine.any():
+            continue
         near = adjacent[(adjacent["variant"] == variant)
                         & ((adjacent["bot"] == bot.label) | (adjacent["next"] == bot.label))]
-        if not near.empty:
-            body += ["<h3>Neighbours in the order</h3>", str(shared.neighbours(near, bot.label, page_name))]
-        if variant in pairs:
-            body += ["<h3>Pairings</h3>", str(shared.head_to_head(pairs[variant], page_name))]
-        replay = replays.get((bot.label, variant))
-        if replay:
-            body.append(f"<p>Replay: <a class=replay href='{_e(replay)}'>its first game in {_e(variant)}</a></p>")
-    return _page(f"{bot.label} in the league {league}", body)
+        shown[variant] = {"rows": frame[mine],
+                          "places": [place for place, own in zip(places(frame["pl_rank"]), mine, strict=True) if own],
+                          "near": None if near.empty else near, "pairs": pairs.get(variant),
+                          "replay": replays.get((bot.label, variant))}
+    return shown
 
 
 def _first_game_replays(directory: Path, wanted: list[tuple[str, str]], rounds: list[RoundRow],
@@ -128,18 +94,3 @@ def _first_game_replays(directory: Path, wanted: list[tuple[str, str]], rounds: 
             names[label, variant] = f"replay-{page_name(label)[4:-5]}-{index}.html"
             write_replay_page(data, out / names[label, variant])
     return names
-
-
-def _link(label: str) -> str:
-    return f"<a href='{page_name(label)}'>{_e(label)}</a>"
-
-
-def _e(value) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _page(title: str, body: list[str]) -> str:
-    return ("<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
-            "content='width=device-width, initial-scale=1'><title>" + _e(title) + "</title><style>" + STYLE
-            + "</style></head><body>" + "\n".join(body) + "<script>document.body.dataset.ready = 'yes';</script>"
-            "</body></html>\n")

@@ -13,23 +13,24 @@ score, example games), so the memory it takes does not grow with the run either.
 
 from __future__ import annotations
 
-import html
 import re
+from functools import cache
 from pathlib import Path
 
 from arena.atomic import write_atomic
 from arena.ratings import VariantRatings
 from arena.ratings.tables import rate_run
 from arena.report.examples import write_example_replays
-from arena.report.page import PAGE, STYLE, bot_colours, page_header, variant_section, variant_slugs
+from arena.report.page import report_context, variant_slugs
 from arena.results import RunDir, iter_results
 from arena.tournament.summary import SUMMARY_COLUMNS, ResultsSummary, summarise_results
+from arena.web import environment
 
 BUNDLE = Path(__file__).with_name("static") / "plotly-cartesian.min.js"
 """plotly.js's official cartesian partial bundle, as published (its header names its version and licence): the
 traces the report draws (scatter, bar, box, heatmap) and few others, 1.5 MB where the full bundle is 4.8 MB."""
 
-__all__ = ["BUNDLE", "render_report", "write_example_replays", "write_report"]
+__all__ = ["BUNDLE", "render_report", "variant_slugs", "write_example_replays", "write_report"]
 
 
 def write_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
@@ -55,21 +56,18 @@ def bundle_version() -> str:
 
 
 def render_report(run: RunDir, ratings: dict[str, VariantRatings] | None = None,
-                  summary: ResultsSummary | None = None, replays: dict[str, list[str]] | None = None) -> str:
+                  summary: ResultsSummary | None = None, replays: dict[str, list[dict]] | None = None) -> str:
     """The report of a run as one HTML page, which loads BUNDLE from beside it (write_report writes both)."""
     config_text = run.read_config()
     manifest = run.read_manifest() or None
     name = manifest["name"] if manifest else run.path.name
     ratings = rate_run(run) if ratings is None else ratings
     summary = summarise_results(iter_results(run, SUMMARY_COLUMNS), ratings) if summary is None else summary
-    colours = bot_colours(sorted({bot for r in ratings.values() for bot in r.table["bot"]}))
-    slugs = variant_slugs(list(ratings))
-    sections = []
-    for variant, rated in ratings.items():
-        sections.append(variant_section(variant, slugs[variant], rated, summary.scores.get(variant),
-                                        summary.games[variant], summary.terminations[variant], colours,
-                                        (replays or {}).get(variant)))
-    body = [page_header(name, run, config_text, manifest, summary, slugs, bundle_version(), BUNDLE.name)]
-    body += sections or ["<p class='note'>This run holds no games yet.</p>"]
-    return PAGE.format(title=html.escape(f"Arena report: {name}"), style=STYLE, bundle=BUNDLE.name,
-                       body="\n".join(body))
+    return report_template().render(report_context(name, run, config_text, manifest, summary, ratings, replays or {},
+                                                   bundle_version(), BUNDLE.name))
+
+
+@cache
+def report_template():
+    """report.html, read and compiled once a process."""
+    return environment().get_template("report.html")

@@ -1,6 +1,7 @@
 """The report's interactive plotly charts, each computed from the saved results (never from raw rows in the
-page), with the report's small shared look. Each figure is a plain dict in plotly's figure schema, handed to
-plotly.js as it is: graph_objects, which validate every property, took most of the report's CPU."""
+page), with the report's small shared look, and each figure as the JSON the page draws it from. Each figure is a
+plain dict in plotly's figure schema, handed to plotly.js as it is: graph_objects, which validate every property,
+took most of the report's CPU."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import html
 
 import numpy as np
 import pandas as pd
-import plotly.io as pio
 from plotly.colors import sequential
+from plotly.io.json import to_json_plotly
 
 from arena.games.base import TERMINATIONS
 from arena.ratings import VariantRatings
@@ -48,13 +49,17 @@ def _figure(traces: list[dict], title: str, **layout) -> dict:
     return {"data": traces, "layout": base | layout}
 
 
-def figure_html(fig: dict, div_id: str) -> str:
-    """A figure as a div and its script; plotly.js itself is in the page head once. Not validated: the figures
-    are built here, and plotly.js ignores what it does not know."""
-    return pio.to_html(fig, validate=False, full_html=False, include_plotlyjs=False, div_id=div_id,
-                       default_width="100%", default_height=f"{PLOT_HEIGHT}px",
-                       config={"displaylogo": False, "responsive": True,
-                               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]})
+PLOT_CONFIG = {"displaylogo": False, "responsive": True,
+               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
+"""plotly.js's options for every chart of the report: no logo, resized with the page, no selection tools."""
+
+
+def figure_json(fig: dict) -> dict:
+    """A figure's data and layout in plotly's JSON encoding (numpy arrays and pandas series as lists, `<`, `>` and `/`
+    escaped, so the text is safe inside a page's script), and its height: report_tables.html's `plot` draws it. Not
+    validated: the figures are built here, and plotly.js ignores what it does not know."""
+    return {"data": to_json_plotly(fig["data"]), "layout": to_json_plotly(fig["layout"]),
+            "height": fig["layout"].get("height", PLOT_HEIGHT)}
 
 
 def _heatmap(z: np.ndarray, x: list, y: list, text: list, colour_title: str, hover: str, **scale) -> dict:

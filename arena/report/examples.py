@@ -3,19 +3,18 @@ and written as replay pages beside the report."""
 
 from __future__ import annotations
 
-import html
-
 from arena.ratings import VariantRatings
 from arena.report.page import variant_slugs
 from arena.results import RunDir
 
 
 def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]],
-                          ratings: dict[str, VariantRatings]) -> dict[str, list[str]]:
+                          ratings: dict[str, VariantRatings]) -> dict[str, list[dict]]:
     """Writes the replay page of each example game (`example_games`) to RUN/replays/<variant slug>-<game
-    index>.html and returns, per variant, the HTML of its links (relative to the report). A game that cannot
-    be regenerated (a bot gone or changed, or one that hangs or kills its process) gets a note instead: the report
-    itself must not fail for it. The games are replayed by one child process (`replay_games`), a new one only
+    index>.html and returns, per variant, each game's `index`, `why` it was chosen and its replay's `href` (relative
+    to the report). A game that cannot be regenerated (a bot gone or changed, or one that hangs or kills its process)
+    gets the `error` instead, which the report notes: the report itself must not fail for it. The games are
+    replayed by one child process (`replay_games`), a new one only
     after a game that ended its child."""
     from arena.report.replay_page import write_replay_page
     from arena.tournament.replay import replay_games
@@ -23,7 +22,7 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
     slugs = variant_slugs(list(ratings))
     games = [(variant, index, why) for variant, chosen in examples.items() for index, why in chosen]
     replayed = replay_games(run, [index for _, index, _ in games]) if games else []
-    out: dict[str, list[str]] = {variant: [] for variant in examples}
+    out: dict[str, list[dict]] = {variant: [] for variant in examples}
     for (variant, index, why), data in zip(games, replayed, strict=True):
         name = f"{slugs[variant].removeprefix('game-')}-{index}.html"
         try:
@@ -31,7 +30,7 @@ def write_example_replays(run: RunDir, examples: dict[str, list[tuple[int, str]]
                 raise data
             write_replay_page(data, run.path / "replays" / name)
         except Exception as error:  # noqa: BLE001 - any failure of one replay only costs its link
-            out[variant].append(f"game {index} ({html.escape(why)}): no replay ({html.escape(str(error))})")
+            out[variant].append({"index": index, "why": why, "href": None, "error": str(error)})
             continue
-        out[variant].append(f"<a href='replays/{html.escape(name)}'>game {index}</a> ({html.escape(why)})")
+        out[variant].append({"index": index, "why": why, "href": f"replays/{name}", "error": None})
     return out

@@ -1,4 +1,4 @@
-"""The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/server/templates/),
+"""The Starlette app of `arena league serve`: pages rendered from Jinja2 templates (arena/web/templates/),
 a JSON API over the same data, entrants' uploads (arena/server/upload_routes.py), errors as one line (a page for a
 page, JSON under /api), and a lifespan that owns the refresher, the play loop and the upload checker and makes what
 the handlers read (`Served`). The event loop only looks things up: whatever reads the catalog, a file or a frame runs
@@ -119,7 +119,7 @@ def create_app(views: LeagueViews, *, lock_fd: int | None = None, workers: int |
         Route("/api/bots/{label}/retire", api_retire, methods=["POST"]),
         Route("/api/bots/{label}/reinstate", api_reinstate, methods=["POST"]),
         Mount("/static/report", StaticFiles(directory=REPORT_STATIC)),
-        Mount("/static", StaticFiles(directory=HERE / "static")),
+        Mount("/static", StaticFiles(directory=HERE / "static", packages=[("arena.web", "static")])),
     ], lifespan=lifespan, exception_handlers={HTTPException: http_error}, middleware=[Middleware(OneLineErrors)])
 
 

@@ -6,7 +6,6 @@ standings) and the league's icon."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -18,6 +17,7 @@ from arena.server.answers import answer, current_view, only, page, records, rend
 from arena.server.final import FinalView
 from arena.server.render import templates, with_etag
 from arena.server.views import View, served
+from arena.web import FAVICON
 
 NO_FINAL = "no final yet: once entries are closed, `arena league final` plays it"
 
@@ -70,10 +70,6 @@ async def final_pairing_page(request: Request) -> Response:
         "final": view.final, "variant": variant, "bot": bot, "opponent": opponent,
         "record": view.final.cross(variant)[(bot, opponent)],
         "games": view.final.pairing_games(variant, bot, opponent)})
-
-
-FAVICON = Path(__file__).parent / "static" / "favicon.ico"
-"""The league's icon: a spade on green, 32 pixels square (a PNG in an ICO)."""
 
 
 async def favicon(request: Request) -> Response:

@@ -6,27 +6,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from urllib.parse import quote
 
 from starlette.templating import Jinja2Templates
 
-from arena.league.html import TEMPLATES, add_filters
 from arena.league.season import shown_time
-from arena.report.formats import places
+from arena.web import environment
+from arena.web.formats import places
 
-HERE = Path(__file__).parent
 POLL_SECONDS = 2
 """How often an open page asks for its live part (only while the tab is visible)."""
 VERDICT_POLL_SECONDS = 1
 """How often a page that sent an upload asks for its verdict, until it is given."""
 
-templates = Jinja2Templates(directory=[HERE / "templates", TEMPLATES])  # the league's shared tables after ours
-add_filters(templates.env)
-templates.env.globals["bot_href"] = lambda label: "/bots/" + quote(label, safe="/")  # as Jinja's urlencode
-templates.env.globals["poll_seconds"] = POLL_SECONDS
-templates.env.globals["verdict_poll_seconds"] = VERDICT_POLL_SECONDS
-templates.env.globals["shown_time"] = shown_time
+templates = Jinja2Templates(env=environment(
+    served=True, bot_href=lambda label: "/bots/" + quote(label, safe="/"),  # as Jinja's urlencode
+    poll_seconds=POLL_SECONDS, verdict_poll_seconds=VERDICT_POLL_SECONDS, shown_time=shown_time))
 
 
 def with_etag(text: str) -> tuple[bytes, str]:

@@ -96,3 +96,8 @@ def stop_lines(stop: dict | None) -> list[str]:
             lines.append(f"{variant}: not settled after all {v['deals']:,} deals per table"
                          + (f" ({', '.join(v['unsettled'])} still open)" if v.get("unsettled") else ""))
     return lines
+
+
+def thousands(n: int) -> str:
+    """`3,960`: a count with its thousands apart."""
+    return f"{n:,}"
