@@ -256,9 +256,29 @@ def registered_bots() -> dict[str, str]:
     return {name: source.start() for name, source in load_registry().items() if source.folder is None}
 
 
-SPEC_LOADERS: dict[str, Any] = {}
-"""Loaders of the specs that start with a prefix: `command:` and `llm:` (registered by arena.isolation) and `openspiel:`
-(registered by arena.interop). Each builds on this module, which imports none of them."""
+SPEC_LOADERS = {
+    "command:": "arena.isolation.loaders:load_command_spec",
+    "llm:": "arena.llm.seat:model_seat_class",
+    "openspiel:": "arena.interop:load_openspiel_spec",
+}
+"""The loader of each spec that starts with a prefix, as `module:function` (`implementation`): a bot that runs as
+a process (`command:`), a model seat (`llm:`, played in the process that plays the game: it waits on the
+network, and its key stays in that process's environment), an OpenSpiel search (`openspiel:`)."""
+
+
+def implementation(where: str) -> Any:
+    """The function `module:function` names, its module imported now.
+
+    Loading a spec and asking a bot's host are done by the modules that run bots (arena/isolation/, arena/llm/,
+    arena/interop/), which build on this package: were it to import them, each would import itself through it. So
+    this package names them, and imports each only when a spec or a listing needs it. A name looked up at the call
+    is there in every process whatever it imported first (the command line, the server, the API, a Ray worker, a
+    `python -P -m MODULE` child), where a function that those modules would set here on import would be missing
+    from a process that had not imported them, and a spec would mean something else there. Every caller finds the
+    one function through the same table, so none has to carry it; `tests/test_architecture.py` holds each entry to
+    the layers that may import this package."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def load_bot_class(spec: str) -> type:
@@ -268,7 +288,7 @@ def load_bot_class(spec: str) -> type:
     of OpenSpiel's); raises BotError."""
     for prefix, loader in SPEC_LOADERS.items():
         if spec.startswith(prefix):
-            return loader(spec)
+            return implementation(loader)(spec)
     if ".py:" in spec:
         return load_spec(spec)
     if is_bot_folder(spec):

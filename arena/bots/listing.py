@@ -17,11 +17,19 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs, default_name, missing_class
+from arena.bots import (
+    BUNDLED,
+    BUNDLED_DIR,
+    ENTRY_POINT_GROUP,
+    BotError,
+    bot_dirs,
+    default_name,
+    implementation,
+    missing_class,
+)
 from arena.bots.registry import load_registry
 from arena.errors import ArenaError
 
@@ -42,9 +50,10 @@ class Listed:
     """Where it is: `/abs/file.py:Class`, `module:Class`, or a registered `command: ...` spec."""
 
 
-ASK_HOSTS: Callable[[list[str], float], list] | None = None
-"""Asks each spec's bot (a Python class in the built-in host, or a `command:`) hello in a process of its own within a
-time limit: its answer or the error (arena.isolation sets it on import: this module runs no bot)."""
+ASK_HOSTS = "arena.isolation.loaders:ask_hosts"
+"""What asks each spec's bot (a Python class in the built-in host, or a `command:`) hello in a process of its own
+within a time limit, its answer or the error: this module runs no bot (`arena.bots.implementation` says why it is
+named, not imported)."""
 
 
 class Unclear(ArenaError):
@@ -402,10 +411,9 @@ def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
     (a command in its sandbox), within `time_limit` seconds; a warning for each that does not answer."""
     if not asked:
         return []
-    if ASK_HOSTS is None:
-        raise BotError("cannot ask a bot's process here: import arena.isolation first")
     listed = []
-    for (spec, where), answer in zip(asked, ASK_HOSTS([spec for spec, _ in asked], time_limit), strict=True):
+    answers = implementation(ASK_HOSTS)([spec for spec, _ in asked], time_limit)
+    for (spec, where), answer in zip(asked, answers, strict=True):
         if isinstance(answer, Exception):
             print(f"warning: skipped {where}: {str(answer).removeprefix('BotError: ')}", file=sys.stderr)
             continue

@@ -94,7 +94,6 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 
     Examples: arena bots --game caterpillar; arena bots --forget counting
     """
-    import arena.isolation  # noqa: F401  (asks in their own processes the bots whose source does not tell)
     from arena.bots.listing import listed_bots
     from arena.bots.registry import load_registry, unregister
     from arena.cli.display import console, table

@@ -7,7 +7,6 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
 from arena.bots import BotError, sources
 from arena.bots.registry import BotSource
 from arena.bots.sources import resolve

@@ -1,13 +1,13 @@
 """Bots loaded as processes: the Python bots of a config checked in hosts of their own, a `[[bots]]` entry's
-process bot class, and the loader of `command: CMD` specs, registered with arena.bots on import."""
+process bot class, the loader of `command: CMD` specs and the hosts the listing asks (both named in arena.bots'
+tables, `arena.bots.implementation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from arena import bots
-from arena.bots import BotError, listing
+from arena.bots import BotError
 from arena.isolation.clock import WALL_BACKSTOP
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
@@ -78,7 +78,7 @@ def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time
                              strict=strict, folder=entry.folder)
 
 
-def _load_command_spec(spec: str) -> type:
+def load_command_spec(spec: str) -> type:
     """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
     import shlex
 
@@ -94,16 +94,3 @@ def ask_hosts(specs: Sequence[str], time_limit: float) -> list:
 
     return check_commands([(shlex.split(spec.removeprefix("command:")), {}, True) if spec.startswith("command:")
                            else (python_command(spec), {}, False) for spec in specs], time_limit)
-
-
-def _load_model_spec(spec: str) -> type:
-    """`load_bot_class` for an `llm:MODEL@URL` spec: a seat played by a language model (arena/llm/seat.py), in the
-    process that plays: it waits on the network, and its key stays in that process's environment."""
-    from arena.llm.seat import model_seat_class
-
-    return model_seat_class(spec)
-
-
-bots.SPEC_LOADERS["command:"] = _load_command_spec
-bots.SPEC_LOADERS["llm:"] = _load_model_spec
-listing.ASK_HOSTS = ask_hosts
