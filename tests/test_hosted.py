@@ -96,7 +96,7 @@ def test_arena_bots_lists_hostile_files_without_running_them(tmp_path):
 
 
 def test_a_bot_its_source_does_not_tell_about_is_asked_in_a_host_within_the_time_limit(tmp_path, monkeypatch,
-                                                                                        capsys):
+                                                                                        caplog):
     (tmp_path / "bots").mkdir()
     pids = tmp_path / "pids"
     (tmp_path / "bots" / "told.py").write_text(RECORDS_ITS_PID.format(pids=str(pids), suffix="-told", raises=False))
@@ -108,7 +108,7 @@ def test_a_bot_its_source_does_not_tell_about_is_asked_in_a_host_within_the_time
     assert time.perf_counter() - started < 15
     told = found["recorder-told"]
     assert told.about == "Plays at random, or raises at its first move." and told.games is None
-    assert "recorder-spins" not in found and "skipped" in capsys.readouterr().err
+    assert "recorder-spins" not in found and "skipped" in caplog.text
     assert recorded(pids) and os.getpid() not in recorded(pids)  # imported by the hosts, never here
 
 

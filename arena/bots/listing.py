@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import sys
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,8 @@ from arena.bots import (
 )
 from arena.bots.registry import load_registry
 from arena.errors import ArenaError
+
+logger = logging.getLogger(__name__)
 
 TIME_LIMIT = 5.0
 """Seconds a host process may take to load and build a bot that reading its source could not tell about."""
@@ -359,7 +361,7 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
             try:
                 listed, unclear = read_file(path)
             except BotError as error:
-                print(f"warning: skipped {error}", file=sys.stderr)
+                logger.warning(f"skipped {error}")
                 continue
             for bot in listed:
                 found.setdefault(bot.name, bot)
@@ -403,7 +405,7 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
 
 def _warn_registered(name: str, kind: str, why: object) -> None:
     extra = f" (`arena bots --forget {name}` unregisters it)" if kind == "registered bot" else ""
-    print(f"warning: skipped {kind} {name}: {why}{extra}", file=sys.stderr)
+    logger.warning(f"skipped {kind} {name}: {why}{extra}")
 
 
 def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
@@ -415,7 +417,7 @@ def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
     answers = implementation(ASK_HOSTS)([spec for spec, _ in asked], time_limit)
     for (spec, where), answer in zip(asked, answers, strict=True):
         if isinstance(answer, Exception):
-            print(f"warning: skipped {where}: {str(answer).removeprefix('BotError: ')}", file=sys.stderr)
+            logger.warning(f"skipped {where}: {str(answer).removeprefix('BotError: ')}")
             continue
         games = answer.get("games")
         listed.append(Listed(str(answer.get("name") or Path(spec).name), None if games is None else
