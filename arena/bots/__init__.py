@@ -277,9 +277,11 @@ def implementation(where: str) -> Any:
     this package names them, and imports each only when a spec or a listing needs it. A name looked up at the call
     is there in every process whatever it imported first (the command line, the server, the API, a Ray worker, a
     `python -P -m MODULE` child), where a function that those modules would set here on import would be missing
-    from a process that had not imported them, and a spec would mean something else there. Every caller finds the
-    one function through the same table, so none has to carry it; `tests/test_architecture.py` holds each entry to
-    the layers that may import this package."""
+    from a process that had not imported them, and a spec would mean something else there. The listing's host
+    asker (`listing.ASK_HOSTS`) is found the same way rather than passed in: every command that names a bot reads
+    the listing (`arena bots`, `arena play`, a config, `arena submit`, a league's bots, the server's client), and
+    each would have to carry it down, where one that forgot would list less. `tests/test_architecture.py` checks
+    that every function a table names is there."""
     module, _, name = where.partition(":")
     return getattr(importlib.import_module(module), name)
 
