@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -59,20 +59,20 @@ class Run:
 
 
 def run(config: str | Path | Mapping[str, Any], *, workers: int | None = None, address: str | None = None,
-        out: str | Path = "reports", resume: bool = False, overwrite: bool = False, progress: bool = False) -> Run:
+        out: str | Path = "reports", resume: bool = False, overwrite: bool = False,
+        progress: Callable[[int, int, str], None] | None = None) -> Run:
     """Plays a tournament to its end (or until its stopping rule stops it), rates it and writes its report.
 
     `config` is a path to a TOML file, TOML text, or a dict of the same structure. Like `arena tournament`,
-    a run directory that already holds a run needs `resume=True` or `overwrite=True`.
+    a run directory that already holds a run needs `resume=True` or `overwrite=True`. `progress(done, most, note)`
+    is called as games finish: the games played so far, the most the run may play, and a stopping rule's note.
     """
-    from arena.cli.display import progress_bar
     from arena.tournament.runner import play_missing
 
     settings = _config(config)
     directory = RunDir(Path(out) / settings.name)
-    with progress_bar(progress) as on_progress:
-        report = play_missing(settings, directory, workers=workers, address=address, resume=resume,
-                              overwrite=overwrite, on_progress=on_progress)
+    report = play_missing(settings, directory, workers=workers, address=address, resume=resume,
+                          overwrite=overwrite, on_progress=progress or None)
     manifest, tables = finish_and_report(settings, directory, report)
     return Run(directory.path, manifest, tables)
 

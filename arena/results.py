@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +20,8 @@ import pyarrow.parquet as pq
 
 from arena.atomic import write_atomic
 from arena.errors import ArenaError
+
+logger = logging.getLogger(__name__)
 
 SCHEMA = pa.schema([
     ("game_index", pa.int64()),
@@ -182,17 +185,15 @@ def scan_parts(run: RunDir) -> tuple[list[tuple[int, int, Path]], list[tuple[Pat
     return good, bad
 
 
-def set_aside_damaged(run: RunDir, warn: Callable[[str], object] | None = None) -> list[tuple[int, int, Path]]:
-    """Moves each part cut short by a crash out of the results into the run's `damaged/`, saying so through `warn`
-    (the league's goes to its logger; by default a `warning:` line on stdout): its games are played again. Returns the
-    readable parts as (start, end, path), as scan_parts does."""
-    warn = warn or (lambda line: print(f"warning: {line}"))
+def set_aside_damaged(run: RunDir) -> list[tuple[int, int, Path]]:
+    """Moves each part cut short by a crash out of the results into the run's `damaged/`, saying so as a warning:
+    its games are played again. Returns the readable parts as (start, end, path), as scan_parts does."""
     good, bad = scan_parts(run)
     for path, reason in bad:
         aside = run.damaged / path.name
         aside.parent.mkdir(exist_ok=True)
         os.replace(path, aside)
-        warn(f"{path} was damaged ({reason}); moved to {aside} and its games will be replayed")
+        logger.warning(f"{path} was damaged ({reason}); moved to {aside} and its games will be replayed")
     return good
 
 

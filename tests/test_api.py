@@ -45,7 +45,9 @@ def test_run_from_a_dict_text_and_path_gives_frames_and_the_same_digest(tmp_path
     path = tmp_path / "api.toml"
     path.write_text(toml_text(CONFIG))
     by_text = arena.run(path.read_text(), out=tmp_path / "text")
-    by_path = arena.run(path, out=tmp_path / "path")
+    calls = []
+    by_path = arena.run(path, out=tmp_path / "path", progress=lambda done, most, note: calls.append((done, most)))
+    assert calls[-1] == (len(run.results), len(run.results))  # the progress of every game, as the command's bar
     assert run.manifest["digest"] == by_text.manifest["digest"] == by_path.manifest["digest"]
     pd.testing.assert_frame_equal(run.ratings, arena.open_run(run.path).ratings)
     with pytest.raises(ConfigError, match="already holds a run"):

@@ -278,15 +278,52 @@ def test_every_page_renders_through_the_one_environment_of_arena_web():
     assert pages == ["arena/report/replay_page.py"], pages
 
 
-def test_the_server_and_the_league_log_instead_of_printing():
-    """What the server and a league's play say goes to `logging` (the server's handlers decide where), never to a
-    bare print."""
-    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for package in ("server", "league")
-             for path in sorted((ROOT / "arena" / package).rglob("*.py"))
+def test_only_the_command_line_prints():
+    """What arena's modules say goes to `logging` (the command line shows warnings as `warning:` lines on stderr, the
+    server's handlers decide where its notes go), never to a bare print: only arena/cli/ prints."""
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((ROOT / "arena").rglob("*.py"))
+             if "cli" not in path.relative_to(ROOT / "arena").parts[:1]
              for node in ast.walk(ast.parse(path.read_text()))
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"]
-    assert not found, "print in arena/server or arena/league (use logging): " + ", ".join(found)
+    assert not found, "print outside arena/cli (use logging): " + ", ".join(found)
 
+
+def test_no_module_wires_another_on_import():
+    """What a module does never hangs on what a process imported first: no import kept only for what importing does
+    (`# noqa: F401` on an import of arena), and no module that sets a name of another module as it is imported
+    (`other.NAME = ...`, `other.TABLE[key] = ...` at the top of a file): a function found elsewhere is named in a table
+    and imported when called (`arena.bots.implementation`)."""
+    known = modules()
+    found = []
+    for name, path in known.items():
+        text = path.read_text()
+        found += [f"{name}:{number} {line.strip()}" for number, line in enumerate(text.splitlines(), 1)
+                  if re.match(r"\s*(from arena\S* import|import arena)", line) and "noqa: F401" in line]
+        tree = ast.parse(text, str(path))
+        aliases = {alias.asname or alias.name: alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                   for alias in node.names if alias.name in known}
+        aliases |= {alias.asname or alias.name: f"{import_source(node, name, path)}.{alias.name}"
+                    for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+                    if f"{import_source(node, name, path)}.{alias.name}" in known}
+        for node in tree.body:
+            for target in node.targets if isinstance(node, ast.Assign) else []:
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                dotted = dotted_name(target.value) if isinstance(target, ast.Attribute) else None
+                if dotted is not None and aliases.get(dotted, dotted if dotted in known else None) not in (None, name):
+                    found.append(f"{name}:{node.lineno} sets {dotted}.{target.attr}")
+    assert not found, "modules wired on import:\n" + "\n".join(found)
+
+
+def test_every_function_named_in_a_table_is_there():
+    """The functions that arena.bots and arena.config name as `module:function` rather than import (the spec
+    loaders, the listing's host asker, a config's bot checks) each exist where they are named."""
+    from arena.bots import SPEC_LOADERS, implementation
+    from arena.bots.listing import ASK_HOSTS
+    from arena.config.bot_entries import BOT_CHECKS
+
+    for where in [*SPEC_LOADERS.values(), ASK_HOSTS, BOT_CHECKS]:
+        assert callable(implementation(where)), where
 
 
 def test_one_supervisor_starts_the_servers_children():

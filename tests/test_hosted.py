@@ -96,7 +96,7 @@ def test_arena_bots_lists_hostile_files_without_running_them(tmp_path):
 
 
 def test_a_bot_its_source_does_not_tell_about_is_asked_in_a_host_within_the_time_limit(tmp_path, monkeypatch,
-                                                                                        capsys):
+                                                                                        caplog):
     (tmp_path / "bots").mkdir()
     pids = tmp_path / "pids"
     (tmp_path / "bots" / "told.py").write_text(RECORDS_ITS_PID.format(pids=str(pids), suffix="-told", raises=False))
@@ -108,8 +108,39 @@ def test_a_bot_its_source_does_not_tell_about_is_asked_in_a_host_within_the_time
     assert time.perf_counter() - started < 15
     told = found["recorder-told"]
     assert told.about == "Plays at random, or raises at its first move." and told.games is None
-    assert "recorder-spins" not in found and "skipped" in capsys.readouterr().err
+    assert "recorder-spins" not in found and "skipped" in caplog.text
     assert recorded(pids) and os.getpid() not in recorded(pids)  # imported by the hosts, never here
+
+
+FRESH_PROCESS = """
+import sys
+
+from arena.bots import load_bot_class
+from arena.bots.listing import listed_bots
+
+assert not [name for name in sys.modules if name.startswith(("arena.isolation", "arena.interop", "arena.llm"))]
+command = load_bot_class(sys.argv[1])
+seat = load_bot_class("llm:model@http://127.0.0.1:1/v1")
+listed = listed_bots(time_limit=5.0)
+print(command.name, seat.name, listed["told"].games, listed["told"].about)
+"""
+
+
+def test_a_fresh_process_that_imports_only_arena_bots_loads_every_spec_form_and_asks_a_host(tmp_path):
+    """What a spec means and how the listing asks a bot's host never hang on what a process imported first: a
+    process that imports only arena.bots (as a child started by `python -P -m MODULE` may) loads a `command:` and an
+    `llm:` spec and lists a bot that only its host can tell about."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "told.py").write_text(
+        '"""Named at import."""\nimport random\n\n\nclass Told:\n    """Names itself at import."""\n\n'
+        '    name = "".join(["to", "ld"])\n    games = {"caterpillar"}\n\n'
+        '    def act(self, observation):\n        return random.choice(observation.legal_moves)\n')
+    assert read_file(tmp_path / "bots" / "told.py") == ([], ["Told"])
+    shell_bot = f"command: {ROOT / 'examples' / 'first_legal.sh'}"
+    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, shell_bot], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["first-legal", "model", "('caterpillar',)", "Names", "itself", "at", "import."]
 
 
 def test_every_bundled_bot_is_read_from_its_source_as_its_class_says():

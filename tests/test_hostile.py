@@ -166,11 +166,11 @@ def test_a_hostile_bot_forfeits_and_leaves_the_other_games_alone(case, tmp_path,
     assert manifest["games"] == len(rows)
 
 
-def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path, capfd, baseline):
+def test_a_bot_raising_past_the_referee_is_quarantined_in_a_serial_run(tmp_path, caplog, baseline):
     """SystemExit is no Exception: the referee lets it through, the serial backend replays the batch in quarantine."""
     text = config_text("all", "exits.py:ExitsBot", {"how": "system_exit"}, batch_size=12)
     run, rows, _ = run_tournament(tmp_path, text)
-    assert "replaying them in quarantine" in capfd.readouterr().err
+    assert "replaying them in quarantine" in caplog.text
     assert_forfeits(run, rows, "crash", "SystemExit: 3", fair_moves=2)
     assert by_game(honest(rows)) == by_game(baseline("all"))
     expected = play_batch(parse_config(text.replace("system_exit", "raise"), base=ROOT), 0, len(rows))
@@ -348,12 +348,12 @@ def test_a_death_in_quarantine_is_scored_like_a_crash_at_that_decision(how, in_r
 
 
 @pytest.mark.slow
-def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path, capfd, baseline):
+def test_a_bot_that_ends_its_process_in_a_serial_run_is_quarantined(tmp_path, caplog, baseline):
     """workers = 1 plays in a local worker process, never in the driver: os._exit there costs the worker
     and a replay of its batch in quarantine; the run completes in one go."""
     text = config_text("all", "exits.py:ExitsBot", {"how": "exit"}, batch_size=12)
     run, rows, _ = run_tournament(tmp_path, text)
-    assert "replaying them in quarantine" in capfd.readouterr().err
+    assert "replaying them in quarantine" in caplog.text
     assert_forfeits(run, rows, "crash", "process died: exit code 3", fair_moves=2)
     assert by_game(honest(rows)) == by_game(baseline("all"))
 
@@ -491,7 +491,7 @@ def damage(part: Path, how: str) -> None:
         part.write_bytes(bytes(data))
 
 
-def test_damaged_parts_are_refused_on_read_and_replayed_on_resume(tmp_path, capsys):
+def test_damaged_parts_are_refused_on_read_and_replayed_on_resume(tmp_path, caplog):
     config = load_config(SMALL)
     run = RunDir(tmp_path / "small")
     play_missing(config, run, workers=1)
@@ -504,9 +504,9 @@ def test_damaged_parts_are_refused_on_read_and_replayed_on_resume(tmp_path, caps
             load_results(run)
         message = str(error.value)
         assert "\n" not in message and "damaged result part" in message and "--resume" in message
-    capsys.readouterr()
+    caplog.clear()
     report = play_missing(config, run, workers=1, resume=True)
-    warnings = capsys.readouterr().out
+    warnings = caplog.text
     assert warnings.count("was damaged") == len(damaged) and "will be replayed" in warnings
     assert sorted(p.name for p in (run.path / "damaged").iterdir()) == sorted(damaged)
     assert report.played_now == sum(end - start for start, end in (map(int, re.findall(r"\d{12}", n))

@@ -245,7 +245,7 @@ def test_sigkill_mid_round_then_serve_again_loses_and_doubles_nothing(tmp_path):
 
 
 def test_the_round_log_is_read_a_page_at_a_time(tmp_path):
-    from arena.server.app import ROUND_PAGE
+    from arena.server.pages_routes import ROUND_PAGE
 
     league = make_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress", "--rounds", ROUND_PAGE + 2)
@@ -350,7 +350,7 @@ def test_a_server_answers_with_the_standings_before_its_history_and_the_next_loo
     computed, and the next look adds the same points as one look making both."""
     from arena.league.directory import LeagueDir
     from arena.server import views as views_module
-    from arena.server.app import bot_context, templates
+    from arena.server.pages_routes import bot_context, templates
     from arena.server.views import make_view
 
     league = make_league(tmp_path, "random", "greedy")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
+import logging
 import os
 import random
 import re
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from arena.errors import ArenaError
+
+logger = logging.getLogger(__name__)
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "bots"
 """The bundled bots; a `bots/` folder in the working directory is searched as well."""
@@ -210,7 +213,7 @@ def folder_bots(folder: Path) -> dict[str, type]:
         try:
             module = _load_module(path)
         except BotError as error:
-            print(f"warning: skipped {error}", file=sys.stderr)
+            logger.warning(f"skipped {error}")
             continue
         for bot_class in _bots_in(module):
             found.setdefault(bot_class.name, bot_class)
@@ -230,8 +233,8 @@ def available_bots() -> dict[str, type]:
             except BotError as error:
                 if name not in _warned:  # once per command, however often it looks the bots up
                     _warned.add(name)
-                    print(f"warning: skipped registered bot {name}: {error} (`arena bots --forget {name}` "
-                          "unregisters it)", file=sys.stderr)
+                    logger.warning(f"skipped registered bot {name}: {error} (`arena bots --forget {name}` "
+                                   "unregisters it)")
     # imported here: it costs 50 ms, and every bot's host process imports arena.bots
     from importlib.metadata import entry_points
 
@@ -240,7 +243,7 @@ def available_bots() -> dict[str, type]:
             try:
                 found[point.name] = as_bot_class(point.load(), f"entry point {point.name}")
             except Exception as error:
-                print(f"warning: skipped entry point {point.name}: {error}", file=sys.stderr)
+                logger.warning(f"skipped entry point {point.name}: {error}")
     return found
 
 
@@ -256,9 +259,31 @@ def registered_bots() -> dict[str, str]:
     return {name: source.start() for name, source in load_registry().items() if source.folder is None}
 
 
-SPEC_LOADERS: dict[str, Any] = {}
-"""Loaders of the specs that start with a prefix: `command:` and `llm:` (registered by arena.isolation) and `openspiel:`
-(registered by arena.interop). Each builds on this module, which imports none of them."""
+SPEC_LOADERS = {
+    "command:": "arena.isolation.loaders:load_command_spec",
+    "llm:": "arena.llm.seat:model_seat_class",
+    "openspiel:": "arena.interop:load_openspiel_spec",
+}
+"""The loader of each spec that starts with a prefix, as `module:function` (`implementation`): a bot that runs as
+a process (`command:`), a model seat (`llm:`, played in the process that plays the game: it waits on the
+network, and its key stays in that process's environment), an OpenSpiel search (`openspiel:`)."""
+
+
+def implementation(where: str) -> Any:
+    """The function `module:function` names, its module imported now.
+
+    Loading a spec and asking a bot's host are done by the modules that run bots (arena/isolation/, arena/llm/,
+    arena/interop/), which build on this package: were it to import them, each would import itself through it. So
+    this package names them, and imports each only when a spec or a listing needs it. A name looked up at the call
+    is there in every process whatever it imported first (the command line, the server, the API, a Ray worker, a
+    `python -P -m MODULE` child), where a function that those modules would set here on import would be missing
+    from a process that had not imported them, and a spec would mean something else there. The listing's host
+    asker (`listing.ASK_HOSTS`) is found the same way rather than passed in: every command that names a bot reads
+    the listing (`arena bots`, `arena play`, a config, `arena submit`, a league's bots, the server's client), and
+    each would have to carry it down, where one that forgot would list less. `tests/test_architecture.py` checks
+    that every function a table names is there."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def load_bot_class(spec: str) -> type:
@@ -268,7 +293,7 @@ def load_bot_class(spec: str) -> type:
     of OpenSpiel's); raises BotError."""
     for prefix, loader in SPEC_LOADERS.items():
         if spec.startswith(prefix):
-            return loader(spec)
+            return implementation(loader)(spec)
     if ".py:" in spec:
         return load_spec(spec)
     if is_bot_folder(spec):

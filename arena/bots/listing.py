@@ -16,14 +16,24 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import sys
-from collections.abc import Callable
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BUNDLED, BUNDLED_DIR, ENTRY_POINT_GROUP, BotError, bot_dirs, default_name, missing_class
+from arena.bots import (
+    BUNDLED,
+    BUNDLED_DIR,
+    ENTRY_POINT_GROUP,
+    BotError,
+    bot_dirs,
+    default_name,
+    implementation,
+    missing_class,
+)
 from arena.bots.registry import load_registry
 from arena.errors import ArenaError
+
+logger = logging.getLogger(__name__)
 
 TIME_LIMIT = 5.0
 """Seconds a host process may take to load and build a bot that reading its source could not tell about."""
@@ -42,9 +52,10 @@ class Listed:
     """Where it is: `/abs/file.py:Class`, `module:Class`, or a registered `command: ...` spec."""
 
 
-ASK_HOSTS: Callable[[list[str], float], list] | None = None
-"""Asks each spec's bot (a Python class in the built-in host, or a `command:`) hello in a process of its own within a
-time limit: its answer or the error (arena.isolation sets it on import: this module runs no bot)."""
+ASK_HOSTS = "arena.isolation.loaders:ask_hosts"
+"""What asks each spec's bot (a Python class in the built-in host, or a `command:`) hello in a process of its own
+within a time limit, its answer or the error: this module runs no bot (`arena.bots.implementation` says why it is
+named, not imported)."""
 
 
 class Unclear(ArenaError):
@@ -350,7 +361,7 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
             try:
                 listed, unclear = read_file(path)
             except BotError as error:
-                print(f"warning: skipped {error}", file=sys.stderr)
+                logger.warning(f"skipped {error}")
                 continue
             for bot in listed:
                 found.setdefault(bot.name, bot)
@@ -394,7 +405,7 @@ def listed_bots(time_limit: float = TIME_LIMIT, registered: bool = True) -> dict
 
 def _warn_registered(name: str, kind: str, why: object) -> None:
     extra = f" (`arena bots --forget {name}` unregisters it)" if kind == "registered bot" else ""
-    print(f"warning: skipped {kind} {name}: {why}{extra}", file=sys.stderr)
+    logger.warning(f"skipped {kind} {name}: {why}{extra}")
 
 
 def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
@@ -402,12 +413,11 @@ def _ask(asked: list[tuple[str, str]], time_limit: float) -> list[Listed]:
     (a command in its sandbox), within `time_limit` seconds; a warning for each that does not answer."""
     if not asked:
         return []
-    if ASK_HOSTS is None:
-        raise BotError("cannot ask a bot's process here: import arena.isolation first")
     listed = []
-    for (spec, where), answer in zip(asked, ASK_HOSTS([spec for spec, _ in asked], time_limit), strict=True):
+    answers = implementation(ASK_HOSTS)([spec for spec, _ in asked], time_limit)
+    for (spec, where), answer in zip(asked, answers, strict=True):
         if isinstance(answer, Exception):
-            print(f"warning: skipped {where}: {str(answer).removeprefix('BotError: ')}", file=sys.stderr)
+            logger.warning(f"skipped {where}: {str(answer).removeprefix('BotError: ')}")
             continue
         games = answer.get("games")
         listed.append(Listed(str(answer.get("name") or Path(spec).name), None if games is None else

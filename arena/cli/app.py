@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import WORKERS_HELP, Format, fail, run_config, user_errors
+from arena.cli.common import WORKERS_HELP, Format, fail, log_to_console, run_config, user_errors
 from arena.cli.league import league_app
 
 WALL_BACKSTOP_HELP = ("The wall-clock backstop: a call into a bot that sleeps or blocks ends after this many times its "
@@ -40,6 +40,7 @@ def main_options(
                                           is_eager=True)] = False,
 ) -> None:
     """Tournaments and a bot arena for four card games by David Parlett."""
+    log_to_console()  # what arena's modules warn of (a bot skipped, a batch replayed in quarantine) as `warning:` lines
 
 
 
@@ -94,7 +95,6 @@ def bots(game: Annotated[str | None, typer.Option(help="Only bots that can play 
 
     Examples: arena bots --game caterpillar; arena bots --forget counting
     """
-    import arena.isolation  # noqa: F401  (asks in their own processes the bots whose source does not tell)
     from arena.bots.listing import listed_bots
     from arena.bots.registry import load_registry, unregister
     from arena.cli.display import console, table

@@ -3,6 +3,8 @@ config and printing its tables."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -11,6 +13,31 @@ from typing import NoReturn
 import typer
 
 WORKERS_HELP = "Worker processes: 0 = one per core (Ray), 1 = one local worker (no Ray)."
+
+
+class ConsoleLog(logging.Handler):
+    """arena's log as a command prints it: a note (the address a server listens on) on stdout as it is, a warning or
+    an error on stderr after `warning: ` or `error: `. The streams are looked up at each line, so a capture made after
+    this handler (a test's) still gets what it writes."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = self.format(record)
+            stream = sys.stdout if record.levelno < logging.WARNING else sys.stderr
+            stream.write(text if stream is sys.stdout else f"{record.levelname.lower()}: {text}")
+            stream.write("\n")
+            stream.flush()
+        except Exception:  # noqa: BLE001 - logging's own way: a line that cannot be written never stops the command
+            self.handleError(record)
+
+
+def log_to_console(level: int = logging.WARNING) -> None:
+    """Sends the log of arena's modules from `level` up to the console (`ConsoleLog`): every command's warnings (the
+    app's callback calls it first), and a server's notes as well. The handler is added once however often called."""
+    log = logging.getLogger("arena")
+    log.setLevel(min(log.level or logging.WARNING, level))
+    if not any(isinstance(handler, ConsoleLog) for handler in log.handlers):
+        log.addHandler(ConsoleLog())
 
 
 def fail(message: str) -> NoReturn:

@@ -3,41 +3,16 @@
 from __future__ import annotations
 
 import logging
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import WORKERS_HELP, Format, fail, run_config, user_errors
+from arena.cli.common import WORKERS_HELP, Format, fail, log_to_console, run_config, user_errors
 
 league_app = typer.Typer(help="A league that lives: bots added over time, rated against the field by the games a "
                          "matchmaker chooses (docs/league.md).", no_args_is_help=True)
-
-
-class ConsoleLog(logging.Handler):
-    """arena's log as a command prints it: a note (the address a server listens on) on stdout as it is, a warning or
-    an error on stderr after `warning: ` or `error: `. The streams are looked up at each line, so a capture made after
-    this handler (a test's) still gets what it writes."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            text = self.format(record)
-            stream = sys.stdout if record.levelno < logging.WARNING else sys.stderr
-            stream.write(text if stream is sys.stdout else f"{record.levelname.lower()}: {text}")
-            stream.write("\n")
-            stream.flush()
-        except Exception:  # noqa: BLE001 - logging's own way: a line that cannot be written never stops the command
-            self.handleError(record)
-
-
-def log_to_console() -> None:
-    """Sends the log of arena's modules (INFO and up) to the console (`ConsoleLog`); once however often called."""
-    log = logging.getLogger("arena")
-    log.setLevel(logging.INFO)
-    if not any(isinstance(handler, ConsoleLog) for handler in log.handlers):
-        log.addHandler(ConsoleLog())
 
 
 def data_text(frame, format: Format) -> str | None:
@@ -215,7 +190,6 @@ def league_play(
     from arena.league.play import play_league
     from arena.web.formats import counted
 
-    log_to_console()  # a damaged part set aside is a warning
     with user_errors():
         try:
             with progress_bar(progress) as on_progress:
@@ -448,7 +422,7 @@ def league_serve(
     """
     from arena.server.app import serve
 
-    log_to_console()  # the address it listens on, then the server's warnings and errors
+    log_to_console(logging.INFO)  # the address it listens on, then the server's warnings and errors
     with user_errors():
         try:
             serve(directory, host=host, port=port, play=play, workers=workers, address=address)

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.config.bot_entries import bot_entry, checked_bots
+from arena.bots import implementation
+from arena.config.bot_entries import BOT_CHECKS, bot_entry
 from arena.config.models import (
     RATING_METHODS,
     SPRT_MODELS,
@@ -75,7 +76,7 @@ def parse_config(text: str, base: Path = Path("."), folders: Sequence[str | Path
     if (twice := first_repeat(b.name for b in bots)) is not None:
         raise ConfigError(f"bots[{twice}].name: {bots[twice].name!r} appears twice")
     run = run_settings(checked_table(data.get("run", {}), "run"), bots)
-    bots = checked_bots(bots, run.setup_time_limit, run.wall_backstop)
+    bots = implementation(BOT_CHECKS)(bots, run.setup_time_limit, run.wall_backstop)
     if not isinstance(data["games"], list) or not data["games"]:
         raise ConfigError("games: must be a non-empty array of tables ([[games]])")
     games = tuple(_game_entry(checked_table(raw, f"games[{i}]"), f"games[{i}].", bots, run.max_deals)

@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.isolation.clock import WALL_BACKSTOP
+
+WALL_BACKSTOP = 10.0
+"""How many times its limit a call into a bot may last in wall time (`[run] wall_backstop`): the backstop for a bot
+that sleeps or blocks, which uses no CPU time. Far above 1, so that load on the machine never reaches it."""
+DEFAULT_MEMORY_MB = 4096
+"""Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
 
 
 class ConfigError(ArenaError, ValueError):
@@ -116,7 +121,7 @@ class RunSettings:
     """`settled`: a rating difference known to lie within +-tie_margin is a tie (0.5 = 53% head to head)."""
     sprt: SprtSettings | None = None
     wall_backstop: float = WALL_BACKSTOP
-    """How many times its limit a call into a bot may last in wall time (arena.isolation.clock.WALL_BACKSTOP): it stops
+    """How many times its limit a call into a bot may last in wall time (WALL_BACKSTOP): it stops
     a bot that sleeps or blocks, which uses no CPU time."""
     suspend_after: int = 3
     """A bot whose calls the wall-clock backstop ended this many times in a run is suspended for the rest of it: its

@@ -4,7 +4,7 @@
 OpenSpiel game; both rest on the action and observation encoding of `arena.interop.encoding`. They are
 imported on first use, so importing this package needs neither PettingZoo nor OpenSpiel.
 
-Importing it registers the loader of `openspiel:ALGO` bot specs (a search of OpenSpiel's) with arena.bots.
+It holds the loader of `openspiel:ALGO` bot specs (a search of OpenSpiel's), which arena.bots names in its table.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
-def _load_openspiel_spec(spec: str) -> type:
+def load_openspiel_spec(spec: str) -> type:
     """`load_bot_class` for an `openspiel:ALGO` spec (arena.interop.openspiel, imported only now: importing
     arena needs no OpenSpiel)."""
     try:
@@ -40,6 +40,3 @@ def _load_openspiel_spec(spec: str) -> type:
     except ImportError as error:
         raise bots.BotError(f"{spec}: needs OpenSpiel, the extra arena[rl]: {error}") from None
     return openspiel_bot_class(spec.removeprefix("openspiel:").strip())
-
-
-bots.SPEC_LOADERS["openspiel:"] = _load_openspiel_spec

@@ -21,8 +21,8 @@ arena/isolation/sandbox.py; where none can be made, it never starts (BotProcessE
 
 The package's modules: `protocol` (the JSON lines, both sides), `limits` (the operating system's limits on a
 bot process), `stderr` (what a bot writes on stderr: its last lines kept, the rest logged), `process` (the arena
-side: running processes and the class that stands for one), `loaders` (bots loaded as processes; importing it
-registers the `command:` spec loader), `host` (the bot side) and `supervisor` (arena's own children: a server's
+side: running processes and the class that stands for one), `loaders` (bots loaded as processes, and the
+`command:` spec loader), `host` (the bot side) and `supervisor` (arena's own children: a server's
 long-lived ones kept running, and a page's replays done under a deadline).
 """
 

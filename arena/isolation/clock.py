@@ -27,6 +27,8 @@ import signal
 import threading
 import time
 
+from arena.config.models import WALL_BACKSTOP
+
 
 class MoveTimeout(BaseException):
     """Raised inside a bot's call that ran over its time limit (a BaseException, so that a bot's
@@ -41,9 +43,6 @@ class MoveTimeout(BaseException):
 
 NO_LIMIT_NS = 1 << 62
 """The allowance of a call that has no limit (about 146 years)."""
-WALL_BACKSTOP = 10.0
-"""How many times its limit a call may last in wall time (`[run] wall_backstop`): the backstop for a bot that
-sleeps or blocks, which uses no CPU time. Far above 1, so that load on the machine never reaches it."""
 SETUP_WALL_SECONDS = 20.0
 """The most wall time a setup call (construction, hello, `reset`) may last, unless its limit is over half of it:
 a bot that sleeps in `reset` then costs 20 s a game, not `wall` times the 10 s setup limit (100 s)."""

@@ -78,13 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m arena.isolation SPEC`: the built-in host for the Python bot class SPEC."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if len(argv) != 1:
-        print("usage: python -m arena.isolation path/to/file.py:Class | module:Class", file=sys.stderr)
+        sys.stderr.write("usage: python -m arena.isolation path/to/file.py:Class | module:Class\n")
         return 2
     if os.environ.get(landlock.ENV):  # in the sandbox: a second wall before any of the bot's code is loaded
         try:
             landlock.restrict()
         except OSError as error:
-            print(f"cannot restrict the bot with Landlock: {error}", file=sys.stderr)
+            sys.stderr.write(f"cannot restrict the bot with Landlock: {error}\n")
             return 1
     bots.unshadowed([os.getcwd()])  # `module:Class` of the working directory is found, after everything else
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

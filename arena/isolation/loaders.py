@@ -1,14 +1,17 @@
 """Bots loaded as processes: the Python bots of a config checked in hosts of their own, a `[[bots]]` entry's
-process bot class, and the loader of `command: CMD` specs, registered with arena.bots on import."""
+process bot class, the loader of `command: CMD` specs and the hosts the listing asks (both named in arena.bots'
+tables, `arena.bots.implementation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from arena import bots
-from arena.bots import BotError, listing
-from arena.isolation.clock import WALL_BACKSTOP
+from arena.bots import BotError
+from arena.config.models import BotEntry, ConfigError
+from arena.isolation import sandbox
+from arena.isolation.clock import WALL_BACKSTOP, setup_wall
 from arena.isolation.process import (
     DEFAULT_MEMORY_MB,
     BotProcess,
@@ -16,9 +19,7 @@ from arena.isolation.process import (
     process_bot_class,
     python_command,
 )
-from arena.isolation.protocol import (
-    BotProcessError,
-)
+from arena.isolation.protocol import BotProcessError, SetupTimeout
 
 
 def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float | None,
@@ -78,7 +79,7 @@ def entry_bot_class(entry: Any, move_time_limit: float | None = None, setup_time
                              strict=strict, folder=entry.folder)
 
 
-def _load_command_spec(spec: str) -> type:
+def load_command_spec(spec: str) -> type:
     """`load_bot_class` for a `command: CMD` spec: a bot that is an executable (docs/protocol.md), sandboxed."""
     import shlex
 
@@ -96,14 +97,69 @@ def ask_hosts(specs: Sequence[str], time_limit: float) -> list:
                            else (python_command(spec), {}, False) for spec in specs], time_limit)
 
 
-def _load_model_spec(spec: str) -> type:
-    """`load_bot_class` for an `llm:MODEL@URL` spec: a seat played by a language model (arena/llm/seat.py), in the
-    process that plays: it waits on the network, and its key stays in that process's environment."""
-    from arena.llm.seat import model_seat_class
-
-    return model_seat_class(spec)
+_checked: dict[tuple, dict] = {}
+"""What checking a Python bot found (its hello: name, games, spec), by what was checked: a config read again
+in this process does not start its bots' processes again."""
 
 
-bots.SPEC_LOADERS["command:"] = _load_command_spec
-bots.SPEC_LOADERS["llm:"] = _load_model_spec
-listing.ASK_HOSTS = ask_hosts
+def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backstop: float = WALL_BACKSTOP
+                 ) -> tuple[BotEntry, ...]:
+    """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
+
+    This process never runs a bot's code: a Python bot is imported and built with its params in a host
+    process, which must answer within the setup time limit (of its CPU time, and `wall_backstop` times that of wall
+    time); a command bot answers hello. A sandboxed bot where no sandbox can be made is refused first. A config's
+    reading asks this (arena.config.bot_entries.BOT_CHECKS), raising ConfigError with the field."""
+    import dataclasses
+    import json
+
+    for i, entry in enumerate(bots):
+        if entry.isolation == "sandbox":
+            try:
+                sandbox.check()
+            except sandbox.SandboxUnavailable as error:
+                raise ConfigError(f"bots[{i}].{error}") from None
+    keys = {i: (entry.spec, json.dumps(entry.params, sort_keys=True, default=repr), setup_time_limit, wall_backstop,
+                str(Path.cwd()), _stamp(entry.spec), entry.isolation == "sandbox")
+            for i, entry in enumerate(bots) if entry.command is None and not entry.spec.startswith("llm:")}
+    missing = [i for i, key in keys.items() if key not in _checked]
+    checks = [(bots[i].spec, bots[i].params, keys[i][-1]) for i in missing]
+    for i, answer in zip(missing, check_bots(checks, setup_time_limit, wall_backstop), strict=True):
+        entry, where = bots[i], f"bots[{i}]."
+        field_name = "path" if entry.path is not None else "name"
+        if isinstance(answer, SetupTimeout):
+            waited = f" (waited {setup_wall(setup_time_limit, wall_backstop):g}s of wall time)" if answer.wall else ""
+            raise ConfigError(f"{where}{field_name}: bot {entry.name!r} could not be built within "
+                              f"setup_time_limit = {setup_time_limit:g}s{waited}")
+        if isinstance(answer, BotProcessError):
+            text = str(answer).removeprefix("BotError: ")
+            raise ConfigError(f"{where}{text}" if text.startswith("params: ") else f"{where}{field_name}: {text}")
+        _checked[keys[i]] = answer
+    checked = []
+    for i, entry in enumerate(bots):
+        if entry.spec.startswith("llm:"):  # a model seat, checked as its entry was read; it plays any game
+            pass
+        elif entry.command is None:
+            hello = _checked[keys[i]]
+            games = hello.get("games")
+            entry = dataclasses.replace(entry, spec=hello.get("spec") or entry.spec,
+                                        plays=None if games is None else tuple(games))
+        else:
+            try:
+                games = entry_bot_class(entry, setup_time_limit=setup_time_limit, strict=True,
+                                        wall_backstop=wall_backstop).games
+            except BotProcessError as error:
+                raise ConfigError(f"bots[{i}].command: {error}") from None
+            entry = dataclasses.replace(entry, plays=None if games is None else tuple(sorted(games)))
+        checked.append(entry)
+    return tuple(checked)
+
+
+def _stamp(spec: str) -> tuple:
+    """When a bot file last changed (size and time): a file changed since it was checked is checked again."""
+    file = spec.rpartition(":")[0]
+    try:
+        info = Path(file).stat() if ".py" in file else None
+    except (OSError, ValueError):
+        info = None
+    return (info.st_size, info.st_mtime_ns) if info is not None else ()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from arena.bots import Bot, host_command, is_host
+from arena.config.models import DEFAULT_MEMORY_MB
 from arena.games import get_game
 from arena.isolation import sandbox
 from arena.isolation.clock import WALL_BACKSTOP, MoveTimeout, note_move, setup_wall
@@ -46,8 +47,6 @@ HELLO_TIMEOUT = 30.0
 (an interpreter starting on a loaded machine)."""
 RESET_TIMEOUT = 10.0
 """Seconds of CPU time for an answer to hello (the built-in host) or reset when no setup time limit is given."""
-DEFAULT_MEMORY_MB = 4096
-"""Address-space limit of a process bot unless its config says otherwise (`memory_mb = 0`: none)."""
 
 
 class BotProcess:

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
-import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
 from arena.bots import BUNDLED_DIR, MANIFEST, BotError
 from arena.bots.bundles import ArchiveLimits, check_folder, tree_hash
 from arena.bots.registry import BotSource

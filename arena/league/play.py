@@ -189,7 +189,7 @@ def play_league(directory: Path, *, games: int | None = None, until_settled: boo
         catalog = Catalog(directory)
         try:
             run = LeagueDir(directory).run
-            saved = [(start, end) for start, end, _ in set_aside_damaged(run, warn=logger.warning)]
+            saved = [(start, end) for start, end, _ in set_aside_damaged(run)]
             matchmaker = planner(directory, settings, catalog, budget=games, until_settled=until_settled,
                                     rounds=rounds)
             stalls = catalog.stalls()

@@ -1,6 +1,6 @@
 """How a page or an answer of `arena league serve` is made from the current view: rendered once a view and shared
 by every reader (an ETag, 304 to a client that holds it), a page or only its live part for htmx, and query
-parameters checked. The routes of arena/server/app.py and arena/server/final_routes.py answer through it."""
+parameters checked. The routes of arena/server/pages_routes.py, api_routes.py and final_routes.py answer through it."""
 
 from __future__ import annotations
 

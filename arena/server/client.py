@@ -9,7 +9,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
 from arena.bots.bundles import ArchiveLimits, check_folder
 from arena.bots.sources import as_folder, resolve
 from arena.league.catalog import LeagueError

@@ -60,7 +60,7 @@ def freeze_bots(config: Config, run: RunDir) -> None:
         if "form" in recorded and "frozen" not in recorded:  # arena's own code has no form here: its version pins it
             pinned = f" (sha256 {recorded['sha256'][:12]} pins it)" if "sha256" in recorded else ""
             logging.getLogger(__name__).warning(
-                f"note: bot {bot.name!r}: its code cannot be copied into the run{pinned}; reproducing the run needs "
+                f"bot {bot.name!r}: its code cannot be copied into the run{pinned}; reproducing the run needs "
                 "it where it is")
 
 

@@ -14,6 +14,7 @@ of a config; `row`, a game's result row), so exactly as play_batch plays and rec
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from array import array
@@ -36,6 +37,8 @@ from arena.tournament.batch import (
     unplayed,
 )
 from arena.tournament.schedule import Schedule
+
+logger = logging.getLogger(__name__)
 
 QUARANTINE_MOVES = 1 << 20
 """Decisions of one game the board can hold (a game runs far shorter)."""
@@ -268,8 +271,5 @@ def _death(exitcode: int) -> str:
 
 
 def warn_quarantine(start: int, end: int, error: BaseException) -> None:
-    """Says on stderr that a batch failed and is being replayed game by game."""
-    import sys
-
-    print(f"warning: games {start}..{end - 1} failed ({type(error).__name__}); replaying them in quarantine",
-          file=sys.stderr)
+    """Says that a batch failed and is being replayed game by game."""
+    logger.warning(f"games {start}..{end - 1} failed ({type(error).__name__}); replaying them in quarantine")

@@ -18,7 +18,6 @@ import json
 import time
 from dataclasses import dataclass, field
 
-import arena.isolation  # noqa: F401  (sets the listing's ASK_HOSTS: a bot only its process can tell about is asked)
 from arena.bots import BUNDLED_DIR, BotError, can_play, load_spec
 from arena.bots.registry import BotSource, load_registry, register
 from arena.bots.sources import resolve, source_names
