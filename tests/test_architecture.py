@@ -269,13 +269,13 @@ def test_only_the_fronts_and_the_league_import_the_report():
 
 def test_every_page_renders_through_the_one_environment_of_arena_web():
     """One Jinja2 environment, in arena/web/, renders every page (the filters, the escaping and the templates are set in
-    one place), and no module writes a page's HTML itself: the replay page is the one page still written in Python."""
+    one place), and no module writes a page's HTML itself."""
     environments = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
                           if "jinja2.Environment(" in path.read_text())
     assert environments == ["arena/web/__init__.py"], environments
     pages = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
                    if re.search(r"<html|<!doctype", path.read_text(), re.I))
-    assert pages == ["arena/report/replay_page.py"], pages
+    assert pages == [], pages
 
 
 def test_only_the_command_line_prints():

@@ -1,7 +1,8 @@
-// Duke of York in its replay page: the round and its phase, the count and its direction, the top of the hill, the
-// two face-down slots of the table, the stock and the cards of this round; each hand with the card its seat took
-// from the table. arena/report/replay_page.py inlines this file in the page's script, after the helpers it uses
-// (el, split, card, cards, zone, seatName) and the GAME it fills in.
+// Duke of York in its replay page: the round and its phase, the count and its direction, the top of the hill, the two
+// face-down slots of the table, the stock and the cards of this round; each hand with the card its seat took from the
+// table. The replay page (arena/web/templates/replay.html) inlines this file after its script
+// (arena/web/static/replay.js), in one function with the helpers it uses (el, split, card, cards, zone, seatName) and
+// the GAME it fills in.
 GAME.table = (f) => {
   const slots = el("div", "cards");
   f.table.forEach((name, i) => {

@@ -1,6 +1,7 @@
-// Give or Take in its replay page: the deal and its dealer, the turn-up, the count and the cards of this deal with
-// the operation each made; each hand as the page draws every game's. arena/report/replay_page.py inlines this file
-// in the page's script, after the helpers it uses (el, split, card, cards, zone, seatName) and the GAME it fills in.
+// Give or Take in its replay page: the deal and its dealer, the turn-up, the count and the cards of this deal with the
+// operation each made; each hand as the page draws every game's. The replay page (arena/web/templates/replay.html)
+// inlines this file after its script (arena/web/static/replay.js), in one function with the helpers it uses (el, split,
+// card, cards, zone, seatName) and the GAME it fills in.
 const OPS = {"+": "+", "-": "\u2212", "/": "\u00f7", "*": "\u00d7", "k": "K"};
 GAME.table = (f) => {
   const played = el("div", "cards");

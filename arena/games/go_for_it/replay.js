@@ -1,6 +1,7 @@
-// Go For It in its replay page: the row, the passes, who played its last card, the decisions and the cards set
-// aside; each seat's pile, top first. arena/report/replay_page.py inlines this file in the page's script, after the
-// helpers it uses (el, split, card, cards, zone, seatName) and the GAME it fills in.
+// Go For It in its replay page: the row, the passes, who played its last card, the decisions and the cards set aside;
+// each seat's pile, top first. The replay page (arena/web/templates/replay.html) inlines this file after its script
+// (arena/web/static/replay.js), in one function with the helpers it uses (el, split, card, cards, zone, seatName) and
+// the GAME it fills in.
 GAME.table = (f) => {
   const r = split(f.r);
   const out = [zone("row (" + r.length + ")", cards(r, "", (i) => i === r.length - 1 ? "last" : "")),
