@@ -111,6 +111,7 @@ def open_replay(browse, path: Path) -> Watched:
 
 
 def state(page: Page) -> dict:
+    """Where the viewer stands and what the page shows of it."""
     return page.evaluate("""(all => ({at: window.replay.at, frames: window.replay.frames,
         current: Array.from(all('#moves li.move')).findIndex(li => li.classList.contains('current')),
         currents: all('#moves li.current').length, result: !document.getElementById('result').hidden,
