@@ -1,5 +1,6 @@
 """Shared test data: the rules variants every game is exercised under; the optional libraries' import; the one
-local Ray instance of the tests marked `ray`; and what a test needs of the machine, which CI requires.
+local Ray instance of the tests marked `ray`; the one Chromium of a test process's browser tests; and what a test needs
+of the machine, which CI requires.
 
 A test that needs something this machine may lack (a browser, a sandbox, the compiled games, the RL libraries, a
 language model: `make llm`) is marked `@pytest.mark.needs(WHAT, missing)` with `missing` the reason it is absent, or
@@ -171,6 +172,35 @@ def local_ray(request) -> int:
         ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
                  log_to_driver=False)
     return 2
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the browser tests of this test process, started by the first of them
+    (tests/browser.py). From then on Playwright's driver keeps an asyncio loop marked as running in the main thread,
+    where asyncio.run() then fails for the rest of the process: a test that needs asyncio runs it in a thread of its
+    own."""
+    from browser import find_chromium
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)  # rather than 5 s: the suite's processes share a loaded machine's cores
+    with sync_playwright() as playwright:
+        # no sandbox of its own: as root (CI runs as root) Chromium refuses to start with it
+        browser = playwright.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browse(chromium):
+    """`browse(path, height=900)`: a local file or an http:// address opened in a new page of this test's own
+    browser context (a fresh profile), loaded and watched (`browser.open_page`)."""
+    from browser import open_page
+
+    context = chromium.new_context()
+    context.set_default_timeout(60_000)
+    yield lambda path, height=900: open_page(context, path, height)
+    context.close()
 
 
 @pytest.fixture(params=["workers=1", pytest.param("ray", marks=pytest.mark.ray)])

@@ -4,20 +4,21 @@ shows the check's verdict in place; versions are labels everywhere (`NAME@V` ret
 the cheap refusals (quota, size in MiB) come before anything is unpacked or played and leave no file behind. Against
 one real `arena league serve` (real HTTP, the real sandbox, Chromium), shared by the tests of this module in order."""
 
-import base64
 import hashlib
+import re
 import sqlite3
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
-from browser import needs_browser, visit
+from browser import needs_browser
+from playwright.sync_api import expect
 from test_league import add, bot_file
 from test_league import make_league as make_club_league
 from test_sandbox import needs_sandbox
 from test_server import arena, one_line_error, served, wait_for
-from test_uploads import COUNTING, LEAGUE_TOML, post, token
+from test_uploads import COUNTING, LEAGUE_TOML, ask_as_owner, post, token
 
 from arena.league.catalog import Catalog
 
@@ -127,37 +128,29 @@ def test_an_upload_without_a_token_is_one_line(monkeypatch, tmp_path):
                               "organiser gave you)\n")
 
 
-FILL = ("(window.sent ??= (function () {"
-        " document.getElementById('enter-token').value = %r;"
-        " var bytes = Uint8Array.from(atob(%r), function (c) { return c.charCodeAt(0); });"
-        " var files = new DataTransfer(); files.items.add(new File([bytes], 'my-first.zip'));"
-        " document.getElementById('enter-file').files = files.files;"
-        " document.getElementById('enter-form').requestSubmit(); return true; })())")
-"""Types the token, picks the file and sends the form of /enter, once."""
-DONE = "['accepted', 'refused', 'unchanged'].includes(document.getElementById('enter-verdict').dataset.status)"
-FROM_HOME = ("location.pathname === '/enter'"
-             " ? (!!document.body && document.body.dataset.ready === 'yes' && %s && %s"
-             " && document.getElementById('entrant-bots').innerText.includes('my-first'))"
-             " : (window.clicked ??= (setTimeout(function () { document.getElementById('enter-link').click(); }, 0),"
-             " true)) && false")
-"""On `/`, follows the link to /enter (a click, as a person would); there, once its page has loaded whole, sends the
-form and waits for the verdict and the entrant's bots."""
-
-
 @needs_sandbox
 @needs_browser
-def test_from_the_leaderboard_a_browser_enters_my_first_zip_and_it_plays(league_served, tmp_path):
+def test_from_the_leaderboard_a_browser_enters_my_first_zip_and_it_plays(league_served, browse, tmp_path):
     league, client, url, alice, _ = league_served
     zipped = first_zip(tmp_path)
     started = time.monotonic()
-    page = visit(url + "/", FROM_HOME % (FILL % (alice, base64.b64encode(zipped.read_bytes()).decode()), DONE),
-                 "[location.pathname, document.getElementById('enter-verdict').textContent,"
-                 " document.getElementById('entrant-bots').innerText]", timeout=240)
+    seen = browse(url + "/")
+    page = seen.page
+    page.locator("#enter-link").click()  # a click, as a person would
+    expect(page).to_have_url(f"{url}/enter")
+    expect(page.locator("body")).to_have_attribute("data-ready", "yes")  # loaded whole
+    page.locator("#enter-token").fill(alice)
+    page.locator("#enter-file").set_input_files(
+        {"name": "my-first.zip", "mimeType": "application/zip", "buffer": zipped.read_bytes()})
+    page.locator("#enter-form").evaluate("form => form.requestSubmit()")
+    verdict, mine = page.locator("#enter-verdict"), page.locator("#entrant-bots")
+    expect(verdict).to_have_attribute("data-status", re.compile("^(accepted|refused|unchanged)$"), timeout=240_000)
+    expect(mine).to_contain_text("my-first", use_inner_text=True)
     seconds = time.monotonic() - started
-    assert page.ready and page.probe[:2] == ["/enter", "Accepted: my-first."], page
-    assert "alice: 1 of 2 active bots (my-first)" in page.probe[2] and "accepted" in page.probe[2]
-    assert not page.exceptions and not page.console_errors, page
-    assert not any(alice in r or alice.split(".")[1] in r for r in page.requests), "the token is in no address"
+    assert verdict.text_content() == "Accepted: my-first."
+    assert "alice: 1 of 2 active bots (my-first)" in mine.inner_text() and "accepted" in mine.inner_text()
+    assert not seen.exceptions and not seen.console_errors, seen
+    assert not any(alice in r or alice.split(".")[1] in r for r in seen.requests), "the token is in no address"
     print(f"entered from / in {seconds:.1f} s")
     rows = wait_for(lambda: {r["bot"]: r["status"] for r in client.get("/api/standings").json()["variants"]
                              .get("caterpillar", [])}.get("my-first") and client, "my-first is rated", 240)
@@ -170,7 +163,7 @@ def test_from_the_leaderboard_a_browser_enters_my_first_zip_and_it_plays(league_
 
 @needs_sandbox
 @needs_browser
-def test_a_second_version_is_a_label_its_page_retires_it_alone_and_its_code_again_is_unchanged(league_served,
+def test_a_second_version_is_a_label_its_page_retires_it_alone_and_its_code_again_is_unchanged(league_served, browse,
                                                                                              tmp_path):
     league, client, url, alice, bob = league_served
     second = first_zip(tmp_path, 2)
@@ -178,22 +171,21 @@ def test_a_second_version_is_a_label_its_page_retires_it_alone_and_its_code_agai
     assert (uploaded.exit_code, uploaded.stdout) == (0, "accepted as 'my-first@2'\n"), uploaded.stderr
     wait_for(lambda: client.get("/api/bots/my-first@2").status_code == 200, "the view has my-first@2")
 
-    owner = ("(window.asked ??= (document.getElementById('owner-token').value = %r, "
-             "document.getElementById('owner-form').requestSubmit(), true)) && "
-             "!document.getElementById('owner-actions').hidden")
-    retire = ("(window.retired ??= (document.getElementById('retire-form').requestSubmit(), "
-              "document.getElementById('retire-form').requestSubmit(), true)) && "
-              "/^(Retired|Refused|Unchanged)/.test(document.getElementById('owner-verdict').textContent)")
-    page = visit(f"{url}/bots/my-first%402", f"{owner % alice} && {retire}",
-                 "document.getElementById('owner-verdict').textContent")
-    assert page.ready and page.probe == "Retired 'my-first@2' (version 2 only).", page
-    assert statuses(league) == {"random": "active", "my-first": "active", "my-first@2": "retired"}
+    def said_on_its_page(form: str) -> str:
+        """What the page of my-first@2 says once alice asks it as its owner and sends `form`: a retirement asks
+        for a second click."""
+        page = browse(f"{url}/bots/my-first%402").page
+        ask_as_owner(page, alice)
+        expect(page.locator("#owner-actions")).to_be_visible()
+        for _ in range(2 if form.startswith("retire") else 1):
+            page.locator(f"#{form}").evaluate("form => form.requestSubmit()")
+        verdict = page.locator("#owner-verdict")
+        expect(verdict).to_have_text(re.compile("^(Retired|Reinstated|Refused|Unchanged)"))
+        return verdict.text_content()
 
-    reinstate = ("(window.back ??= (document.getElementById('reinstate-form').requestSubmit(), true)) && "
-                 "/^(Reinstated|Refused|Unchanged)/.test(document.getElementById('owner-verdict').textContent)")
-    page = visit(f"{url}/bots/my-first%402", f"{owner % alice} && {reinstate}",
-                 "document.getElementById('owner-verdict').textContent")
-    assert page.ready and page.probe == "Reinstated 'my-first@2' (version 2 only).", page
+    assert said_on_its_page("retire-form") == "Retired 'my-first@2' (version 2 only)."
+    assert statuses(league) == {"random": "active", "my-first": "active", "my-first@2": "retired"}
+    assert said_on_its_page("reinstate-form") == "Reinstated 'my-first@2' (version 2 only)."
     assert statuses(league)["my-first@2"] == "active"
 
     headers = {"Authorization": f"Bearer {alice}"}

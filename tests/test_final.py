@@ -12,7 +12,8 @@ import time
 from html.parser import HTMLParser
 
 import pytest
-from browser import find_chromium, png_pixels, visit
+from browser import find_chromium, png_pixels
+from playwright.sync_api import expect
 from test_league import ARENA, add, arena, bot_file, make_league, one_line_refusal, state
 from test_server import error_page, served, wait_for
 
@@ -101,7 +102,7 @@ INTERVAL = re.compile(r"\d\.\d\d \[(\d\.\d\d|–), (\d\.\d\d|–)\]")
 
 
 @pytest.mark.slow
-def test_a_final_played_once_at_a_time_and_served_as_it_plays(tmp_path):
+def test_a_final_played_once_at_a_time_and_served_as_it_plays(tmp_path, request):
     league = make_league(tmp_path)
     add(league, f"{bot_file(tmp_path, pace=PACE)}:Paced")
     for bot in ("random", "greedy", "heuristic"):
@@ -143,10 +144,9 @@ def test_a_final_played_once_at_a_time_and_served_as_it_plays(tmp_path):
                          or answer["played"] > playing["played"] and answer, "the count moves")
         assert moved["status"] == "finished" or moved["played"] <= moved["total"] == 48
         if find_chromium():  # the page opened while the final plays turns into the final by itself
-            seen = visit(f"{url}/final", "!!(window.first ??= document.getElementById('final-progress')?.dataset"
-                                         ".status || 'none') && !!document.querySelector('.champion')",
-                         "[window.first, document.querySelector('.champion').textContent.trim()]", timeout=180)
-            assert seen.ready and seen.probe[0] == "playing", seen.probe
+            seen = request.getfixturevalue("browse")(f"{url}/final")
+            assert seen.page.locator("#final-progress").get_attribute("data-status") == "playing"
+            expect(seen.page.locator(".champion").first).to_be_attached(timeout=180_000)
             assert not seen.console_errors and not seen.exceptions, seen
         out, err = winner.communicate(timeout=300)
         assert winner.returncode == 0, err

@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from browser import needs_browser, visit
+from browser import needs_browser
+from playwright.sync_api import expect
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -456,34 +457,33 @@ def test_the_history_is_a_table_of_rounds_by_bot():
 
 @pytest.mark.slow
 @needs_browser
-def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path):
+def test_chromium_shows_the_leaderboard_and_a_page_per_bot(tmp_path, browse):
     league = make_league(tmp_path)
     for spec in ("random", "greedy", "heuristic"):
         add(league, spec)
     arena("league", "play", league, "--rounds", "3", "--no-progress")
     arena("league", "retire", league, "random")
     index = Path(arena("league", "report", league).stdout.split("wrote ", 1)[1].strip())
-    probe = """({rows: Array.from(document.querySelectorAll('table.leaderboard tr')).slice(1).map(
-        r => Array.from(r.cells).map(c => c.textContent)),
-        links: Array.from(document.querySelectorAll('table.leaderboard a')).map(a => a.getAttribute('href'))})"""
-    seen = visit(index, "document.body.dataset.ready === 'yes'", probe)
-    assert seen.ready and seen.exceptions == [] and seen.console_errors == []
-    assert [url for url in seen.requests if url != index.resolve().as_uri() and not url.startswith("data:")] == [], \
-        "the page loads nothing"
-    rows = seen.probe["rows"]
+    seen = browse(index)
+    expect(seen.page.locator("body")).to_have_attribute("data-ready", "yes")
+    rows = [row.locator("th, td").all_text_contents() for row in seen.page.locator("table.leaderboard tr").all()[1:]]
+    links = [a.get_attribute("href") for a in seen.page.locator("table.leaderboard a").all()]
+    assert seen.exceptions == [] and seen.console_errors == []
+    assert [url for url in seen.requests if url != index.resolve().as_uri()
+            and not url.startswith("data:")] == [], "the page loads nothing"
     assert sorted(r[1] for r in rows) == ["greedy", "heuristic", "random"]
     assert {r[1]: r[4] for r in rows}["random"] == "retired"
     replays = []
-    for link in seen.probe["links"]:
+    for link in links:
         bot_page = index.parent / link
-        pairings = "Array.from(document.querySelectorAll('table.pairs tr')).slice(1).map(r => r.cells[0].textContent)"
-        page = visit(bot_page, "document.body.dataset.ready === 'yes'", pairings)
-        assert page.ready and page.exceptions == [] and page.console_errors == []
-        assert len(page.probe) == 2, "it met both others"
+        opened = browse(bot_page)
+        expect(opened.page.locator("body")).to_have_attribute("data-ready", "yes")
+        assert opened.exceptions == [] and opened.console_errors == []
+        assert len(opened.page.locator("table.pairs tr").all()[1:]) == 2, "it met both others"
         replays.append(index.parent / re.search(r'class="replay" href="(replay-[^"]+)"', bot_page.read_text())[1])
     assert all(replay.is_file() for replay in replays)
     # one replay opened is enough here: tests/test_replay_page.py steps through the page in every game
-    shown = visit(replays[0], "document.readyState === 'complete'", "document.title")
+    shown = browse(replays[0])
     assert shown.exceptions == [] and shown.console_errors == []
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
-import tempfile
 
 import pytest
-from browser import DevTools, find_chromium, needs_browser
+from browser import needs_browser
 from llm_server import ScriptedEndpoint
-from test_replay_page import Tab
+from playwright.sync_api import expect
+from test_replay_page import open_replay
 from typer.testing import CliRunner
 
 from arena.api import play
@@ -206,28 +206,22 @@ def test_every_game_can_be_played_by_a_model_seat():
 
 @pytest.mark.slow
 @needs_browser
-def test_the_replay_page_shows_what_the_model_was_shown_and_answered_beside_each_move(tmp_path):
+def test_the_replay_page_shows_what_the_model_was_shown_and_answered_beside_each_move(browse, tmp_path):
     with ScriptedEndpoint(["hmm", "2", "1"]) as endpoint:
         data = play("caterpillar", [f"llm:gemma@{endpoint.url}", "random"], seed=3, move_time_limit=1.0)
     assert data["exchanges"][1] is None and data["exchanges"][0][0]["answers"] == ["hmm", "2"]
-    path = write_replay_page(data, tmp_path / "game.html")
-    with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
-        tools = DevTools(find_chromium(), profile, timeout=90)
-        try:
-            tab = Tab(tools, path)
-            shown = "(b => b.hidden ? null : b.textContent)(document.getElementById('asked'))"
-            assert tab.eval(shown) is None  # the deal, before any move
-            tab.key("ArrowRight")  # the model's first move
-            text = tab.eval(shown)
-            assert text.startswith("gemma was shown") and "Legal moves:" in text and "1. hmm" in text
-            assert "2. 2" in text
-            tab.shot(tmp_path / "asked.png")
-            tab.key("ArrowRight")  # random's move: nothing asked
-            assert tab.eval(shown) is None
-            exceptions, errors, _ = tab.problems()
-            assert exceptions == [] and errors == []
-        finally:
-            tools.close()
+    seen = open_replay(browse, write_replay_page(data, tmp_path / "game.html"))
+    asked = seen.page.locator("#asked")
+    expect(asked).to_be_hidden()  # the deal, before any move
+    seen.page.keyboard.press("ArrowRight")  # the model's first move
+    expect(asked).to_be_visible()
+    text = asked.text_content()
+    assert text.startswith("gemma was shown") and "Legal moves:" in text and "1. hmm" in text
+    assert "2. 2" in text
+    seen.page.screenshot(path=tmp_path / "asked.png")
+    seen.page.keyboard.press("ArrowRight")  # random's move: nothing asked
+    expect(asked).to_be_hidden()
+    assert seen.exceptions == [] and seen.console_errors == []
 
 
 def test_a_league_refuses_a_model_seat_with_one_line(tmp_path):

@@ -2,12 +2,9 @@
 through with keys and clicks, without an error or a network request; `arena replay --html`; and the
 report's example replays."""
 
-import base64
 import html
 import json
 import re
-import tempfile
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from browser import DevTools, find_chromium, needs_browser, png_pixels
+from browser import Watched, needs_browser, png_pixels
+from playwright.sync_api import Page
 from typer.testing import CliRunner
 
 from arena.api import finish_and_report
@@ -105,134 +103,76 @@ def test_the_page_is_self_contained_small_and_escaped(transcripts, tmp_path):
 
 # --- in Chromium ------------------------------------------------------------------------------------
 
-KEYS = {"ArrowRight": 39, "ArrowLeft": 37, "Home": 36, "End": 35, " ": 32}
+def open_replay(browse, path: Path) -> Watched:
+    """A replay page opened 1280 x 1000, once its script has set the viewer up."""
+    seen = browse(path, height=1000)
+    seen.page.wait_for_function("!!window.replay")
+    return seen
 
 
-class Tab:
-    """One page in a shared Chromium: evaluate, press keys, click, take screenshots, read its events."""
+def state(page: Page) -> dict:
+    """Where the viewer stands and what the page shows of it."""
+    return page.evaluate("""(all => ({at: window.replay.at, frames: window.replay.frames,
+        current: Array.from(all('#moves li.move')).findIndex(li => li.classList.contains('current')),
+        currents: all('#moves li.current').length, result: !document.getElementById('result').hidden,
+        resultText: document.getElementById('result').textContent,
+        seats: Array.from(all('.seat .name')).map(e => e.textContent), cards: all('.card').length,
+        red: all('.card.red').length, jokers: all('.card.joker').length,
+        toMove: all('.seat.to-move').length}))(s => document.querySelectorAll(s))""")
 
-    def __init__(self, tools: DevTools, path: Path) -> None:
-        self.tools = tools
-        target = tools.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = tools.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Runtime", "Log", "Network", "Page"):
-            self.call(f"{domain}.enable")
-        self.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 1000, "deviceScaleFactor": 1,
-                                                          "mobile": False})
-        self.call("Page.navigate", {"url": path.resolve().as_uri()})
-        tools.wait_for("Page.loadEventFired", self.session)
-        while not self.eval("!!window.replay"):
-            time.sleep(0.05)
 
-    def call(self, method: str, params: dict | None = None) -> dict:
-        return self.tools.call(method, params, self.session)
-
-    def eval(self, expression: str):
-        reply = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        assert "exceptionDetails" not in reply, reply
-        return reply["result"].get("value")
-
-    def key(self, key: str) -> None:
-        code = {" ": "Space"}.get(key, key)
-        for kind in ("keyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": code,
-                                                 "windowsVirtualKeyCode": KEYS[key]})
-
-    def click(self, selector: str) -> None:
-        """A real mouse click in the middle of the element."""
-        x, y = self.eval(f"(r => [r.x + r.width / 2, r.y + r.height / 2])("
-                         f"document.querySelector({json.dumps(selector)}).getBoundingClientRect())")
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
-
-    def shot(self, save: Path | None = None) -> np.ndarray:
-        """The viewport's pixels (and the PNG kept at `save`, to look at when a test fails)."""
-        png = base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
-        if save:
-            save.write_bytes(png)
-        return png_pixels(png)
-
-    def state(self) -> dict:
-        return self.eval("""(all => ({at: window.replay.at, frames: window.replay.frames,
-            current: Array.from(all('#moves li.move')).findIndex(li => li.classList.contains('current')),
-            currents: all('#moves li.current').length, result: !document.getElementById('result').hidden,
-            resultText: document.getElementById('result').textContent,
-            seats: Array.from(all('.seat .name')).map(e => e.textContent), cards: all('.card').length,
-            red: all('.card.red').length, jokers: all('.card.joker').length,
-            toMove: all('.seat.to-move').length}))(s => document.querySelectorAll(s))""")
-
-    def problems(self) -> tuple[list, list, list]:
-        """Exceptions, console errors and requests other than the page itself."""
-        exceptions, errors, requests = [], [], []
-        for event in self.tools.events:
-            if event.get("sessionId") != self.session:
-                continue
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.exceptionThrown":
-                exceptions.append(params["exceptionDetails"])
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                errors.append(params)
-            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-                errors.append(params["entry"])
-            elif method in ("Network.requestWillBeSent", "Page.javascriptDialogOpening"):
-                requests.append(params.get("request", {}).get("url") or method)
-        return exceptions, errors, requests
+def shot(page: Page, save: Path) -> np.ndarray:
+    """The viewport's pixels (the PNG kept at `save`, to look at when a test fails)."""
+    return png_pixels(page.screenshot(path=save))
 
 
 @pytest.mark.slow
 @needs_browser
-def test_chromium_steps_through_every_game(transcripts, tmp_path):
-    pages = {name: write_replay_page(data, tmp_path / f"{name}.html") for name, data in transcripts.items()}
-    with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
-        tools = DevTools(find_chromium(), profile, timeout=90)
-        try:
-            for name, path in pages.items():
-                check_page(Tab(tools, path), transcripts[name], name, tmp_path)
-        finally:
-            tools.close()
+def test_chromium_steps_through_every_game(transcripts, browse, tmp_path):
+    for name, data in transcripts.items():
+        check_page(open_replay(browse, write_replay_page(data, tmp_path / f"{name}.html")), data, name, tmp_path)
 
 
-def check_page(tab: Tab, data: dict, name: str, tmp_path: Path) -> None:
-    start = tab.state()
+def check_page(seen: Watched, data: dict, name: str, tmp_path: Path) -> None:
+    page = seen.page
+    start = state(page)
     assert start["at"] == 0 and start["current"] == -1 and not start["result"], (name, start)
     assert start["seats"] == data["players"]  # the hostile name is text on the page, nothing ran
     assert start["cards"] >= 10 and start["red"] > 0 and start["toMove"] == 1, (name, start)
     if name == "go_for_it_jokers":
         assert start["jokers"] >= 1
-    before = tab.shot(tmp_path / f"{name}-start.png")
-    tab.key("ArrowRight")
-    one = tab.state()
+    before = shot(page, tmp_path / f"{name}-start.png")
+    page.keyboard.press("ArrowRight")
+    one = state(page)
     assert one["at"] == 1 and one["current"] == 0 and one["currents"] == 1, (name, one)
-    after = tab.shot(tmp_path / f"{name}-step.png")
+    after = shot(page, tmp_path / f"{name}-step.png")
     assert before.shape == after.shape and (before != after).any(axis=2).mean() > 0.001, f"{name}: nothing moved"
-    tab.click("#next")
-    assert tab.state()["current"] == 1
-    tab.key("ArrowLeft")
-    assert tab.state()["at"] == 1
-    tab.click("#moves li[data-move='2']")  # clicking a move in the list jumps to it
-    assert tab.state()["current"] == 2
-    tab.key("End")
-    end = tab.state()
+    page.locator("#next").click()
+    assert state(page)["current"] == 1
+    page.keyboard.press("ArrowLeft")
+    assert state(page)["at"] == 1
+    page.locator("#moves li[data-move='2']").click()  # clicking a move in the list jumps to it
+    assert state(page)["current"] == 2
+    page.keyboard.press("End")
+    end = state(page)
     moves = sum(len(d["moves"]) for d in data["deals"])
     assert end["at"] == end["frames"] - 1 and end["current"] == moves - 1 and end["result"], (name, end)
     assert data["termination"] in end["resultText"]
     assert all(str(score) in end["resultText"] for score in data["scores"])
     if data["fault_seat"] is not None:
         assert "forfeits" in end["resultText"] and "crashed on purpose" in end["resultText"]
-    tab.shot(tmp_path / f"{name}-end.png")
-    tab.key("Home")
-    assert tab.state()["at"] == 0
+    shot(page, tmp_path / f"{name}-end.png")
+    page.keyboard.press("Home")
+    assert state(page)["at"] == 0
     if name == "caterpillar":  # Space plays: the viewer moves on by itself (a step each 0.7 s), then pauses
-        tab.key(" ")
-        time.sleep(0.8)
-        tab.key(" ")
-        at = tab.state()["at"]
-        time.sleep(0.8)
-        assert tab.state()["at"] == at >= 1
-    exceptions, errors, requests = tab.problems()
-    page = tab.eval("location.href")
-    assert exceptions == [] and errors == [], (name, exceptions, errors)
-    assert [url for url in requests if url != page] == [], (name, requests)
+        page.keyboard.press("Space")
+        page.wait_for_function("window.replay.at >= 1")
+        page.keyboard.press("Space")
+        at = state(page)["at"]
+        page.wait_for_timeout(800)
+        assert state(page)["at"] == at >= 1
+    assert seen.exceptions == [] and seen.console_errors == [] and seen.dialogs == [], (name, seen)
+    assert [url for url in seen.requests if url != page.url] == [], (name, seen.requests)
 
 
 # --- the command and the report ---------------------------------------------------------------------

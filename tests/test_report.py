@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from browser import needs_browser, png_pixels, visit
+from browser import needs_browser, png_pixels
+from playwright.sync_api import expect
 from plotly.offline import get_plotlyjs
 
 from arena.api import finish_and_report
@@ -210,7 +211,6 @@ def test_a_run_without_games_still_has_a_report(tmp_path):
     assert "no games yet" in page and "<section" not in page
 
 
-READY = "Array.from(document.querySelectorAll('.plot')).every(p => p.querySelector('.js-plotly-plot .main-svg'))"
 PROBE = """Array.from(document.querySelectorAll('section.game')).map(s => ({
     id: s.id,
     plots: Array.from(s.querySelectorAll('.plot')).map(p => {
@@ -226,25 +226,31 @@ SETTLE = """Promise.all(Array.from(document.querySelectorAll('.js-plotly-plot'))
 
 @pytest.mark.slow
 @needs_browser
-def test_chromium_draws_the_report_without_errors(small_run, tmp_path):
-    seen = visit(small_run.report, READY, PROBE, settle=SETTLE)
-    assert seen.ready, "the charts were not drawn in time"
-    assert seen.exceptions == [] and seen.console_errors == []
-    page = small_run.report.resolve().as_uri()
-    beside = (small_run.path / "plotly-cartesian.min.js").resolve().as_uri()
-    assert [url for url in seen.requests if url not in (page, beside) and not url.startswith("data:")] == []
-    assert sorted(s["id"] for s in seen.probe) == sorted(variant_slugs(variants(small_run)).values())
-    for found in seen.probe:
+def test_chromium_draws_the_report_without_errors(small_run, browse, tmp_path):
+    seen = browse(small_run.report)
+    for plot in seen.page.locator(".plot").all():
+        expect(plot.locator(".js-plotly-plot .main-svg").first, "the charts were not drawn in time").to_be_attached()
+    drawn = seen.page.evaluate(PROBE)
+    assert sorted(s["id"] for s in drawn) == sorted(variant_slugs(variants(small_run)).values())
+    for found in drawn:
         assert [p["kind"] for p in found["plots"]] == plots(found["id"])
         assert all(p["drawn"] and p["traces"] > 0 for p in found["plots"]), found
+    # A viewport as tall as the page (capped below Chromium's texture limit): capturing beyond the viewport instead
+    # resizes the page mid-capture, and charts caught redrawing come out torn.
+    full = min(seen.page.evaluate("document.documentElement.scrollHeight"), 16000)
+    seen.page.set_viewport_size({"width": 1280, "height": max(900, full)})
+    seen.page.evaluate(SETTLE)
     shot = tmp_path / "report.png"
-    shot.write_bytes(seen.screenshot)
-    pixels = png_pixels(seen.screenshot)
+    pixels = png_pixels(seen.page.screenshot(path=shot))
     assert pixels.shape[0] > 3000 and pixels.shape[1] == 1280  # the whole page, not one screen
     rgb = pixels[..., :3].astype(np.uint32)
     colours = len(np.unique(rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]))
     ink = np.any(pixels[..., :3] < 200, axis=2).mean()
     assert colours > 200 and ink > 0.02, f"the page looks blank ({colours} colours, {ink:.1%} ink): {shot}"
+    assert seen.exceptions == [] and seen.console_errors == []
+    page = small_run.report.resolve().as_uri()
+    beside = (small_run.path / "plotly-cartesian.min.js").resolve().as_uri()
+    assert [url for url in seen.requests if url not in (page, beside) and not url.startswith("data:")] == []
 
 
 def test_move_times_say_when_wall_time_ran_far_past_cpu_time():

@@ -5,6 +5,7 @@ entrant's new version and retirement from the bot's page, refuses uploads once e
 without a restart and streams the games as Parquet."""
 
 import io
+import re
 import signal
 import subprocess
 import time
@@ -12,12 +13,13 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from browser import find_chromium, visit
+from browser import Watched, find_chromium
+from playwright.sync_api import Page, expect
 from test_league import ARENA, add, arena, bot_file, make_league, one_line_refusal, state
 from test_league import LEAGUE_TOML as CLUB_TOML
 from test_sandbox import needs_sandbox
 from test_server import one_line_error, served, wait_for
-from test_uploads import COUNTING, post, token
+from test_uploads import COUNTING, ask_as_owner, post, token
 from test_uploads import make_league as make_upload_league
 
 from arena.league.catalog import Catalog
@@ -138,28 +140,44 @@ def _parquet(response) -> list[int]:
     return pq.read_table(io.BytesIO(response.content)).column("game_index").to_pylist()
 
 
-OWNER = ("(window.asked ??= (document.getElementById('owner-token').value = %r, "
-         "document.getElementById('owner-form').requestSubmit(), true)) && "
-         "!!document.getElementById('owner-note').textContent + !document.getElementById('owner-actions').hidden")
-"""Types the token into the bot page's owner form and waits until the page knows whose bot it is."""
-UPLOAD = ("(window.sent ??= (function () { var files = new DataTransfer(); "
-          "files.items.add(new File([%r], 'counting.py')); document.getElementById('upload-file').files = files.files; "
-          "document.getElementById('upload-form').requestSubmit(); return true; })())")
-RETIRE = ("(window.retired ??= (document.getElementById('owner-actions').hidden = false, "
-          "document.getElementById('retire-all-form').requestSubmit(), "
-          "document.getElementById('retire-all-form').requestSubmit(), true))")  # twice: the second click retires
-SAID = "/^(Accepted|Refused|Retired)/.test(document.getElementById('owner-verdict').textContent)"
-VERDICT = "[document.getElementById('owner-verdict').textContent, document.getElementById('owner-note').textContent]"
+def as_owner(browse, address: str, token: str) -> Watched:
+    """A bot's page once `token` is typed into its owner form and the page knows whose bot it is."""
+    seen = browse(address)
+    ask_as_owner(seen.page, token)
+    seen.page.wait_for_function("!!document.getElementById('owner-note').textContent"
+                                " || !document.getElementById('owner-actions').hidden")
+    return seen
+
+
+def upload(page: Page, code: str) -> None:
+    """Picks a file of `code` and sends the bot page's upload form."""
+    page.locator("#upload-file").set_input_files({"name": "counting.py", "mimeType": "text/x-python",
+                                                  "buffer": code.encode()})
+    page.locator("#upload-form").evaluate("form => form.requestSubmit()")
+
+
+def retire_every_version(page: Page) -> None:
+    """Sends the form that retires every version of the bot twice: the second click retires. It is sent even when
+    the page hides it from one who is not the owner."""
+    for _ in range(2):
+        page.locator("#retire-all-form").evaluate("form => form.requestSubmit()")
+
+
+def said(page: Page, timeout: float = 60_000) -> list[str]:
+    """The owner's verdict and note, once the page has answered."""
+    verdict = page.locator("#owner-verdict")
+    expect(verdict).to_have_text(re.compile("^(Accepted|Refused|Retired)"), timeout=timeout)
+    return [verdict.text_content(), page.locator("#owner-note").text_content()]
 
 
 @needs_sandbox
 @pytest.mark.slow
-def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
+def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch, request):
     league = make_upload_league(tmp_path, "random", "greedy")
     arena("league", "play", league, "--no-progress")
     alice, bob = token(league, "alice"), token(league, "bob")
     (tmp_path / "counting.py").write_text(COUNTING)
-    browser = find_chromium() is not None
+    browse = request.getfixturevalue("browse") if find_chromium() else None
     with served(league, "--no-play") as (process, client):
         url = f"http://127.0.0.1:{client.base_url.port}"
         uploaded = arena("league", "upload", url, tmp_path / "counting.py:CountingBot", "--token", alice, check=False)
@@ -167,13 +185,14 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         assert "Entries" not in client.get("/").text
         wait_for(lambda: client.get("/api/bots/counting").status_code == 200, "the view has the bot's page")
         page = f"{url}/bots/counting"
-        if browser:  # the owner uploads a new version from the bot's page, another entrant cannot retire it
-            second = visit(page, f"{OWNER % alice} && {UPLOAD % (COUNTING + '# two')} && {SAID}", VERDICT,
-                           timeout=180)  # the page waits for the sandboxed check
-            assert second.ready and second.probe == ["Accepted as counting@2.", ""], second
+        if browse:  # the owner uploads a new version from the bot's page, another entrant cannot retire it
+            second = as_owner(browse, page, alice)
+            upload(second.page, COUNTING + "# two")
+            assert said(second.page, timeout=180_000) == ["Accepted as counting@2.", ""]  # after the sandboxed check
             assert not second.console_errors and all("token" not in r and alice not in r for r in second.requests)
-            theirs = visit(page, f"{OWNER % bob} && {RETIRE} && {SAID}", VERDICT)
-            assert theirs.probe == ["Refused: the bot 'counting' is not yours", "That token does not own this bot."]
+            theirs = as_owner(browse, page, bob).page
+            retire_every_version(theirs)
+            assert said(theirs) == ["Refused: the bot 'counting' is not yours", "That token does not own this bot."]
         else:
             assert post(client, alice, "counting.py", (COUNTING + "# two").encode(), name="counting").status_code == 202
         wait_for(lambda: client.get("/api/bots/counting@2").status_code == 200, "the view has counting@2")
@@ -184,13 +203,13 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         refused = post(client, bob, "counting.py", COUNTING.encode(), name="late")
         assert one_line_error(refused, 403) == f"entries closed at {when}"
         assert one_line_refusal(add(league, "heuristic", check=False)) == f"error: entries closed at {when}"
-        said = lambda text: " ".join(text.replace("<time>", "").replace("</time>", "").split())
-        wait_for(lambda: f"Entries closed at {when}." in said(client.get("/").text), "the page says so")
-        if browser:
-            late = visit(page, f"{OWNER % alice} && {UPLOAD % COUNTING} && {SAID}",
-                         f"[{VERDICT}, document.getElementById('season').textContent]")
-            assert late.probe[0] == [f"Refused: entries closed at {when}", ""]
-            assert f"Entries closed at {when}." in said(late.probe[1])
+        plain = lambda text: " ".join(text.replace("<time>", "").replace("</time>", "").split())
+        wait_for(lambda: f"Entries closed at {when}." in plain(client.get("/").text), "the page says so")
+        if browse:
+            late = as_owner(browse, page, alice).page
+            upload(late, COUNTING)
+            assert said(late) == [f"Refused: entries closed at {when}", ""]
+            assert f"Entries closed at {when}." in plain(late.locator("#season").text_content())
 
         assert client.get("/api/final").json() == {"status": "not started"}
         arena("league", "final", league, "--deals", "2", "--no-progress")
@@ -206,9 +225,10 @@ def test_a_season_served_from_first_upload_to_the_final(tmp_path, monkeypatch):
         assert all(f'href="/final/games/{i}"' in pairing.text for i in range(4))
         assert 'href="/final"' in client.get("/").text
         assert "Caterpillar replay: random v greedy" in client.get("/final/games/0").text
-        if browser:  # play may go on after the final: the owner retires the bot from its page
-            retired = visit(page, f"{OWNER % alice} && {RETIRE} && {SAID}", VERDICT)
-            assert retired.probe == ["Retired every version of 'counting': counting, counting@2.", ""], retired
+        if browse:  # play may go on after the final: the owner retires the bot from its page
+            retired = as_owner(browse, page, alice).page
+            retire_every_version(retired)
+            assert said(retired) == ["Retired every version of 'counting': counting, counting@2.", ""]
 
         out = tmp_path / "games.parquet"
         arena("league", "export", league, out)

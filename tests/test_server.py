@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
-from browser import needs_browser, visit
+from browser import needs_browser
+from playwright.sync_api import expect
 from test_league import ARENA, BOT, cut_short
 from test_league import LEAGUE_TOML as CLUB_TOML
 from typer.testing import CliRunner
@@ -293,22 +294,23 @@ def test_bad_paths_and_parameters(tmp_path):
 
 
 @needs_browser
-def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_drawn(tmp_path):
+def test_chromium_sees_the_leaderboard_update_without_a_reload_and_the_chart_drawn(tmp_path, browse):
     league = make_league(tmp_path, "random", "greedy", "heuristic", pace=0.002)
     with served(league) as (_, client):
         url = f"http://127.0.0.1:{client.base_url.port}/"
-        rounds = "Number(document.getElementById('summary').dataset.rounds)"
-        # the first look notes the rounds shown; ready once the page shows more, swapped in by htmx
-        seen = visit(url, f"(window.first ??= {rounds}) < {rounds}", f"[window.first, {rounds}]", timeout=120)
-        assert seen.ready, "the leaderboard did not update"
+        seen = browse(url)
+        summary = seen.page.locator("#summary")
+        first = summary.get_attribute("data-rounds")  # the rounds shown at first; then more, swapped in by htmx
+        expect(summary, "the leaderboard did not update").not_to_have_attribute("data-rounds", first, timeout=120_000)
+        assert int(summary.get_attribute("data-rounds")) > int(first)
         assert not seen.exceptions and not seen.console_errors, (seen.exceptions, seen.console_errors)
         assert seen.requests.count(url) == 1, "updated in place, never reloaded"
         assert any("since=" in r for r in seen.requests), "htmx polled the live part"
         wait_for(lambda: len(client.get("/api/bots/greedy").json()["history"]) >= 2, "two points of greedy's history")
-        chart = visit(url + "bots/greedy",
-                      "document.querySelectorAll('#history-chart .scatterlayer .point').length >= 2",
-                      "document.querySelectorAll('#history-chart .scatterlayer .point').length", timeout=60)
-        assert chart.ready and chart.probe >= 2 and not chart.exceptions and not chart.console_errors
+        chart = browse(url + "bots/greedy")
+        points = chart.page.locator("#history-chart .scatterlayer .point")
+        expect(points.nth(1)).to_be_attached()
+        assert points.count() >= 2 and not chart.exceptions and not chart.console_errors
 
 
 def test_the_standings_are_computed_once_a_round_not_once_a_request(tmp_path, request):
@@ -495,14 +497,13 @@ def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tm
 
 
 @needs_browser
-def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path):
+def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path, browse):
     league = make_league(tmp_path, "random")
     with served(league, "--no-play") as (_, client):
-        url = f"http://127.0.0.1:{client.base_url.port}/bots/nobody"
-        seen = visit(url, "document.querySelector('p.error') !== null",
-                     "[document.title, document.querySelector('h1').textContent, "
-                     "document.querySelector('p.error').textContent]")
-    assert seen.ready and seen.probe == ["404 Not Found", "404 Not Found", "no bot 'nobody' in this league"]
+        seen = browse(f"http://127.0.0.1:{client.base_url.port}/bots/nobody")
+        expect(seen.page.locator("p.error")).to_have_text("no bot 'nobody' in this league")
+        expect(seen.page).to_have_title("404 Not Found")
+        expect(seen.page.locator("h1")).to_have_text("404 Not Found")
     assert not seen.exceptions and f"http://127.0.0.1:{client.base_url.port}/static/style.css" in seen.requests
     assert all("404" in error for error in seen.console_errors), seen.console_errors  # only the page's own status
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import pyarrow.parquet as pq
 import pytest
-from browser import needs_browser, visit
+from browser import needs_browser
+from playwright.sync_api import Page, expect
 from test_bundles import PACKAGE, PY_COMMAND, c_bot, entry, hostile, write_tree, zip_folder
 from test_sandbox import ZOO, needs_sandbox
 from test_sandbox_bundled import WRAPPER as BUNDLED_WRAPPER
@@ -164,6 +165,12 @@ def token(league: Path, name: str) -> str:
     return arena("league", "entrant", league, name).stdout.splitlines()[-1]
 
 
+def ask_as_owner(page: Page, token: str) -> None:
+    """Types an entrant's token into a bot page's owner form and sends it, as its owner would."""
+    page.locator("#owner-token").fill(token)
+    page.locator("#owner-form").evaluate("form => form.requestSubmit()")
+
+
 def fingerprint(league: Path) -> dict[str, str]:
     """The SHA-256 of every file of the league, and of the catalog's content. The catalog's write-ahead log is
     folded into the catalog first, and the log and its index are left out: readers open and close them."""
@@ -231,7 +238,7 @@ def test_an_entrant_gets_a_token_once_and_the_league_keeps_only_its_slow_hash(tm
 
 @needs_sandbox
 @needs_browser
-def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_path):
+def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_path, browse):
     league = make_league(tmp_path, "random")
     alice, bob, carol, revoked = (token(league, name) for name in ("alice", "bob", "carol", "dave"))
     arena("league", "entrant", league, "dave", "--revoke")
@@ -330,11 +337,12 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
         assert named["status"] == "refused" and XSS in named["reason"]
         answers.append(str(named))
         base = f"http://127.0.0.1:{client.base_url.port}"
+        shown = {}
         for path in (f"/bots/{XSS}", f"/api/uploads/{sent.json()['upload']}"):
-            seen = visit(base + path, "document.readyState === 'complete'", "document.body.innerText", timeout=30)
+            seen = browse(base + path)
+            shown[path] = seen.page.locator("body").inner_text()
             assert seen.dialogs == [] and not seen.exceptions, (path, seen.dialogs)
-        page = visit(f"{base}/bots/{XSS}", "document.readyState === 'complete'", "document.body.innerText")
-        assert XSS in page.probe and page.dialogs == [], "the name is shown as text"
+        assert XSS in shown[f"/bots/{XSS}"], "the name is shown as text"
         before = fingerprint(league)
         wrong = client.get("/api/bots/counting", headers={"Authorization": "Bearer wrong.token"})
         refused(401, wrong, "missing, wrong or revoked token")
@@ -347,7 +355,7 @@ def test_the_attack_zoo_is_refused_with_its_status_and_the_league_unchanged(tmp_
 
 @needs_sandbox
 @needs_browser
-def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
+def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path, browse):
     league = make_league(tmp_path, "random")
     alice, bob, carol = (token(league, name) for name in ("alice", "bob", "carol"))
     (tmp_path / "counting.py").write_text(COUNTING)
@@ -398,16 +406,15 @@ def test_accepted_uploads_play_a_round_and_a_snooper_reads_nothing(tmp_path):
         assert "own words" not in owner("snooper", alice).text + client.get("/api/bots/snooper").text
         assert "own words" not in client.get("/bots/snooper").text, "the page is public until its owner asks"
         # the owner's part of the page, asked with the token in the tab
-        ask = ("(window.asked ??= (document.getElementById('owner-token').value = %r, "
-               "document.getElementById('owner-form').requestSubmit(), true)) && "
-               "document.getElementById('owner-stderr').innerText.includes(%r)")
-        part = "document.getElementById('%s').innerText"
-        mine = visit(f"{url}bots/snooper", ask % (bob, "own words"), part % "owner-uploads")
-        assert mine.ready and "accepted" in mine.probe and not mine.console_errors, mine
-        theirs = visit(f"{url}bots/snooper", ask % (alice, "x") + " || !!" + part % "owner-note",  # ready: a boolean
-                       f"[{part % 'owner-note'}, document.body.innerText]")
-        assert theirs.ready and theirs.probe[0] == "That token does not own this bot.", theirs
-        assert "own words" not in theirs.probe[1]
+        mine = browse(f"{url}bots/snooper")
+        ask_as_owner(mine.page, bob)
+        expect(mine.page.locator("#owner-stderr")).to_contain_text("own words", use_inner_text=True)
+        assert "accepted" in mine.page.locator("#owner-uploads").inner_text() and not mine.console_errors, mine
+        theirs = browse(f"{url}bots/snooper")
+        ask_as_owner(theirs.page, alice)
+        expect(theirs.page.locator("#owner-note")).to_have_text("That token does not own this bot.",
+                                                                use_inner_text=True)
+        assert "own words" not in theirs.page.locator("body").inner_text()
 
         retired = client.post("/api/bots/counting/retire", headers={"Authorization": f"Bearer {alice}"})
         assert retired.json() == {"retired": ["counting"], "unchanged": [], "every_version": True,
