@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
 MODES = ["none", "process", "sandbox"]
 """Isolation modes of the attackers: a new mode is one more word here."""
-SETUP = 2.0
+SETUP = 1.0
 """The setup time limit of these runs (seconds of CPU time)."""
 BACKSTOP = 1.5
 """The wall-clock backstop of these runs: a setup call that sleeps ends after SETUP * BACKSTOP seconds."""
