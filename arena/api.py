@@ -69,6 +69,8 @@ def run(config: str | Path | Mapping[str, Any], *, workers: int | None = None, a
     """
     from arena.tournament.runner import play_missing
 
+    if progress not in (None, False) and not callable(progress):  # `progress=True` once drew the terminal's bar
+        raise TypeError("progress is a function called as progress(done, most, note), or None")
     settings = _config(config)
     directory = RunDir(Path(out) / settings.name)
     report = play_missing(settings, directory, workers=workers, address=address, resume=resume,

@@ -48,6 +48,8 @@ def test_run_from_a_dict_text_and_path_gives_frames_and_the_same_digest(tmp_path
     calls = []
     by_path = arena.run(path, out=tmp_path / "path", progress=lambda done, most, note: calls.append((done, most)))
     assert calls[-1] == (len(run.results), len(run.results))  # the progress of every game, as the command's bar
+    with pytest.raises(TypeError, match="progress is a function"):  # a bar is the command line's, not the API's
+        arena.run(path, out=tmp_path / "bar", progress=True)
     assert run.manifest["digest"] == by_text.manifest["digest"] == by_path.manifest["digest"]
     pd.testing.assert_frame_equal(run.ratings, arena.open_run(run.path).ratings)
     with pytest.raises(ConfigError, match="already holds a run"):
