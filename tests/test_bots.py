@@ -4,7 +4,16 @@ import sys
 
 import pytest
 
-from arena.bots import BotError, available_bots, load_bot_class, resolved_spec
+from arena.bots import (
+    BUNDLED_DIR,
+    BUNDLED_NAMES,
+    BotError,
+    available_bots,
+    bundled_spec,
+    folder_bots,
+    load_bot_class,
+    resolved_spec,
+)
 
 PACKAGE = '''
 from arena.bots import Bot
@@ -32,6 +41,12 @@ def installed_package(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
     sys.modules.pop("installed_bot", None)
+
+
+def test_the_table_of_bundled_names_is_what_the_bundled_files_define():
+    assert {name: resolved_spec(bot) for name, bot in folder_bots(BUNDLED_DIR).items()} == {
+        name: bundled_spec(name) for name in BUNDLED_NAMES}
+    assert all(load_bot_class(name) is available_bots()[name] for name in BUNDLED_NAMES)
 
 
 def test_an_entry_point_bot_is_found_by_name(installed_package):

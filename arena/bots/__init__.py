@@ -31,6 +31,12 @@ BUNDLED = ("random_bot.py", "greedy.py", "heuristic.py", "heuristics", "ismcts.p
 """The bundled bots' files and folders in BUNDLED_DIR, bound read-only in every sandbox of a Python bot (a bot may
 build on one, by its name or by importing it). Only these: bots/ is also where users drop bots of their own, whose
 code a stranger's bot must not read."""
+BUNDLED_NAMES = {"random": "random_bot.py:RandomBot", "greedy": "greedy.py:GreedyBot",
+                 "heuristic": "heuristic.py:HeuristicBot", "ismcts": "ismcts.py:IsmctsBot",
+                 "expert": "expert.py:ExpertBot"}
+"""Each bundled bot's name and the file and class in BUNDLED_DIR that it names, so that a bundled bot loads by its
+name without every bot file imported to read the names (a host loading `random` imported numpy for the expert's
+sake); tests/test_bots.py checks the table against the files."""
 ENTRY_POINT_GROUP = "arena.bots"
 MANIFEST = "bot.toml"
 """The file at the root of a bot's folder that says what the bot is."""
@@ -286,6 +292,11 @@ def implementation(where: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+def bundled_spec(spec: str) -> str:
+    """The `file.py:Class` spec of a bundled bot's name, any other spec as it is."""
+    return f"{BUNDLED_DIR / BUNDLED_NAMES[spec]}" if spec in BUNDLED_NAMES else spec
+
+
 def load_bot_class(spec: str) -> type:
     """The bot class for a name, a `file.py:ClassName`, a `package.module:ClassName`, a bot's folder (a package's:
     `load_folder`), a `command: CMD` spec
@@ -303,6 +314,8 @@ def load_bot_class(spec: str) -> type:
         return load_folder(Path(where), entry)
     if ":" in spec:
         return _imported_class(spec)
+    if spec in BUNDLED_NAMES:  # found first by name, as in available_bots
+        return load_spec(bundled_spec(spec))
     bots = available_bots()
     if spec not in bots:
         raise BotError(f"unknown bot {spec!r} (bots: {', '.join(sorted(bots))})")

@@ -63,14 +63,17 @@ class Host:
                 return {"move": repr(move)}
         raise ValueError(f"unknown message type {kind!r}")
 
+    def reply(self, line: str | bytes) -> dict:
+        """The answer to one message line, or the error it raised, as the host sends it."""
+        try:
+            return self.answer(json.loads(line))
+        except Exception as error:
+            return {"error": f"{type(error).__name__}: {error}"[:200]}
+
     def serve(self, stdin, stdout) -> None:
         """Answers messages line by line until the end of input."""
         for line in stdin:
-            try:
-                answer = self.answer(json.loads(line))
-            except Exception as error:
-                answer = {"error": f"{type(error).__name__}: {error}"[:200]}
-            stdout.write(message_line(answer))
+            stdout.write(message_line(self.reply(line)))
             stdout.flush()
 
 

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotError
+from arena.bots import BotError, bundled_spec
+from arena.bots.listing import is_bundled
 from arena.config.models import BotEntry, ConfigError
 from arena.isolation import sandbox
 from arena.isolation.clock import WALL_BACKSTOP, setup_wall
@@ -27,9 +28,28 @@ def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float |
     """Each Python bot `(spec, params, sandboxed)` imported and built in a host process of its own (in the sandbox
     if sandboxed), never in this one: its hello answer ({"name", "games", "spec"}), or the BotProcessError (a
     SetupTimeout when it took longer than `setup_time_limit` of CPU time, or `wall_backstop` times that in wall
-    time). The hosts start together; each is closed once it has answered."""
-    return check_commands([(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots],
-                          setup_time_limit, wall_backstop)
+    time). The hosts start together; each is closed once it has answered. Arena's own bundled bots are the
+    exception: their code is arena's, so the built-in host's answer is asked here, without a process."""
+    elsewhere = [(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots if not _is_own(spec)]
+    hosted = iter(check_commands(elsewhere, setup_time_limit, wall_backstop))
+    return [_hello_here(spec, params) if _is_own(spec) else next(hosted) for spec, params, _ in bots]
+
+
+def _is_own(spec: str) -> bool:
+    """Whether `spec` is a bundled bot (by its name or its file) or a class of arena's own modules."""
+    spec = bundled_spec(spec)
+    return ":" in spec and not spec.startswith(("openspiel:", "llm:", "command:")) and is_bundled(spec)
+
+
+def _hello_here(spec: str, params: dict) -> dict | BotProcessError:
+    """The built-in host's hello answer for arena's own bot `spec`, asked in this process."""
+    import json
+
+    from arena.isolation.host import Host
+    from arena.isolation.protocol import error_text
+
+    answer = Host(spec).reply(json.dumps({"type": "hello", "params": params}))
+    return BotProcessError(error_text(answer["error"])) if "error" in answer else answer
 
 
 def check_commands(commands: Sequence[tuple[Sequence[str], dict, bool]], setup_time_limit: float | None,
@@ -106,10 +126,11 @@ def checked_bots(bots: tuple[BotEntry, ...], setup_time_limit: float, wall_backs
                  ) -> tuple[BotEntry, ...]:
     """The bot entries with their games (and their specs resolved), as each bot tells in its own process.
 
-    This process never runs a bot's code: a Python bot is imported and built with its params in a host
-    process, which must answer within the setup time limit (of its CPU time, and `wall_backstop` times that of wall
-    time); a command bot answers hello. A sandboxed bot where no sandbox can be made is refused first. A config's
-    reading asks this (arena.config.bot_entries.BOT_CHECKS), raising ConfigError with the field."""
+    This process never runs a user's bot's code: a Python bot is imported and built with its params in a host
+    process (arena's own bundled bots here, `check_bots`), which must answer within the setup time limit (of its CPU
+    time, and `wall_backstop` times that of wall time); a command bot answers hello. A sandboxed bot where no sandbox
+    can be made is refused first. A config's reading asks this (arena.config.bot_entries.BOT_CHECKS), raising
+    ConfigError with the field."""
     import dataclasses
     import json
 
