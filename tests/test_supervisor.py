@@ -4,6 +4,7 @@ for new work, and stopped with SIGINT or SIGKILL. The server's children (tests/t
 and the replays' (tests/test_replay_page.py, tests/test_server_promises.py) are the same mechanism at work."""
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -112,12 +113,19 @@ def test_a_child_that_finished_its_work_starts_again_once_there_is_more(tmp_path
     kept.stop()
 
 
+@pytest.mark.parametrize("ignored", [False, True], ids=["", "sigint-ignored"])
 @pytest.mark.parametrize("grace", [5.0, 0.0])
-def test_stop_interrupts_the_child_within_its_grace_or_kills_it(tmp_path, grace, stopped):
-    kept = Counted(tmp_path, -1, grace=grace)
-    stopped(kept)
-    kept.start()
-    wait_for(lambda: kept.starts() == 1)
+def test_stop_interrupts_the_child_within_its_grace_or_kills_it(tmp_path, grace, ignored, stopped):
+    # ignored: started as a shell starts a background job (`arena league serve &`), SIGINT ignored, which its
+    # children inherit
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.getsignal(signal.SIGINT))
+    try:
+        kept = Counted(tmp_path, -1, grace=grace)
+        stopped(kept)
+        kept.start()
+        wait_for(lambda: kept.starts() == 1)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     started = time.perf_counter()
     kept.stop()
     assert time.perf_counter() - started < 5

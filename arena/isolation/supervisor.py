@@ -50,10 +50,14 @@ def child_command(module: str, *args: str) -> list[str]:
 
 def child_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
     """A child's side of `child_command`: its arguments parsed, `--parent` among them, death with that parent asked
-    (die_with), and its log lines on stderr, which its parent passes on (a server's log)."""
+    (die_with), SIGINT heard whatever it inherited, and its log lines on stderr, which its parent passes on (a
+    server's log)."""
     parser.add_argument("--parent", type=int, required=True, help="the process this one dies with")
     args = parser.parse_args(argv)
     die_with(args.parent)
+    # A child inherits an ignored SIGINT (a shell starts its background jobs so: `arena league serve &`), and Python
+    # then never raises KeyboardInterrupt: the supervisor's SIGINT would go unheard and its grace end in a kill.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
     return args
 
