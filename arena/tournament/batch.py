@@ -24,7 +24,6 @@ from arena.config import Config
 from arena.games import get_game
 from arena.isolation.clock import arm_backstop
 from arena.llm.seat import take_usage
-from arena.results import SCHEMA
 from arena.tournament import referee
 from arena.tournament.schedule import Schedule
 
@@ -94,6 +93,11 @@ def stall_counts(config: Config, stalls: tuple[str, StallCounts] | None) -> list
 def play_batch(config: Config, start: int, end: int, stalls: tuple[str, StallCounts] | None = None) -> dict[str, list]:
     """Plays games start..end-1 of the config's schedule, suspending the bots that stall (`stalls`: the run's token
     and the stalls of its saved results); returns the result columns."""
+    return columns(play_rows(config, start, end, stalls))
+
+
+def play_rows(config: Config, start: int, end: int, stalls: tuple[str, StallCounts] | None = None) -> list[tuple]:
+    """`play_batch`'s result rows (`row`)."""
     schedule, makers = prepare(config)
     counts = stall_counts(config, stalls)
     rows, now = [], time.perf_counter
@@ -105,7 +109,7 @@ def play_batch(config: Config, start: int, end: int, stalls: tuple[str, StallCou
             rows.append(row(scheduled, played, now() - started, take_usage(len(scheduled.seat_bots))))
     finally:
         gc.unfreeze()
-    return columns(rows)
+    return rows
 
 
 def play_counted(config: Config, makers: list[Callable[[], object]], scheduled, counts) -> referee.Played:
@@ -188,16 +192,48 @@ def row(scheduled, played: referee.Played, duration: float, usage: tuple = (None
 
 def columns(rows: list[tuple]) -> dict[str, list]:
     """Result rows (`row`) as the columns of the results schema."""
+    from arena.results import SCHEMA  # here: a worker sends rows, and imports no pyarrow (0.2 CPU-s a process)
+
     values = zip(*rows, strict=True) if rows else [()] * len(SCHEMA)
     return {name: list(column) for name, column in zip(SCHEMA.names, values, strict=True)}
 
 
 
 def worker_batch(config: Config, start: int, end: int, stalls: tuple[str, StallCounts] | None = None
-                 ) -> dict[str, list]:
-    """play_batch in a process that plays a run's batches (a Ray worker, the local worker), with the move
-    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/isolation/clock.py)."""
+                 ) -> list[tuple]:
+    """play_rows in a process that plays a run's batches (a Ray worker, the local worker), with the move
+    clock's backstop armed: a bot that defeats the clock gets this process killed (arena/isolation/clock.py). The
+    rows go to the driver, which makes them columns (`columns`)."""
     arm_backstop(config.run.move_time_limit, config.run.setup_time_limit, config.run.wall_backstop)
     unshadowed([*config.folders, os.getcwd()])  # Ray puts the driver's folders first on a worker's import path
-    return play_batch(config, start, end, stalls)
+    return play_rows(config, start, end, stalls)
+
+
+def local_worker() -> None:
+    """The local worker's process (arena/tournament/runner.py `LocalBackend`): reads sys.path, then plays each
+    (config, start, end, stalls) it is sent. It imports this module alone, not the runner's pyarrow and numpy."""
+    import pickle
+    import sys
+
+    from arena.isolation.limits import die_with
+
+    die_with(os.getppid())
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # the results own the pipe; whatever a bot prints goes to stderr
+    sys.path[:] = pickle.load(sys.stdin.buffer)
+    while True:
+        try:
+            config, start, end, stalls = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        try:
+            result = ("ok", worker_batch(config, start, end, stalls))
+        except BaseException as error:  # a bot's SystemExit, KeyboardInterrupt, ...: its batch goes to quarantine
+            result = ("failed", error)
+        try:
+            message = pickle.dumps(result)
+        except Exception:  # an exception that does not pickle
+            message = pickle.dumps(("failed", RuntimeError(type(result[1]).__name__)))
+        out.write(message)
+        out.flush()
 

@@ -24,7 +24,7 @@ from arena.bots.sources import recorded_spec
 from arena.config import Config
 from arena.errors import ArenaError
 from arena.results import RATED_COLUMNS, SCHEMA, RunDir, iter_results, load_results, set_aside_damaged, write_part
-from arena.tournament.batch import STALL_COLUMNS, StallCounts, count_stalls, saved_stalls, worker_batch
+from arena.tournament.batch import STALL_COLUMNS, StallCounts, columns, count_stalls, saved_stalls, worker_batch
 from arena.tournament.folder import prepare_run_dir
 from arena.tournament.schedule import Schedule
 
@@ -101,7 +101,7 @@ class LocalWorker:
         if idle is not None and idle.poll() is None:
             self.process = idle
             return
-        command = [sys.executable, "-P", "-c", "from arena.tournament.runner import _local_worker; _local_worker()"]
+        command = [sys.executable, "-P", "-c", "from arena.tournament.batch import local_worker; local_worker()"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         start_new_session=True)
         pickle.dump(sys.path, self.process.stdin)
@@ -129,11 +129,11 @@ class LocalWorker:
                 waiting.extendleft(reversed(sent))
                 sent.clear()
             if kind == "ok":
-                columns = payload
+                played = columns(payload)
             else:
                 warn_quarantine(start, end, payload)
-                columns = quarantine_batch(config, start, end, stalls())
-            yield (start, end), columns
+                played = quarantine_batch(config, start, end, stalls())
+            yield (start, end), played
 
     def _send(self, config: Config, batch: Batch, stalls: tuple | None) -> None:
         import pickle
@@ -166,34 +166,6 @@ class LocalWorker:
         else:
             LocalWorker._idle = self.process
         self.process, self.busy = None, False
-
-
-def _local_worker() -> None:
-    """The local worker's process: reads sys.path, then plays each (config, start, end, stalls) it is sent."""
-    import pickle
-    import sys
-
-    from arena.isolation.limits import die_with
-
-    die_with(os.getppid())
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # the results own the pipe; whatever a bot prints goes to stderr
-    sys.path[:] = pickle.load(sys.stdin.buffer)
-    while True:
-        try:
-            config, start, end, stalls = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        try:
-            result = ("ok", worker_batch(config, start, end, stalls))
-        except BaseException as error:  # a bot's SystemExit, KeyboardInterrupt, ...: its batch goes to quarantine
-            result = ("failed", error)
-        try:
-            message = pickle.dumps(result)
-        except Exception:  # an exception that does not pickle
-            message = pickle.dumps(("failed", RuntimeError(type(result[1]).__name__)))
-        out.write(message)
-        out.flush()
 
 
 RAY_RETRIES = 1
@@ -262,14 +234,14 @@ class RayBackend:
             for ref in ready:
                 batch = pending.pop(ref)
                 try:
-                    columns = ray.get(ref)
+                    played = columns(ray.get(ref))
                 except ray.exceptions.LocalRayletDiedError:
                     # Ray itself is gone (killed, out of memory): the next call into it would end this process
                     raise RayLost("the local Ray instance died") from None
                 except ray.exceptions.RayError as error:  # WorkerCrashedError, RayTaskError, a lost node, ...
                     warn_quarantine(*batch, error)
-                    columns = quarantine_batch(config, *batch, stalls())
-                yield batch, columns
+                    played = quarantine_batch(config, *batch, stalls())
+                yield batch, played
 
     def close(self) -> None:
         if self.started_here:
