@@ -27,7 +27,12 @@ import signal
 import threading
 import time
 
-from arena.config.models import WALL_BACKSTOP
+if __name__ == "__main__":
+    # The sentinel (`arm_backstop`) runs this file as a script without site-packages: it imports nothing of arena's
+    # and starts in 0.02 s of CPU time rather than 0.07. It calls nothing that uses this default.
+    WALL_BACKSTOP = 0.0
+else:
+    from arena.config.models import WALL_BACKSTOP
 
 
 class MoveTimeout(BaseException):
@@ -282,7 +287,7 @@ def arm_backstop(limit: float | None, setup: float | None = None, wall: float = 
         fd = os.memfd_create("arena-backstop")
         os.ftruncate(fd, _BOARD_BYTES)
         use_board(new_board(limit, setup, wall, fd))
-        _sentinel = subprocess.Popen([sys.executable, "-I", __file__, str(fd), str(os.getpid())], pass_fds=[fd],
+        _sentinel = subprocess.Popen([sys.executable, "-I", "-S", __file__, str(fd), str(os.getpid())], pass_fds=[fd],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
         os.close(fd)
     else:
