@@ -11,8 +11,8 @@ the 0.6 s bots play at once, then the 2.5 s bots.
 Each case runs in a process of its own pinned to the core (what `taskset` does), which builds its bots (a
 sandboxed one starts its process) before the load starts, then plays on a word from the test. Linux shares a core
 between sessions first (autogroups: each bot process has a session of its own) and by niceness only within one,
-so each busy process has a session of its own at nice -5 too: together they outweigh six sessions at nice 0,
-whatever else runs on the machine. Making processes run at nice -5 needs root (or CAP_SYS_NICE): elsewhere the
+so the busy process has a session of its own at nice -5 too: it weighs three sessions at nice 0 (3121 to 1024),
+and leaves each of two bots thinking at once a fifth of the core at most, whatever else runs on the machine. Making processes run at nice -5 needs root (or CAP_SYS_NICE): elsewhere the
 test is skipped.
 """
 
@@ -101,8 +101,8 @@ def test_a_loaded_core_decides_no_game():
     try:
         for name, case in cases.items():
             assert case.stdout.readline() == "ready\n", name
-        busy = [start([sys.executable, "-c", "while True: pass"], core, -5) for _ in range(2)]
-        time.sleep(0.2)  # the busy processes have the core
+        busy = [start([sys.executable, "-c", "while True: pass"], core, -5)]
+        time.sleep(0.2)  # the busy process has the core
         started = time.perf_counter()
         for wave in WAVES:
             for name in wave:
