@@ -252,7 +252,7 @@ def test_a_match_keeps_its_exchanges_and_reproduces_and_replays_with_the_endpoin
     run = next((tmp_path / "reports").glob("match-*"))
     assert len(list((run / "llm").glob("*.json"))) == asked
     assert "model seat m: " in ran.output and " asks a game" in ran.output
-    again = CliRunner().invoke(app, ["reproduce", str(run)])  # nothing listens at the endpoint any more
+    again = CliRunner().invoke(app, ["reproduce", str(run), "--workers", "1"])  # nothing listens at the endpoint now
     assert again.exit_code == 0 and "reproduced: identical results" in again.output, again.output
     replayed = CliRunner().invoke(app, ["replay", str(run), "0", "--json"])
     assert replayed.exit_code == 0, replayed.output

@@ -12,8 +12,8 @@ Each case runs in a process of its own pinned to the core (what `taskset` does),
 sandboxed one starts its process) before the load starts, then plays on a word from the test. Linux shares a core
 between sessions first (autogroups: each bot process has a session of its own) and by niceness only within one,
 so the busy process has a session of its own at nice -5 too: it weighs three sessions at nice 0 (3121 to 1024),
-and leaves each of two bots thinking at once a fifth of the core at most, whatever else runs on the machine. Making processes run at nice -5 needs root (or CAP_SYS_NICE): elsewhere the
-test is skipped.
+and leaves each of two bots thinking at once a fifth of the core at most, whatever else runs on the machine.
+Making processes run at nice -5 needs root (or CAP_SYS_NICE): elsewhere the test is skipped.
 """
 
 import json
