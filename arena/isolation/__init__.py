@@ -26,37 +26,24 @@ side: running processes and the class that stands for one), `loaders` (bots load
 long-lived ones kept running, and a page's replays done under a deadline).
 """
 
-from arena.isolation.host import Host, main
-from arena.isolation.limits import STDERR_ENV
-from arena.isolation.loaders import check_bots, check_commands, entry_bot_class, tell_sources
-from arena.isolation.process import (
-    DEFAULT_MEMORY_MB,
-    HELLO_TIMEOUT,
-    RESET_TIMEOUT,
-    BotProcess,
-    ProcessBot,
-    close_all,
-    host_env,
-    is_host,
-    process_bot_class,
-    python_command,
-    running_processes,
-)
-from arena.isolation.protocol import (
-    MAX_LINE,
-    PROTOCOL,
-    BadAnswer,
-    BotProcessError,
-    NoAnswer,
-    ProtocolError,
-    SetupTimeout,
-    decode_answer,
-    move_from_answer,
-    observation_from_json,
-)
+import importlib
 
-__all__ = ["BadAnswer", "BotProcess", "BotProcessError", "DEFAULT_MEMORY_MB", "HELLO_TIMEOUT", "Host",
-           "MAX_LINE", "NoAnswer", "PROTOCOL", "ProcessBot", "ProtocolError", "RESET_TIMEOUT", "STDERR_ENV",
-           "SetupTimeout", "check_bots", "check_commands", "close_all", "decode_answer", "entry_bot_class", "main",
-           "move_from_answer", "observation_from_json", "process_bot_class", "python_command", "host_env",
-           "is_host", "running_processes", "tell_sources"]
+_HOME = {
+    **dict.fromkeys(["Host", "main"], "host"),
+    **dict.fromkeys(["STDERR_ENV"], "limits"),
+    **dict.fromkeys(["check_bots", "check_commands", "entry_bot_class", "tell_sources"], "loaders"),
+    **dict.fromkeys(["DEFAULT_MEMORY_MB", "HELLO_TIMEOUT", "RESET_TIMEOUT", "BotProcess", "ProcessBot", "close_all",
+                     "host_env", "is_host", "process_bot_class", "python_command", "running_processes"], "process"),
+    **dict.fromkeys(["MAX_LINE", "PROTOCOL", "BadAnswer", "BotProcessError", "NoAnswer", "ProtocolError",
+                     "SetupTimeout", "decode_answer", "move_from_answer", "observation_from_json"], "protocol"),
+}
+"""The module of each name the package exports. The names load on first use (PEP 562's module `__getattr__`): every
+bot's host process (`python -m arena.isolation`) imports this package before its host, and with every module
+imported here it started in 0.13 CPU-s, not 0.07."""
+__all__ = list(_HOME)
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
