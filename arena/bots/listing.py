@@ -26,6 +26,7 @@ from arena.bots import (
     ENTRY_POINT_GROUP,
     BotError,
     bot_dirs,
+    bundled_spec,
     default_name,
     implementation,
     missing_class,
@@ -438,6 +439,13 @@ def _about(spec: str) -> str:
             about = (ast.get_docstring(node) or "").strip()
             return about.splitlines()[0] if about else ""
     return ""
+
+
+def is_own_class(spec: str) -> bool:
+    """True for a Python class of arena's own that runs like any bot class: a bundled bot (by its name or its file)
+    or an `arena.` module's class; not a model seat (it waits on the network) or OpenSpiel's search."""
+    spec = bundled_spec(spec)
+    return ":" in spec and not spec.startswith(("openspiel:", "llm:", "command:")) and is_bundled(spec)
 
 
 def is_bundled(spec: str) -> bool:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotError, bundled_spec
-from arena.bots.listing import is_bundled
+from arena.bots import BotError
+from arena.bots.listing import is_own_class
 from arena.config.models import BotEntry, ConfigError
 from arena.isolation import sandbox
 from arena.isolation.clock import WALL_BACKSTOP, setup_wall
@@ -30,15 +30,9 @@ def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float |
     SetupTimeout when it took longer than `setup_time_limit` of CPU time, or `wall_backstop` times that in wall
     time). The hosts start together; each is closed once it has answered. Arena's own bundled bots are the
     exception: their code is arena's, so the built-in host's answer is asked here, without a process."""
-    elsewhere = [(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots if not _is_own(spec)]
-    hosted = iter(check_commands(elsewhere, setup_time_limit, wall_backstop))
-    return [_hello_here(spec, params) if _is_own(spec) else next(hosted) for spec, params, _ in bots]
-
-
-def _is_own(spec: str) -> bool:
-    """Whether `spec` is a bundled bot (by its name or its file) or a class of arena's own modules."""
-    spec = bundled_spec(spec)
-    return ":" in spec and not spec.startswith(("openspiel:", "llm:", "command:")) and is_bundled(spec)
+    hosted = iter(check_commands([(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots
+                                  if not is_own_class(spec)], setup_time_limit, wall_backstop))
+    return [_hello_here(spec, params) if is_own_class(spec) else next(hosted) for spec, params, _ in bots]
 
 
 def _hello_here(spec: str, params: dict) -> dict | BotProcessError:

@@ -211,6 +211,12 @@ def _last_line(stderr) -> str:
     return lines[-1] if lines else ""
 
 
+def error_line(error: Exception) -> str:
+    """An exception as the one line a job's failure shows: `Type: its first line`."""
+    lines = str(error).strip().splitlines()
+    return type(error).__name__ + (f": {lines[0]}" if lines else "")
+
+
 def answer_jobs(jobs: Sequence[str], do: Callable[[str], object]) -> int:
     """The child's side of `run_jobs`: `do(job)` for each job, its answer one JSON line on stdout (`{"ok": ...}`, or
     `{"error": "Type: one line"}` for an exception, and on to the next job). Whatever else writes to stdout (a bot
@@ -223,8 +229,7 @@ def answer_jobs(jobs: Sequence[str], do: Callable[[str], object]) -> int:
             try:
                 answer = {"ok": do(job)}
             except Exception as error:  # noqa: BLE001 - the parent shows the line; the next job is done
-                lines = str(error).strip().splitlines()
-                answer = {"error": type(error).__name__ + (f": {lines[0]}" if lines else "")}
+                answer = {"error": error_line(error)}
             out.write(json.dumps(answer) + "\n")
             out.flush()
     return 0

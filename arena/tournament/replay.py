@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena.bots.listing import is_own_class
 from arena.config import Config
 from arena.config.saved import played_config
 from arena.games import get_game
@@ -76,12 +77,24 @@ runs the bots' code again, in every page that shows one (the run report's exampl
 game pages)."""
 
 
-def replay_games(run: RunDir, indices: Sequence[int]) -> list:
+def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False) -> list:
     """The transcripts of games `indices` of a run, each regenerated in a child process (`run_jobs`): replaying runs
     the bots' code again, and a bot that exits, kills its process or hangs must cost its replay, never the page
-    that shows it (or the run or league that writes the page). Each is a transcript or a ChildFailed (one line)."""
-    from arena.isolation.supervisor import run_jobs
+    that shows it (or the run or league that writes the page). Each is a transcript or a ChildFailed (one line).
 
+    With `own_here` (the run report's examples), a run whose bots are all arena's own classes is replayed in this
+    process instead: their code neither ends its process nor hangs, and the child would cost a Python start-up and
+    its imports (0.35 CPU-s). A server keeps every replay in a child, where none holds its interpreter."""
+    from arena.isolation.supervisor import ChildFailed, error_line, run_jobs
+
+    if own_here and all(is_own_class(bot.spec) for bot in played_config(run).bots):
+        replayed = []
+        for index in indices:
+            try:
+                replayed.append(replay_game(run, index))
+            except Exception as error:  # noqa: BLE001 - as in a child: the failure of one replay is its line
+                replayed.append(ChildFailed(error_line(error)))
+        return replayed
     return run_jobs("arena.tournament.replay", [str(run.path)], [str(i) for i in indices], REPLAY_SECONDS)
 
 
