@@ -21,10 +21,13 @@ from arena.bots import load_bot_class
 from arena.cli import app
 from arena.config import parse_config
 from arena.games import get_game, make_rules
+from arena.isolation import supervisor
+from arena.isolation.supervisor import ChildFailed
 from arena.report import variant_slugs
 from arena.report.replay_page import frames, replay_page_html, write_replay_page
 from arena.results import RunDir, load_results
 from arena.tournament import referee
+from arena.tournament.replay import replay_games
 from arena.tournament.runner import play_missing
 from arena.tournament.summary import example_games
 
@@ -232,6 +235,17 @@ def test_the_report_links_example_replays(tiny_run):
         for r in rows:
             firsts.setdefault(frozenset(r["players"]), r["game_index"])
         assert {int(i) for _, i, why in links if why.startswith("first game")} == set(firsts.values())
+
+
+def test_a_run_of_arenas_own_bots_replays_its_examples_here_each_failure_its_line(tiny_run, monkeypatch):
+    children = []
+    monkeypatch.setattr(supervisor, "run_jobs", lambda *args: children.append(args) or [])
+    here = replay_games(tiny_run, [0, 1, 999], own_here=True)
+    assert not children, "arena's own bots replay in this process"
+    saved = load_results(tiny_run).to_pylist()
+    assert [(g["scores"], g["termination"]) for g in here[:2]] == [(r["scores"], r["termination"]) for r in saved[:2]]
+    assert isinstance(here[2], ChildFailed) and str(here[2]).startswith("ResultsError: game index 999 is outside")
+    assert replay_games(tiny_run, [0]) == [] and children, "without own_here: a child, as a server replays"
 
 
 def test_example_games_are_the_first_of_each_table_and_the_biggest_upset():

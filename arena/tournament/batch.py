@@ -210,7 +210,7 @@ def worker_batch(config: Config, start: int, end: int, stalls: tuple[str, StallC
 
 
 def local_worker() -> None:
-    """The local worker's process (arena/tournament/runner.py `LocalBackend`): reads sys.path, then plays each
+    """The local worker's process (arena/tournament/runner.py `LocalWorker`): reads sys.path, then plays each
     (config, start, end, stalls) it is sent. It imports this module alone, not the runner's pyarrow and numpy."""
     import pickle
     import sys
