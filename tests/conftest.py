@@ -8,7 +8,6 @@ None. It is skipped where it is absent, unless `ARENA_REQUIRE_<WHAT>=1` (as .ci/
 other skip whose reason starts `needs WHAT:`, is a failure (`pytest_runtest_makereport`). CI cannot go green without
 what it asked for."""
 
-import functools
 import importlib
 import itertools
 import json
@@ -21,11 +20,6 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
-import typer.testing  # noqa: E402
-
-# typer's CliRunner builds arena's whole click command from the app on every invoke (20 ms of CPU time), and the
-# tests invoke it in process over a thousand times: one command serves them all, as one serves a process.
-typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 NEEDS = ("browser", "sandbox", "compiled", "rl", "llm")
 """What a test may need of the machine: each has its flag ARENA_REQUIRE_<NEED>."""
