@@ -30,9 +30,12 @@ def check_bots(bots: Sequence[tuple[str, dict, bool]], setup_time_limit: float |
     SetupTimeout when it took longer than `setup_time_limit` of CPU time, or `wall_backstop` times that in wall
     time). The hosts start together; each is closed once it has answered. Arena's own bundled bots are the
     exception: their code is arena's, so the built-in host's answer is asked here, without a process."""
-    hosted = iter(check_commands([(python_command(spec), params, sandboxed) for spec, params, sandboxed in bots
-                                  if not is_own_class(spec)], setup_time_limit, wall_backstop))
-    return [_hello_here(spec, params) if is_own_class(spec) else next(hosted) for spec, params, _ in bots]
+    own = [is_own_class(spec) for spec, _, _ in bots]
+    hosted = iter(check_commands([(python_command(spec), params, sandboxed)
+                                  for (spec, params, sandboxed), here in zip(bots, own, strict=True) if not here],
+                                 setup_time_limit, wall_backstop))
+    return [_hello_here(spec, params) if here else next(hosted)
+            for (spec, params, _), here in zip(bots, own, strict=True)]
 
 
 def _hello_here(spec: str, params: dict) -> dict | BotProcessError:
