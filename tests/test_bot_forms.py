@@ -342,12 +342,14 @@ def test_a_league_refuses_a_bot_that_plays_none_of_its_games(world):
 
 def test_a_spec_that_names_nothing_gets_the_nearest_names(world):
     work, _ = world
-    before = files_under(work)
+    # the league the module's server serves comes and goes on its own: its catalog's WAL files while it is read
+    unserved = lambda: {path: size for path, size in files_under(work).items() if not path.startswith("served/")}
+    before = unserved()
     for verb in (["play", GAME, "gredy", "random"], ["submit", "gredy"], ["match", GAME, "gredy", "random"]):
         refused = arena(*verb, check=False)
         assert refused.exit_code == 2 and refused.output.splitlines()[-1] == \
             "error: unknown bot 'gredy': did you mean greedy?", refused.output
-    assert files_under(work) == before
+    assert unserved() == before
 
 
 def test_a_missing_file_is_named_as_written(world):

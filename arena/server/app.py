@@ -130,25 +130,28 @@ def serve(directory: Path, *, host: str = "127.0.0.1", port: int = 8000, play: b
 
     directory = Path(directory)
     views = LeagueViews(directory)  # a bad directory is one line before anything listens
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it every answer
-    # on a kept-alive connection waited 40 ms for the client's delayed ACK of its headers
-    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        listener.bind((host, port))
-        listener.listen(2048)  # connections made from now on wait for uvicorn rather than being refused
-    except OSError as error:
-        listener.close()
-        raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    with play_lock(directory) if play else nullcontext() as lock:
-        app = create_app(views, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
-        # read before the address is logged, so the first answers are whole; the history's first points, where they
-        # are dear, come with the refresher's first look (`make_view`)
-        views.refresh(history=False)
-        bound = listener.getsockname()[1]
-        shown = f"[{host}]" if family == socket.AF_INET6 else host
-        log.info("serving the league %r at http://%s:%s/%s", views.settings.name, shown, bound,
-                 " and playing it" if play else "")
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", workers=1))
-        server.run(sockets=[listener])
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it every answer
+        # on a kept-alive connection waited 40 ms for the client's delayed ACK of its headers
+        listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+            listener.listen(2048)  # connections made from now on wait for uvicorn rather than being refused
+        except OSError as error:
+            listener.close()
+            raise LeagueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+        with play_lock(directory) if play else nullcontext() as lock:
+            app = create_app(views, lock_fd=lock.fileno() if lock else None, workers=workers, address=address)
+            # read before the address is logged, so the first answers are whole; the history's first points, where they
+            # are dear, come with the refresher's first look (`make_view`)
+            views.refresh(history=False)
+            bound = listener.getsockname()[1]
+            shown = f"[{host}]" if family == socket.AF_INET6 else host
+            log.info("serving the league %r at http://%s:%s/%s", views.settings.name, shown, bound,
+                     " and playing it" if play else "")
+            server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", workers=1))
+            server.run(sockets=[listener])
+    finally:
+        views.close()  # the computing process, if the server never got as far as its lifespan

@@ -190,6 +190,17 @@ class LeagueViews:
         self.pid: int | None = None
         """The computing process's pid: a stopping server kills it rather than wait for a look to end (a look at a
         million games took a minute)."""
+        self._start()  # `arena league serve` makes its views first, while it is one thread that listens on nothing
+
+    def _start(self) -> None:
+        """Starts the computing process. Forked where this process runs one thread (a server that neither listens,
+        holds the play lock nor serves yet), it starts with pandas, pyarrow and the ratings loaded: spawned, it
+        imported them again, 1.2 CPU-s of every server's start. Anywhere else (a replacement, among the server's
+        threads; a test process) it is spawned: a fork copies whatever another thread holds locked."""
+        context = "fork" if threading.active_count() == 1 else "spawn"
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(context),
+                                        initializer=computing_process, initargs=(os.getpid(),))
+        self.pid = self.pool.submit(os.getpid).result()
 
     def refresh(self, history: bool = True) -> View:
         """Has the computing process look at the catalog once and, if a round finished or a bot changed, make a
@@ -205,9 +216,7 @@ class LeagueViews:
     def _compute(self, version: int, known: int, history: bool) -> tuple[View | None, float]:
         for attempt in (1, 2):  # a computing process that died is replaced once, its view made again
             if self.pool is None:
-                self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=computing_process, initargs=(os.getpid(),))
-                self.pid = self.pool.submit(os.getpid).result()
+                self._start()
             try:
                 return self.pool.submit(make_view, str(self.directory), version, known, history).result()
             except BrokenProcessPool:
