@@ -26,10 +26,14 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from arena.bots import BUNDLED_DIR, MANIFEST, SPEC_LOADERS, BotError, read_manifest
+from arena.bots import BUNDLED_DIR, BUNDLED_NAMES, MANIFEST, SPEC_LOADERS, BotError, bundled_spec, read_manifest
 from arena.bots.bundles import ArchiveLimits, tree_hash, unpack
 from arena.bots.registry import BotSource, arena_home, load_registry
+
+if TYPE_CHECKING:
+    from arena.bots.listing import Listed
 
 SPEC_FORMS = ("a name (`arena bots`), path/to/file.py:Class, a folder or zip with a bot.toml, "
               "folder-or.zip:module:Class, or \"command: PROGRAM ARGS\"")
@@ -363,6 +367,10 @@ def _name(spec: str, registered: bool) -> BotSource:
         record = load_registry().get(spec)
         if record is not None:
             return replace(record, name=spec)
+    if spec in BUNDLED_NAMES:  # searched first by name; one file read, not every bot's (a league's rounds parse
+        from arena.bots.listing import read_spec  # their configs, a name of its bots at a time)
+
+        return _named(spec, read_spec(bundled_spec(spec)))
     names = source_names()
     if spec in names:
         return names[spec]
@@ -379,8 +387,12 @@ def source_names() -> dict[str, BotSource]:
     """The bots found by name without the registry: bundled and dropped-in files, entry points."""
     from arena.bots.listing import listed_bots
 
-    return {name: replace(resolve(bot.spec, registered=False), spec=name, name=name, games=bot.games)
-            for name, bot in listed_bots(registered=False).items()}
+    return {name: _named(name, bot) for name, bot in listed_bots(registered=False).items()}
+
+
+def _named(name: str, bot: Listed) -> BotSource:
+    """The source of a bot found by name, as `name`."""
+    return replace(resolve(bot.spec, registered=False), spec=name, name=name, games=bot.games)
 
 
 def files_hash(files: list[Path]) -> str:
