@@ -10,6 +10,7 @@ arena itself is the project's own folder (the .venv's editable install), which e
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pwd
@@ -57,6 +58,7 @@ def nobody():
         own = venv / packages.relative_to(sys.prefix)
         shutil.rmtree(own)
         subprocess.run(["cp", "-al", packages, own], check=True)  # hard links: as fast as a listing
+        numba_cache = kernels_cache(folder / "numba")
 
         def run_as_nobody(config: dict, name: str) -> list[dict]:
             """`arena.run(config)` as nobody, in a folder of its own named `name`: its games' rows."""
@@ -68,12 +70,28 @@ def nobody():
                       "run = arena.run(json.load(open('config.json')))\n"
                       "print(run.results[['players', 'fault_seat', 'fault', 'termination']].to_json(orient='records'))")
             done = subprocess.run(["runuser", "-u", "nobody", "--", "env", f"HOME={run}", "PATH=/usr/bin:/bin",
+                                   f"NUMBA_CACHE_DIR={numba_cache}",
                                    venv / "bin" / "python", "-c", script], cwd=run, capture_output=True, text=True,
                                   timeout=300)
             assert done.returncode == 0, done.stderr
             return json.loads(done.stdout.splitlines()[-1])
 
         yield folder, run_as_nobody
+
+
+def kernels_cache(cache: Path) -> Path:
+    """A numba cache for nobody holding the ratings' kernels as compiled for root (numba's layout: the folder of the
+    source, named by its path's SHA-1): nobody may not write beside arena's source, where root's are, and numba would
+    compile them again in each run, 6 CPU-s."""
+    import arena.ratings
+
+    source = Path(arena.ratings.__file__).parent
+    into = cache / f"{source.name}_{hashlib.sha1(str(source).encode()).hexdigest()}"
+    into.mkdir(parents=True)
+    for compiled in (source / "__pycache__").glob("kernels.*.nb[ic]"):
+        shutil.copy2(compiled, into)
+    subprocess.run(["chown", "-R", "nobody", cache], check=True)
+    return cache
 
 
 @pytest.mark.slow
