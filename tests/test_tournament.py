@@ -15,6 +15,7 @@ import pytest
 import trueskill
 from typer.testing import CliRunner
 
+from arena import results
 from arena.cli import app
 from arena.config import load_config
 from arena.results import SCHEMA, RunDir, digest, load_results, run_digest, write_part
@@ -205,11 +206,16 @@ def test_ratings_of_an_unknown_game(run):
     assert result.exit_code == 2 and "no game 'poker'" in result.output
 
 
-def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path):
+@pytest.mark.parametrize("in_memory", [0, results.DIGEST_IN_MEMORY], ids=["column-by-column", "in-memory"])
+def test_the_digest_keeps_its_value_when_read_part_by_part(tmp_path, monkeypatch, in_memory):
     """Parts whose later ones bring new strings, missing values and lists of other lengths: the digest read
-    part by part is the digest of the whole, and the value it has always had (manifests record it). The first part
-    is written as parts were before the slowest moves' times were kept: it reads with them null, and neither they
-    nor their values in the later parts change the digest."""
+    part by part (column by column, or each part once) is the digest of the whole, and the value it has always had
+    (manifests record it). The first part is written as parts were before the slowest moves' times were kept: it
+    reads with them null, and neither they nor their values in the later parts change the digest."""
+    monkeypatch.setattr(results, "DIGEST_IN_MEMORY", in_memory)
+    empty = RunDir(tmp_path / "empty")
+    assert run_digest(empty) == digest(SCHEMA.empty_table()) == (
+        "df46921224e62c30744617dfa015a99945e74d94d9ee18b9ffb08ad407cc88d5")
     run = RunDir(tmp_path / "parts")
     parts = [  # per game: players, scores, ranks, termination, fault_seat, fault
         [(["a", "b"], [3, 1], [0, 1], "normal", None, None), (["b", "a"], [2, 2], [0, 0], "normal", None, None)],
