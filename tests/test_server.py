@@ -140,59 +140,67 @@ def test_every_page_and_endpoint_of_an_empty_league(tmp_path):
         one_line_error(client.get("/api/bots/random"), 404)
 
 
-def test_every_page_and_endpoint_of_a_settled_league(tmp_path):
-    league = make_league(tmp_path, "random", "greedy", "heuristic")
+@pytest.fixture(scope="module")
+def settled(tmp_path_factory):
+    """A league of three bundled bots played until settled, served without play: (league, client). One league and
+    one server for the tests that only read one."""
+    league = make_league(tmp_path_factory.mktemp("settled"), "random", "greedy", "heuristic")
     arena("league", "play", league, "--until", "settled", "--no-progress")
+    with served(league, "--no-play") as (_, client):
+        yield league, client
+
+
+def test_every_page_and_endpoint_of_a_settled_league(settled):
+    league, client = settled
     rounds = done_rounds(league)
     table = json.loads(arena("league", "table", league, "--format", "json").stdout)
-    with served(league, "--no-play") as (_, client):
-        games = sum(r.games for r in rounds)
-        assert client.get("/api/health").json() == {"status": "ok", "rounds": len(rounds), "games": games,
-                                                    "playing": False}
-        standings = client.get("/api/standings").json()
-        assert (standings["rounds"], standings["games"]) == (len(rounds), games)
-        rows = standings["variants"]["caterpillar"]
-        assert [(r["bot"], r["games"], r["rank"]) for r in rows] == [(r["bot"], r["games"], r["rank"]) for r in table]
-        for served_row, row in zip(rows, table, strict=True):  # running sums, equal to rating every game again
-            assert served_row["mu"] == pytest.approx(row["mu"], abs=1e-9)
-            assert served_row["mu_lo"] == pytest.approx(row["mu_lo"], abs=1e-9)
+    games = sum(r.games for r in rounds)
+    assert client.get("/api/health").json() == {"status": "ok", "rounds": len(rounds), "games": games,
+                                                "playing": False}
+    standings = client.get("/api/standings").json()
+    assert (standings["rounds"], standings["games"]) == (len(rounds), games)
+    rows = standings["variants"]["caterpillar"]
+    assert [(r["bot"], r["games"], r["rank"]) for r in rows] == [(r["bot"], r["games"], r["rank"]) for r in table]
+    for served_row, row in zip(rows, table, strict=True):  # running sums, equal to rating every game again
+        assert served_row["mu"] == pytest.approx(row["mu"], abs=1e-9)
+        assert served_row["mu_lo"] == pytest.approx(row["mu_lo"], abs=1e-9)
 
-        board = client.get("/").text
-        assert all(f"/bots/{r['bot']}" in board for r in rows) and "win rate" not in board.split("</p>", 1)[1]
-        log = client.get("/rounds").text
-        first = rounds[-20:]  # the log's first page: the 20 latest rounds
-        assert log.index(f"Round {first[-1].number}<") < log.index(f"Round {first[0].number}<"), "newest first"
-        assert all(table_["why"] in log for r in first for table_ in r.plan)
-        after = client.get("/api/rounds", params={"after": 1}).json()["rounds"]
-        assert [r["number"] for r in after] == [r.number for r in rounds[1:21]]  # a page of 20
-        assert after[0]["tables"] == rounds[1].plan
+    board = client.get("/").text
+    assert all(f"/bots/{r['bot']}" in board for r in rows) and "win rate" not in board.split("</p>", 1)[1]
+    log = client.get("/rounds").text
+    first = rounds[-20:]  # the log's first page: the 20 latest rounds
+    assert log.index(f"Round {first[-1].number}<") < log.index(f"Round {first[0].number}<"), "newest first"
+    assert all(table_["why"] in log for r in first for table_ in r.plan)
+    after = client.get("/api/rounds", params={"after": 1}).json()["rounds"]
+    assert [r["number"] for r in after] == [r.number for r in rounds[1:21]]  # a page of 20
+    assert after[0]["tables"] == rounds[1].plan
 
-        bot = client.get("/api/bots/random").json()
-        assert [v["label"] for v in bot["versions"]] == ["random"]
-        assert bot["rows"]["caterpillar"]["games"] == next(r["games"] for r in rows if r["bot"] == "random")
-        assert {p["opponent"] for p in bot["pairs"]["caterpillar"]} == {"greedy", "heuristic"}
-        assert [h["round"] for h in bot["history"]] == [r.number for r in rounds]
-        recent = [g["game_index"] for g in bot["recent_games"]]
-        assert recent == sorted(recent, reverse=True) and all("random" in g["players"] for g in bot["recent_games"])
-        page = client.get("/bots/random").text
-        assert "history-chart" in page and f"/games/{recent[0]}" in page and "Head to head" in page
-        # the pairs the play loop stopped on, as `league table --pairs` has them: all settled
-        adjacent = json.loads(arena("league", "table", league, "--pairs", "--format", "json").stdout)
-        mine = [p for p in adjacent if "random" in (p["bot"], p["next"])]
-        assert mine and all(p["settled"] != "no" for p in mine)
-        assert [(p["bot"], p["next"], p["settled"]) for p in bot["neighbours"]["caterpillar"]] == [
-            (p["bot"], p["next"], p["settled"]) for p in mine]
-        for served_pair, pair in zip(bot["neighbours"]["caterpillar"], mine, strict=True):
-            assert served_pair["diff_lo"] == pytest.approx(pair["diff_lo"], abs=1e-5)
-        assert "Neighbours in the order" in page and mine[0]["settled"] in page
+    bot = client.get("/api/bots/random").json()
+    assert [v["label"] for v in bot["versions"]] == ["random"]
+    assert bot["rows"]["caterpillar"]["games"] == next(r["games"] for r in rows if r["bot"] == "random")
+    assert {p["opponent"] for p in bot["pairs"]["caterpillar"]} == {"greedy", "heuristic"}
+    assert [h["round"] for h in bot["history"]] == [r.number for r in rounds]
+    recent = [g["game_index"] for g in bot["recent_games"]]
+    assert recent == sorted(recent, reverse=True) and all("random" in g["players"] for g in bot["recent_games"])
+    page = client.get("/bots/random").text
+    assert "history-chart" in page and f"/games/{recent[0]}" in page and "Head to head" in page
+    # the pairs the play loop stopped on, as `league table --pairs` has them: all settled
+    adjacent = json.loads(arena("league", "table", league, "--pairs", "--format", "json").stdout)
+    mine = [p for p in adjacent if "random" in (p["bot"], p["next"])]
+    assert mine and all(p["settled"] != "no" for p in mine)
+    assert [(p["bot"], p["next"], p["settled"]) for p in bot["neighbours"]["caterpillar"]] == [
+        (p["bot"], p["next"], p["settled"]) for p in mine]
+    for served_pair, pair in zip(bot["neighbours"]["caterpillar"], mine, strict=True):
+        assert served_pair["diff_lo"] == pytest.approx(pair["diff_lo"], abs=1e-5)
+    assert "Neighbours in the order" in page and mine[0]["settled"] in page
 
-        replay = client.get(f"/games/{recent[0]}")
-        assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text
-        assert '<a href="/">&larr; the league ' in replay.text  # back to the leaderboard
-        live = client.get("/", headers={"HX-Request": "true"})
-        version = re.search(r'id="live" data-version="(\d+)"', live.text)[1]
-        assert "<html" not in live.text, "htmx gets the live part only"
-        assert client.get("/", params={"since": version}, headers={"HX-Request": "true"}).status_code == 204
+    replay = client.get(f"/games/{recent[0]}")
+    assert replay.status_code == 200 and "Caterpillar replay" in replay.text and "random" in replay.text
+    assert '<a href="/">&larr; the league ' in replay.text  # back to the leaderboard
+    live = client.get("/", headers={"HX-Request": "true"})
+    version = re.search(r'id="live" data-version="(\d+)"', live.text)[1]
+    assert "<html" not in live.text, "htmx gets the live part only"
+    assert client.get("/", params={"since": version}, headers={"HX-Request": "true"}).status_code == 204
 
 
 def test_a_league_mid_round_is_served_on_whole_rounds(tmp_path):
@@ -269,25 +277,23 @@ def test_the_round_log_is_read_a_page_at_a_time(tmp_path):
         assert page.status_code == 400 and "expected a round number" in page.text and "Traceback" not in page.text
 
 
-def test_bad_paths_and_parameters(tmp_path):
-    league = make_league(tmp_path, "random", "greedy")
-    arena("league", "play", league, "--no-progress")
-    with served(league, "--no-play") as (_, client):
-        assert "expected a round number" in one_line_error(client.get("/api/rounds?after=x"), 400)
-        one_line_error(client.get("/api/rounds?after=-1"), 400)
-        assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
-        assert "no bot 'nobody'" in one_line_error(client.get("/api/bots/nobody"), 404)
-        one_line_error(client.get("/api/nothing"), 404)
-        for path in ("/games/abc", "/games/-1"):
-            assert error_page(client.get(path), 404) == f"no such page: {path}"
-        # a page's refusal is an HTML page of its status and line, the API's the same line as JSON
-        assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
-        assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
-        assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
-        port = client.base_url.port  # a second server on the port this one listens on
-        taken = subprocess.run(ARENA + ["league", "serve", str(league), "--no-play", "--port", str(port)],
-                               capture_output=True, text=True, timeout=60)
-        assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+def test_bad_paths_and_parameters(settled, tmp_path):
+    league, client = settled
+    assert "expected a round number" in one_line_error(client.get("/api/rounds?after=x"), 400)
+    one_line_error(client.get("/api/rounds?after=-1"), 400)
+    assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
+    assert "no bot 'nobody'" in one_line_error(client.get("/api/bots/nobody"), 404)
+    one_line_error(client.get("/api/nothing"), 404)
+    for path in ("/games/abc", "/games/-1"):
+        assert error_page(client.get(path), 404) == f"no such page: {path}"
+    # a page's refusal is an HTML page of its status and line, the API's the same line as JSON
+    assert error_page(client.get("/bots/nobody"), 404) == "no bot 'nobody' in this league"
+    assert error_page(client.get("/games/999999"), 404) == "no game 999999 in the finished rounds of this league"
+    assert error_page(client.get("/nothing"), 404) == "no such page: /nothing"
+    port = client.base_url.port  # a second server on the port this one listens on
+    taken = subprocess.run(ARENA + ["league", "serve", str(league), "--no-play", "--port", str(port)],
+                           capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 2 and taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
     missing = subprocess.run(ARENA + ["league", "serve", str(tmp_path / "none"), "--port", "0"],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "not a league" in missing.stderr
@@ -497,13 +503,12 @@ def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tm
 
 
 @needs_browser
-def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(tmp_path, browse):
-    league = make_league(tmp_path, "random")
-    with served(league, "--no-play") as (_, client):
-        seen = browse(f"http://127.0.0.1:{client.base_url.port}/bots/nobody")
-        expect(seen.page.locator("p.error")).to_have_text("no bot 'nobody' in this league")
-        expect(seen.page).to_have_title("404 Not Found")
-        expect(seen.page.locator("h1")).to_have_text("404 Not Found")
+def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(settled, browse):
+    _, client = settled
+    seen = browse(f"http://127.0.0.1:{client.base_url.port}/bots/nobody")
+    expect(seen.page.locator("p.error")).to_have_text("no bot 'nobody' in this league")
+    expect(seen.page).to_have_title("404 Not Found")
+    expect(seen.page.locator("h1")).to_have_text("404 Not Found")
     assert not seen.exceptions and f"http://127.0.0.1:{client.base_url.port}/static/style.css" in seen.requests
     assert all("404" in error for error in seen.console_errors), seen.console_errors  # only the page's own status
 
