@@ -146,12 +146,22 @@ def settled(tmp_path_factory):
     one server for the tests that only read one."""
     league = make_league(tmp_path_factory.mktemp("settled"), "random", "greedy", "heuristic")
     arena("league", "play", league, "--until", "settled", "--no-progress")
-    with served(league, "--no-play") as (_, client):
-        yield league, client
+    with served(league, "--no-play") as (process, client):
+        yield league, client, process
+
+
+def test_the_computing_process_is_forked_from_the_server_with_its_modules_not_spawned(settled):
+    """Forked before it listens, the server's computing process starts with its modules loaded (spawned, it imported
+    pandas, pyarrow and the ratings again): a child with the server's own command line, none of multiprocessing's."""
+    _, _, process = settled
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    commands = [Path(f"/proc/{child}/cmdline").read_bytes() for child in children]
+    assert Path(f"/proc/{process.pid}/cmdline").read_bytes() in commands, commands
+    assert not any(b"multiprocessing" in command for command in commands), commands
 
 
 def test_every_page_and_endpoint_of_a_settled_league(settled):
-    league, client = settled
+    league, client, _ = settled
     rounds = done_rounds(league)
     table = json.loads(arena("league", "table", league, "--format", "json").stdout)
     games = sum(r.games for r in rounds)
@@ -278,7 +288,7 @@ def test_the_round_log_is_read_a_page_at_a_time(tmp_path):
 
 
 def test_bad_paths_and_parameters(settled, tmp_path):
-    league, client = settled
+    league, client, _ = settled
     assert "expected a round number" in one_line_error(client.get("/api/rounds?after=x"), 400)
     one_line_error(client.get("/api/rounds?after=-1"), 400)
     assert "unknown parameter 'before'" in one_line_error(client.get("/api/rounds?before=3"), 400)
@@ -504,7 +514,7 @@ def test_a_variant_too_few_bots_can_fill_is_named_on_the_leaderboard_with_why(tm
 
 @needs_browser
 def test_chromium_shows_an_unknown_bots_page_as_its_status_and_line(settled, browse):
-    _, client = settled
+    _, client, _ = settled
     seen = browse(f"http://127.0.0.1:{client.base_url.port}/bots/nobody")
     expect(seen.page.locator("p.error")).to_have_text("no bot 'nobody' in this league")
     expect(seen.page).to_have_title("404 Not Found")
