@@ -5,12 +5,14 @@ report's example replays."""
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from browser import Watched, needs_browser, png_pixels
 from playwright.sync_api import Page
@@ -239,13 +241,30 @@ def test_the_report_links_example_replays(tiny_run):
 
 def test_a_run_of_arenas_own_bots_replays_its_examples_here_each_failure_its_line(tiny_run, monkeypatch):
     children = []
-    monkeypatch.setattr(supervisor, "run_jobs", lambda *args: children.append(args) or [])
+    monkeypatch.setattr(supervisor, "run_jobs", lambda module, args, jobs, seconds: children.append(jobs) or
+                        [ChildFailed("not replayed")] * len(jobs))
     here = replay_games(tiny_run, [0, 1, 999], own_here=True)
     assert not children, "arena's own bots replay in this process"
     saved = load_results(tiny_run).to_pylist()
     assert [(g["scores"], g["termination"]) for g in here[:2]] == [(r["scores"], r["termination"]) for r in saved[:2]]
     assert isinstance(here[2], ChildFailed) and str(here[2]).startswith("ResultsError: game index 999 is outside")
-    assert replay_games(tiny_run, [0]) == [] and children, "without own_here: a child, as a server replays"
+    assert list(map(str, replay_games(tiny_run, [0]))) == ["not replayed"] and children == [["0"]], \
+        "without own_here: a child, as a server replays"
+
+
+def test_a_childs_replay_is_checked_against_the_saved_row_by_its_parent(tiny_run, tmp_path):
+    """The child that replays reads no part: its parent hands it the games and checks each replay against its row.
+    Game 0's saved scores changed on disk: its replay is a one-line failure, game 1's a transcript."""
+    copy = RunDir(Path(shutil.copytree(tiny_run.path, tmp_path / "tiny")))
+    (part,) = copy.results.glob("part-*.parquet")
+    table = pq.read_table(part)
+    scores = table.column("scores").to_pylist()
+    scores[0] = [score + 1 for score in scores[0]]
+    pq.write_table(table.set_column(table.schema.get_field_index("scores"), "scores",
+                                    pa.array(scores, table.schema.field("scores").type)), part)
+    changed, kept = replay_games(copy, [0, 1])
+    assert isinstance(changed, ChildFailed) and str(changed).startswith("ResultsError: game 0 replays to "), changed
+    assert kept["scores"] == scores[1] and kept["termination"] == load_results(copy).column("termination")[1].as_py()
 
 
 def test_example_games_are_the_first_of_each_table_and_the_biggest_upset():

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from arena.bots import BotError
 from arena.bots.sources import program_source, recorded_spec, resolve
 from arena.config.models import Config, ConfigError
-from arena.results import RunDir
+from arena.rundir import RunDir
 
 
 def saved_config(run: RunDir) -> Config:

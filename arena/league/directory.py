@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from arena.results import FileMemo, RunDir
+from arena.rundir import FileMemo, RunDir
 
 
 @dataclass(frozen=True)

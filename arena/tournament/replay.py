@@ -12,7 +12,7 @@ from arena.config import Config
 from arena.config.saved import played_config
 from arena.games import get_game
 from arena.llm.seat import take_exchanges
-from arena.results import PART_NAME, RunDir
+from arena.rundir import PART_NAME, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
 from arena.tournament.batch import unplayed as unplayed_game
@@ -21,13 +21,28 @@ from arena.tournament.schedule import Schedule
 
 def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
-    from arena.results import ResultsError
+    saved = saved_row(run, index)
+    return checked(index, replay_scheduled(replay_config(run), index, unplayed_seat(saved)), saved)
+
+
+def replay_config(run: RunDir) -> Config:
+    """The config a run's games are replayed with: a model seat answers from the run's store."""
     from arena.tournament.batch import with_store
 
-    config = with_store(played_config(run), run)  # a model seat answers from the run's store
-    saved = saved_row(run, index)
+    return with_store(played_config(run), run)
+
+
+def unplayed_seat(saved: dict | None) -> int | None:
+    """The seat of the suspended bot of a game the run recorded unplayed, else None."""
     suspended = saved is not None and referee.suspended(saved["termination"], saved["fault"])
-    data = replay_scheduled(config, index, saved["fault_seat"] if suspended else None)
+    return saved["fault_seat"] if suspended else None
+
+
+def checked(index: int, data: dict, saved: dict | None) -> dict:
+    """A replay's transcript, if it ended as the run saved game `index` (or the row is not on disk); else raises
+    ResultsError."""
+    from arena.rundir import ResultsError
+
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
         raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
@@ -43,7 +58,7 @@ def replay_scheduled(config: Config, index: int, unplayed: int | None = None) ->
     import dataclasses
 
     from arena.isolation.hosted import hosted_entries
-    from arena.results import ResultsError
+    from arena.rundir import ResultsError
 
     hosted = dataclasses.replace(config, bots=hosted_entries(config.bots))
     schedule = Schedule(hosted)
@@ -87,15 +102,22 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
     its imports (0.35 CPU-s). A server keeps every replay in a child, where none holds its interpreter."""
     from arena.isolation.supervisor import ChildFailed, error_line, run_jobs
 
+    def one_line(replay: Callable[[], dict]) -> dict | ChildFailed:
+        try:
+            return replay()
+        except Exception as error:  # noqa: BLE001 - as in a child: the failure of one replay is its line
+            return ChildFailed(error_line(error))
+
     if own_here and all(is_own_class(bot.spec) for bot in played_config(run).bots):
-        replayed = []
-        for index in indices:
-            try:
-                replayed.append(replay_game(run, index))
-            except Exception as error:  # noqa: BLE001 - as in a child: the failure of one replay is its line
-                replayed.append(ChildFailed(error_line(error)))
-        return replayed
-    return run_jobs("arena.tournament.replay", [str(run.path)], [str(i) for i in indices], REPLAY_SECONDS)
+        return [one_line(lambda index=index: replay_game(run, index)) for index in indices]
+    # the saved rows are read here and each replay checked against its own, so the child reads no part (nor imports
+    # pyarrow, 0.2 CPU-s of its start): it is told the seat of a game recorded unplayed
+    saved = [saved_row(run, index) for index in indices]
+    seats = [unplayed_seat(row) for row in saved]
+    jobs = [str(index) if seat is None else f"{index}:{seat}" for index, seat in zip(indices, seats, strict=True)]
+    replayed = run_jobs("arena.tournament.replay", [str(run.path)], jobs, REPLAY_SECONDS)
+    return [answer if isinstance(answer, ChildFailed) else one_line(lambda i=index, a=answer, r=row: checked(i, a, r))
+            for index, answer, row in zip(indices, replayed, saved, strict=True)]
 
 
 def guard_calls(config: Config) -> None:
@@ -113,9 +135,10 @@ def main(argv: list[str]) -> int:
     def replayer(folder: Path) -> Callable[[str], dict]:
         run = RunDir(folder)
 
-        def replay(index: str) -> dict:
+        def replay(job: str) -> dict:  # INDEX, or INDEX:SEAT for a game recorded unplayed, SEAT's bot suspended
             guard_calls(played_config(run))  # its bots checked once, in this child's first replay
-            return replay_game(run, int(index))
+            index, _, unplayed = job.partition(":")
+            return replay_scheduled(replay_config(run), int(index), int(unplayed) if unplayed else None)
 
         return replay
 
