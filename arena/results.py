@@ -255,7 +255,7 @@ def run_digest(run: RunDir) -> str:
     a run of any size is hashed in the memory of one part's column and the column's distinct strings."""
     try:
         size = sum(path.stat().st_size for _, _, path in live_parts(run.results)) if run.results.is_dir() else 0
-    except FileNotFoundError:  # merged by a compaction meanwhile: a part's size does not matter that much
+    except FileNotFoundError:  # a part merged away by a compaction meanwhile: the read below lists them again
         size = 0
     if size <= DIGEST_IN_MEMORY:
         tables = list(iter_results(run, DIGEST_COLUMNS))

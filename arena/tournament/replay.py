@@ -12,7 +12,7 @@ from arena.config import Config
 from arena.config.saved import played_config
 from arena.games import get_game
 from arena.llm.seat import take_exchanges
-from arena.rundir import PART_NAME, RunDir
+from arena.rundir import PART_NAME, ResultsError, RunDir
 from arena.tournament import referee
 from arena.tournament.batch import bot_makers, play_scheduled
 from arena.tournament.batch import unplayed as unplayed_game
@@ -41,8 +41,6 @@ def unplayed_seat(saved: dict | None) -> int | None:
 def checked(index: int, data: dict, saved: dict | None) -> dict:
     """A replay's transcript, if it ended as the run saved game `index` (or the row is not on disk); else raises
     ResultsError."""
-    from arena.rundir import ResultsError
-
     if saved is not None and (saved["scores"], saved["ranks"], saved["termination"]) != (
             data["scores"], data["ranks"], data["termination"]):
         raise ResultsError(f"game {index} replays to {data['scores']} ({data['termination']}) but the run saved "
@@ -58,7 +56,6 @@ def replay_scheduled(config: Config, index: int, unplayed: int | None = None) ->
     import dataclasses
 
     from arena.isolation.hosted import hosted_entries
-    from arena.rundir import ResultsError
 
     hosted = dataclasses.replace(config, bots=hosted_entries(config.bots))
     schedule = Schedule(hosted)
@@ -99,7 +96,7 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
 
     With `own_here` (the run report's examples), a run whose bots are all arena's own classes is replayed in this
     process instead: their code neither ends its process nor hangs, and the child would cost a Python start-up and
-    its imports (0.35 CPU-s). A server keeps every replay in a child, where none holds its interpreter."""
+    its imports. A server keeps every replay in a child, where none holds its interpreter."""
     from arena.isolation.supervisor import ChildFailed, error_line, run_jobs
 
     def one_line(replay: Callable[[], dict]) -> dict | ChildFailed:
@@ -110,8 +107,9 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
 
     if own_here and all(is_own_class(bot.spec) for bot in played_config(run).bots):
         return [one_line(lambda index=index: replay_game(run, index)) for index in indices]
-    # the saved rows are read here and each replay checked against its own, so the child reads no part (nor imports
-    # pyarrow, 0.2 CPU-s of its start): it is told the seat of a game recorded unplayed
+    # the saved rows are read here and each replay checked against its own, so the child reads no part and imports
+    # no pyarrow (a child of two replays took 0.66-0.71 CPU-s with it, 0.18-0.19 without); it is told the seat of a
+    # game recorded unplayed
     saved = [saved_row(run, index) for index in indices]
     seats = [unplayed_seat(row) for row in saved]
     jobs = [str(index) if seat is None else f"{index}:{seat}" for index, seat in zip(indices, seats, strict=True)]
