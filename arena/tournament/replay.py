@@ -5,6 +5,7 @@ show them (the run report's examples, the server's pages of a final's games): `p
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from arena.bots.listing import is_own_class
@@ -106,7 +107,7 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
             return ChildFailed(error_line(error))
 
     if own_here and all(is_own_class(bot.spec) for bot in played_config(run).bots):
-        return [one_line(lambda index=index: replay_game(run, index)) for index in indices]
+        return [one_line(partial(replay_game, run, index)) for index in indices]
     # the saved rows are read here and each replay checked against its own, so the child reads no part and imports
     # no pyarrow (a child of two replays took 0.66-0.71 CPU-s with it, 0.18-0.19 without); it is told the seat of a
     # game recorded unplayed
@@ -114,7 +115,7 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
     seats = [unplayed_seat(row) for row in saved]
     jobs = [str(index) if seat is None else f"{index}:{seat}" for index, seat in zip(indices, seats, strict=True)]
     replayed = run_jobs("arena.tournament.replay", [str(run.path)], jobs, REPLAY_SECONDS)
-    return [answer if isinstance(answer, ChildFailed) else one_line(lambda i=index, a=answer, r=row: checked(i, a, r))
+    return [answer if isinstance(answer, ChildFailed) else one_line(partial(checked, index, answer, row))
             for index, answer, row in zip(indices, replayed, saved, strict=True)]
 
 
