@@ -22,8 +22,13 @@ from arena.tournament.schedule import Schedule
 
 def replay_game(run: RunDir, index: int) -> dict:
     """The transcript of game `index` of a run, regenerated from its seeds (and checked against the saved row)."""
-    saved = saved_row(run, index)
-    return checked(index, replay_scheduled(replay_config(run), index, unplayed_seat(saved)), saved)
+    (saved,) = saved_rows(run, [index])
+    return replayed(replay_config(run), index, saved)
+
+
+def replayed(config: Config, index: int, saved: dict | None) -> dict:
+    """Game `index` replayed with `config` (`replay_config`) and checked against its saved row (None: not on disk)."""
+    return checked(index, replay_scheduled(config, index, unplayed_seat(saved)), saved)
 
 
 def replay_config(run: RunDir) -> Config:
@@ -70,18 +75,22 @@ def replay_scheduled(config: Config, index: int, unplayed: int | None = None) ->
                                  scheduled.deal_seed, played), **take_exchanges(len(scheduled.seat_bots))}
 
 
-def saved_row(run: RunDir, index: int) -> dict | None:
-    """The saved result of game `index`, or None when it is not on disk (only the part named for it is read)."""
+def saved_rows(run: RunDir, indices: Sequence[int]) -> list[dict | None]:
+    """The saved result of each game of `indices`, None for one not on disk: only the parts named for them are read,
+    each once."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    found: dict[int, dict] = {}
     for path in run.results.glob("part-*.parquet"):
         match = PART_NAME.fullmatch(path.name)
-        if match and int(match[1]) <= index < int(match[2]):
+        wanted = [index for index in indices if match and int(match[1]) <= index < int(match[2])]
+        if wanted:
             table = pq.read_table(path)
-            rows = table.filter(pc.equal(table["game_index"], index)).to_pylist()
-            return rows[0] if rows else None
-    return None
+            rows = table.filter(pc.is_in(table["game_index"], pa.array(wanted, pa.int64()))).to_pylist()
+            found.update((row["game_index"], row) for row in rows)
+    return [found.get(index) for index in indices]
 
 
 REPLAY_SECONDS = 60.0
@@ -106,17 +115,17 @@ def replay_games(run: RunDir, indices: Sequence[int], *, own_here: bool = False)
         except Exception as error:  # noqa: BLE001 - as in a child: the failure of one replay is its line
             return ChildFailed(error_line(error))
 
+    saved = saved_rows(run, indices)
     if own_here and all(is_own_class(bot.spec) for bot in played_config(run).bots):
-        return [one_line(partial(replay_game, run, index)) for index in indices]
-    # the saved rows are read here and each replay checked against its own, so the child reads no part and imports
-    # no pyarrow (a child of two replays took 0.66-0.71 CPU-s with it, 0.18-0.19 without); it is told the seat of a
-    # game recorded unplayed
-    saved = [saved_row(run, index) for index in indices]
+        config = replay_config(run)
+        return [one_line(partial(replayed, config, index, row)) for index, row in zip(indices, saved, strict=True)]
+    # each replay is checked here against its saved row, so the child reads no part and imports no pyarrow (a child
+    # of two replays took 0.66-0.71 CPU-s with it, 0.18-0.19 without); it is told the seat of a game recorded unplayed
     seats = [unplayed_seat(row) for row in saved]
     jobs = [str(index) if seat is None else f"{index}:{seat}" for index, seat in zip(indices, seats, strict=True)]
-    replayed = run_jobs("arena.tournament.replay", [str(run.path)], jobs, REPLAY_SECONDS)
+    answers = run_jobs("arena.tournament.replay", [str(run.path)], jobs, REPLAY_SECONDS)
     return [answer if isinstance(answer, ChildFailed) else one_line(partial(checked, index, answer, row))
-            for index, answer, row in zip(indices, replayed, saved, strict=True)]
+            for index, answer, row in zip(indices, answers, saved, strict=True)]
 
 
 def guard_calls(config: Config) -> None:
