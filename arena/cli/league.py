@@ -260,8 +260,8 @@ def league_final(
         with user_errors():
             league = LeagueDir(directory)  # league.toml read once for the command
             settings = load_settings(league)
-            lock = held.enter_context(final_lock(league))  # held until the final is rated and its report written
-            config, run, left_out = final_run(league, lock, deals=deals, until_settled=until == Until.settled)
+            held.enter_context(final_lock(league))  # held until the final is rated and its report written
+            config, run, left_out = final_run(league, deals=deals, until_settled=until == Until.settled)
         for line in left_out:
             typer.echo(f"note: {line}")
         run_config(config, workers=workers, address=address or settings.run.address, resume=True, overwrite=False,

@@ -70,8 +70,14 @@ class LeagueDir:
     @property
     def final_lock(self) -> Path:
         """The file `arena league final` holds locked while it plays the final (arena/league/season.py): one final at
-        a time, and what the holder says of it (when it started, the games it will play at most)."""
+        a time."""
         return self.path / "final.lock"
+
+    @property
+    def final_note(self) -> Path:
+        """What the final lock's last holder said of its final (when it started, the games it plays at most),
+        replaced whole, so that a reader never meets half of it."""
+        return self.path / "final-note.json"
 
     @property
     def history(self) -> Path:

@@ -28,6 +28,7 @@ from math import comb
 from pathlib import Path
 from typing import IO
 
+from arena.atomic import write_atomic
 from arena.league import load_settings
 from arena.league.catalog import BotRow, Catalog, LeagueError
 from arena.league.directory import LeagueDir
@@ -119,7 +120,7 @@ def final_lock(directory: LeagueDir | Path, busy: str | None = None) -> Iterator
         try:
             _whole_file(handle, fcntl.F_OFD_SETLK, fcntl.F_WRLCK)
         except (BlockingIOError, PermissionError):
-            started = _holder_note(handle).get("started")
+            started = _holder_note(directory).get("started")
             raise LeagueError(busy or f"{directory}: another `arena league final` is playing this league's final"
                               f"{f' (started {started})' if started else ''}; wait for it to finish") from None
         yield handle
@@ -127,22 +128,18 @@ def final_lock(directory: LeagueDir | Path, busy: str | None = None) -> Iterator
         handle.close()
 
 
-def _holder_note(handle: IO) -> dict:
-    """What the final lock's holder wrote in it ({} if nothing, or half of it)."""
-    handle.seek(0)
+def _holder_note(directory: LeagueDir) -> dict:
+    """What the final lock's last holder said of its final ({} if nothing)."""
     try:
-        note = json.loads(handle.read() or "{}")
-    except ValueError:
+        note = json.loads(directory.final_note.read_text())
+    except (OSError, ValueError):
         return {}
     return note if isinstance(note, dict) else {}
 
 
-def note_final(lock: IO, **note) -> None:
-    """Writes what the final lock's holder says of its final (replacing what it said before)."""
-    lock.seek(0)
-    lock.truncate()
-    lock.write(json.dumps(note))
-    lock.flush()
+def note_final(directory: LeagueDir, **note) -> None:
+    """Says what the final lock's holder plays (replacing what its last holder said)."""
+    write_atomic(directory.final_note, json.dumps(note).encode())
 
 
 def final_state(directory: LeagueDir | Path) -> dict:
@@ -157,7 +154,7 @@ def final_state(directory: LeagueDir | Path) -> dict:
     if directory.final_lock.exists():
         with open(directory.final_lock) as handle:
             held = _whole_file(handle, fcntl.F_OFD_GETLK, fcntl.F_WRLCK) != fcntl.F_UNLCK
-            note = _holder_note(handle)
+        note = _holder_note(directory)
     if held:
         return {"status": "playing", "played": played, "total": note.get("total")}
     try:
@@ -229,16 +226,16 @@ def final_config(directory: LeagueDir | Path, *, deals: int | None = None,
     return header + toml_text(config), left_out, most
 
 
-def final_run(directory: LeagueDir | Path, lock: IO, *, deals: int | None = None, until_settled: bool = False):
+def final_run(directory: LeagueDir | Path, *, deals: int | None = None, until_settled: bool = False):
     """The final's config (parsed, its bots found in the league's folder alone), its run folder `DIR/final/` and the
-    variants left out (`final_config`), under the final `lock` (`final_lock`), in which it notes when the final
-    started and the games it plays at most. A final started with other deals or another field is refused (one line)
+    variants left out (`final_config`), under the final lock (`final_lock`), noting beside it when the final started
+    and the games it plays at most. A final started with other deals or another field is refused (one line)
     rather than mixed with it."""
     from arena.config import ConfigError, parse_config
     from arena.tournament.folder import prepare_run_dir
 
     text, left_out, most = final_config(directory, deals=deals, until_settled=until_settled)
-    note_final(lock, started=shown_time(datetime.now(UTC)), total=most, pid=os.getpid())
+    note_final(LeagueDir.of(directory), started=shown_time(datetime.now(UTC)), total=most, pid=os.getpid())
     config = parse_config(text, folders=[Path(directory).resolve()])  # never a folder of the same name here
     run = LeagueDir.of(directory).final
     try:
