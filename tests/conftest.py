@@ -98,6 +98,7 @@ def pytest_addoption(parser):
         pass
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected: the runs are cut from the tests that run
 def pytest_collection_modifyitems(config, items):
     """The tests marked `ray` first, one after another: they share one local Ray instance (`local_ray`), started
     once between them (a start and a shutdown cost about 11 CPU-seconds here). `-n N`'s work stealing first hands

@@ -229,6 +229,7 @@ def company_count(league: Path) -> Counter:
         catalog.close()
 
 
+@pytest.mark.study
 @pytest.mark.slow
 @pytest.mark.parametrize("game, rules, first, late, games", [
     ("go_for_it", "{ players = 3 }", ["random", "greedy", "heuristic"], [("random", "twin")], 900),

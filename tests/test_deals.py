@@ -410,6 +410,7 @@ def best_time(call, repeat: int = 2) -> float:
     return min(times)
 
 
+@pytest.mark.study
 def test_two_million_entries_take_about_a_second_at_most():
     rng = np.random.default_rng(3)
     size = 2_000_000

@@ -69,6 +69,7 @@ def nelo_deals(nelo, draw_share):
     return lambda rng, shape: rng.choice(values, size=shape, p=p)
 
 
+@pytest.mark.study
 @pytest.mark.parametrize("draw_share", [0.2, 0.8])
 def test_nelo_sprt_error_rates_in_simulation(draw_share):
     """Simulated matches whose truth is nelo0 accept H1 about alpha of the time, at nelo1 H0 about beta,
@@ -196,6 +197,7 @@ CLOCK_GAMES = 80
 144 games in all. `benchmarks/bots.py --bots expert --games 400` is the 2,000-game check (docs/expert.md)."""
 
 
+@pytest.mark.study
 @pytest.mark.parametrize("game_id, overrides", EXPERT_VARIANTS[:5], ids=EXPERT_IDS[:5])
 def test_expert_stays_well_inside_the_move_clock(game_id, overrides):
     """CLOCK_GAMES games (a fifth outside Duke of York) under the default move clock (1 s, the referee's own

@@ -89,6 +89,7 @@ def can_raise_priority() -> bool:
     return True
 
 
+@pytest.mark.study
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux") or not can_raise_priority(),
                     reason="pinning processes at nice -5 needs Linux and root (or CAP_SYS_NICE)")

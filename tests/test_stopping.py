@@ -48,6 +48,7 @@ def deal_scores(elo: float, rotations: int, draw: float = 0.3):
     return draw_deals
 
 
+@pytest.mark.study
 @pytest.mark.parametrize("rotations, alpha, beta", [(2, 0.05, 0.05), (4, 0.05, 0.10)])
 def test_sprt_error_rates_are_alpha_and_beta_in_simulation(rotations, alpha, beta):
     """Thousands of simulated matches with a known Elo difference, looked at every 10 deals as a match does:
@@ -64,6 +65,7 @@ def test_sprt_error_rates_are_alpha_and_beta_in_simulation(rotations, alpha, bet
     assert beta - 0.3 * beta - 3 * se(beta) <= false_h0 <= beta + 3 * se(beta), false_h0
 
 
+@pytest.mark.study
 def test_sprt_decides_faster_the_further_the_truth_from_the_bounds():
     sprt = SprtSettings(("a", "b"), 0.0, 10.0)
     rng = np.random.default_rng(5)
@@ -112,6 +114,7 @@ def test_a_match_cut_off_by_max_deals_is_undecided_and_exits_0(tmp_path):
     assert manifest["stop"]["variants"]["caterpillar"] == {"verdict": "undecided", "deals": 10, "max_deals": 10}
 
 
+@pytest.mark.study
 def test_a_self_match_rarely_accepts_h1(tmp_path):
     """random against itself, entered twice, on 16 seeds: H1 (random 40 Elo better than random) is accepted
     no more often than alpha = 0.05 allows (3 or more of 16 would happen by chance 4% of the time)."""
@@ -261,6 +264,7 @@ def wilson(hits: int, runs: int, z: float = 1.959963984540054) -> tuple[float, f
     return (centre - half) / (1 + z * z / runs), (centre + half) / (1 + z * z / runs)
 
 
+@pytest.mark.study
 def test_settled_rarely_settles_a_pair_wrongly_in_simulation():
     """Three bots of equal strength, looked at after 10 and 20 deals of each table (two looks, so each uses
     97.5% confidence twice over the table's two adjacent pairs, which the data picks): 300 runs, in which

@@ -28,6 +28,8 @@ from arena.ratings.tables import rate_parts
 from arena.results import RATED_COLUMNS, SCHEMA
 from arena.tournament.stopping import settled_pairs
 
+pytestmark = pytest.mark.study  # every test here is a study: `make studies` runs them (CI too), `make test` not
+
 SETTINGS = RatingSettings()
 BETA = SETTINGS.beta
 Z95 = special.ndtri(0.975)
