@@ -6,9 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy import optimize
+from scipy.sparse.csgraph import connected_components
 
-from arena.ratings.plackett_luce import order_disagreements, plackett_luce
+from arena.ratings.plackett_luce import order_disagreements, plackett_luce, strongly_connected
 
 
 def log_likelihood(theta, bots, drawn, weights, prior_games):
@@ -161,6 +165,13 @@ def test_unbeaten_bot_is_finite_and_strongest():
     assert np.argmax(theta) == 4 and theta[4] > theta[:4].max() + 1
     with pytest.raises(ValueError, match="does not exist"):
         plackett_luce(bots, drawn, weights, 5, prior_games=0)
+
+
+@given(st.integers(0, 9).flatmap(lambda n: arrays(bool, (n, n), elements=st.booleans())))
+def test_strongly_connected_is_scipys_one_strong_component(edges):
+    """The test of whether the estimate exists, against scipy's strong components of the same graph."""
+    components = connected_components(edges, directed=True, connection="strong")[0]
+    assert strongly_connected(edges) == (components <= 1)
 
 
 def test_bots_without_games():

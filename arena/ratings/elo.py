@@ -28,12 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED
 from arena.ratings.deals import Z95, poisson_weights
 from arena.ratings.parts import split_by_variant
+from arena.ratings.plackett_luce import strongly_connected
 
 ELO_PER_LOGIT = 400 / math.log(10)
 """Elo points per unit of log-odds: 400 Elo is odds of 10 to 1."""
@@ -116,8 +116,7 @@ def check_estimable(pairs: DealPairScores, bots: int) -> None:
     scored = np.zeros((bots, bots))
     np.add.at(scored, (pairs.first, pairs.second), pairs.score)
     np.add.at(scored, (pairs.second, pairs.first), 1 - pairs.score)
-    parts, _ = connected_components(scored > 0, directed=True, connection="strong")
-    if parts > 1:
+    if not strongly_connected(scored > 0):
         raise ValueError("some bots scored all or nothing against the rest: their Elo has no finite maximum")
 
 
