@@ -4,6 +4,7 @@ rules may be longer)."""
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,11 +29,17 @@ def modules() -> dict[str, Path]:
     return found
 
 
+@cache
+def syntax(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for every test of the process (the tests only read it)."""
+    return ast.parse(path.read_text(), str(path))
+
+
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of `known` that `name` imports anywhere in its file, at the top or inside a function.
     `from package import module` counts as importing the module, not the package."""
     named: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(syntax(path)):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -59,6 +66,7 @@ def import_source(node: ast.ImportFrom, name: str, path: Path) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
     known = modules()
     return {name: imports(name, path, known) for name, path in known.items()}
@@ -160,7 +168,7 @@ def test_imports_go_down_the_layers_of_the_architecture_page():
 def private_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
     """Each `from M import _x` and `M._x` in `name`'s file where M is another module of `known`: a name with a
     leading underscore belongs to its own module, and one that another module needs should be public."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = syntax(path)
     aliases: dict[str, str] = {}  # a local name bound to a module of `known`
     found = []
     for node in ast.walk(tree):
@@ -226,7 +234,7 @@ def test_every_exception_derives_from_arena_error():
     signals = {"MoveTimeout", "LeaveGame"}  # BaseException on purpose (arena/errors.py says why)
     bases: dict[str, list[str]] = {}
     for path in (ROOT / "arena").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(syntax(path)):
             if isinstance(node, ast.ClassDef):
                 bases[node.name] = [b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
                                     if isinstance(b, ast.Name | ast.Attribute)]
@@ -283,7 +291,7 @@ def test_only_the_command_line_prints():
     server's handlers decide where its notes go), never to a bare print: only arena/cli/ prints."""
     found = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((ROOT / "arena").rglob("*.py"))
              if "cli" not in path.relative_to(ROOT / "arena").parts[:1]
-             for node in ast.walk(ast.parse(path.read_text()))
+             for node in ast.walk(syntax(path))
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"]
     assert not found, "print outside arena/cli (use logging): " + ", ".join(found)
 
@@ -299,7 +307,7 @@ def test_no_module_wires_another_on_import():
         text = path.read_text()
         found += [f"{name}:{number} {line.strip()}" for number, line in enumerate(text.splitlines(), 1)
                   if re.match(r"\s*(from arena\S* import|import arena)", line) and "noqa: F401" in line]
-        tree = ast.parse(text, str(path))
+        tree = syntax(path)
         aliases = {alias.asname or alias.name: alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                    for alias in node.names if alias.name in known}
         aliases |= {alias.asname or alias.name: f"{import_source(node, name, path)}.{alias.name}"
@@ -343,7 +351,7 @@ def test_one_supervisor_starts_the_servers_children():
         return False
 
     server = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena" / "server").rglob("*.py")
-                    if starts_processes(ast.parse(path.read_text())))
+                    if starts_processes(syntax(path)))
     assert server == [], f"the server starts processes itself, not through arena/isolation/supervisor.py: {server}"
     parents = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "arena").rglob("*.py")
                      if '"--parent"' in path.read_text())
@@ -354,7 +362,7 @@ def test_one_replay_in_a_child():
     """A game is replayed in a child one way, under one time limit: REPLAY_SECONDS is defined once, in
     arena/tournament/replay.py, and the children answer through arena/isolation/supervisor.py's run_jobs."""
     defined = sorted(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}" for path in (ROOT / "arena").rglob("*.py")
-                     for node in ast.walk(ast.parse(path.read_text()))
+                     for node in ast.walk(syntax(path))
                      if isinstance(node, ast.Assign | ast.AnnAssign)
                      and any(isinstance(t, ast.Name) and t.id == "REPLAY_SECONDS"
                              for t in (node.targets if isinstance(node, ast.Assign) else [node.target])))
@@ -377,7 +385,7 @@ def test_the_drivers_of_the_games_views_name_no_game():
              for path in ([ROOT / place] if place.endswith(".py") else sorted((ROOT / place).rglob("*.py")))]
     found = []
     for path in paths:
-        tree = ast.parse(path.read_text())
+        tree = syntax(path)
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
                       and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
         for node in ast.walk(tree):
