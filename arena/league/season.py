@@ -234,10 +234,11 @@ def final_run(directory: LeagueDir | Path, *, deals: int | None = None, until_se
     from arena.config import ConfigError, parse_config
     from arena.tournament.folder import prepare_run_dir
 
+    directory = LeagueDir.of(directory)
     text, left_out, most = final_config(directory, deals=deals, until_settled=until_settled)
-    note_final(LeagueDir.of(directory), started=shown_time(datetime.now(UTC)), total=most, pid=os.getpid())
+    note_final(directory, started=shown_time(datetime.now(UTC)), total=most, pid=os.getpid())
     config = parse_config(text, folders=[Path(directory).resolve()])  # never a folder of the same name here
-    run = LeagueDir.of(directory).final
+    run = directory.final
     try:
         prepare_run_dir(config, run, resume=True, overwrite=False)
     except ConfigError:
