@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import WORKERS_HELP, Format, fail, log_to_console, run_config, user_errors
+from arena.cli.common import WORKERS_HELP, Format, collect_less, fail, log_to_console, run_config, user_errors
 from arena.cli.league import league_app
 
 WALL_BACKSTOP_HELP = ("The wall-clock backstop: a call into a bot that sleeps or blocks ends after this many times its "
@@ -41,6 +41,7 @@ def main_options(
                                           is_eager=True)] = False,
 ) -> None:
     """Tournaments and a bot arena for four card games by David Parlett."""
+    collect_less()
     log_to_console()  # what arena's modules warn of (a bot skipped, a batch replayed in quarantine) as `warning:` lines
 
 
