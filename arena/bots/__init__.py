@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-import logging
 import os
 import random
 import re
@@ -22,8 +21,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from arena.errors import ArenaError
-
-logger = logging.getLogger(__name__)
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "bots"
 """The bundled bots; a `bots/` folder in the working directory is searched as well."""
@@ -219,7 +216,7 @@ def folder_bots(folder: Path) -> dict[str, type]:
         try:
             module = _load_module(path)
         except BotError as error:
-            logger.warning(f"skipped {error}")
+            _log().warning(f"skipped {error}")
             continue
         for bot_class in _bots_in(module):
             found.setdefault(bot_class.name, bot_class)
@@ -239,7 +236,7 @@ def available_bots() -> dict[str, type]:
             except BotError as error:
                 if name not in _warned:  # once per command, however often it looks the bots up
                     _warned.add(name)
-                    logger.warning(f"skipped registered bot {name}: {error} (`arena bots --forget {name}` "
+                    _log().warning(f"skipped registered bot {name}: {error} (`arena bots --forget {name}` "
                                    "unregisters it)")
     # imported here: it costs 50 ms, and every bot's host process imports arena.bots
     from importlib.metadata import entry_points
@@ -249,8 +246,15 @@ def available_bots() -> dict[str, type]:
             try:
                 found[point.name] = as_bot_class(point.load(), f"entry point {point.name}")
             except Exception as error:
-                logger.warning(f"skipped entry point {point.name}: {error}")
+                _log().warning(f"skipped entry point {point.name}: {error}")
     return found
+
+
+def _log():
+    # imported when first needed: every bot's host process imports arena.bots, and logging is 5 ms of its start
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 _warned: set[str] = set()
