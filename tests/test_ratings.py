@@ -718,16 +718,26 @@ def test_truncated_moments_are_scipys_far_into_the_tails(one_sided):
 
 def test_after_the_warm_up_a_run_compiles_no_kernel(tmp_path):
     """`python -m arena.ratings` (which `make install` runs) compiles every kernel for the argument types a run
-    passes: rating a finished run (two- and three-player variants) afterwards adds no signature to any kernel."""
+    passes: rating a finished run (two- and three-player variants) afterwards adds no signature to any kernel, nor
+    do strided columns, or one outcome alone (whose arrays numpy makes contiguous), given to the rating's steps."""
     code = f"""
+import numpy as np
 from numba.core.registry import CPUDispatcher
+from arena.config import RatingSettings
 from arena.ratings import kernels
 from arena.ratings.__main__ import warm
+from arena.ratings.deals import ClusteredMean
+from arena.ratings.offline import group_outcomes, rate_outcomes
 warm()
 compiled = lambda: {{name: list(k.signatures) for name, k in vars(kernels).items() if isinstance(k, CPUDispatcher)}}
 before = compiled()
 from arena.api import run
 run({str(ROOT / "tests" / "data" / "small.toml")!r}, out={str(tmp_path)!r}, workers=1)
+seats = np.array([[0, 9, 1, 9], [1, 9, 0, 9]])
+one = group_outcomes(seats[:1, ::2], seats[:1, 1::2] - 9)  # strided, and a single game
+rate_outcomes(one, 2, RatingSettings())
+rate_outcomes(group_outcomes(seats[:, ::2], seats[:, 2:]), 2, RatingSettings())
+ClusteredMean().add(np.ones(4)[::2], seats[:, 0], seats[:, 2])
 after = compiled()
 print(len(before), sum(map(len, before.values())), sum(map(len, after.values())))
 assert after == before, {{name: after[name][len(before[name]):] for name in after if after[name] != before[name]}}

@@ -22,7 +22,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 from scipy import special
 
-from arena.ratings.kernels import deal_sums
+from arena.ratings.kernels import contiguous, deal_sums
 
 Z95 = 1.959963984540054
 """Normal quantile of the 95% intervals, scipy.stats.norm.ppf(0.975)."""
@@ -185,18 +185,18 @@ class ClusteredMean:
 
     def add(self, values, group, cluster) -> ClusteredMean:
         """Adds entries (value, group code, deal code); returns self."""
-        group = np.asarray(group, dtype=np.int64)
+        group = contiguous(group, np.int64)
         if not group.size:
             return self
         size = max(len(self.n), int(group.max()) + 1)
         self._grow(size)
-        deal = np.asarray(cluster, dtype=np.int64)
+        deal = contiguous(cluster, np.int64)
         low, high = int(deal.min()), int(deal.max())
         if low >= 0 and high < max(_DENSE_CELLS_PER_ENTRY * deal.size, _DENSE_MIN):  # few gaps: used as they are
             n_deals = high + 1
         else:
             deal, n_deals = _compact(deal)
-        deal_sums(np.asarray(values, dtype=np.float64), group, deal, n_deals, self.n, self.units, self.mean,
+        deal_sums(contiguous(values, np.float64), group, deal, n_deals, self.n, self.units, self.mean,
                   self.squares, self.cross, self.size_squares)
         return self
 

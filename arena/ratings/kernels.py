@@ -107,9 +107,17 @@ def _moments_of(lo, hi, mean, var):
         mean[i], var[i] = _moments(lo[i], hi[i])
 
 
+def contiguous(array, dtype) -> np.ndarray:
+    """`array` as a C-contiguous array of `dtype` (itself when it is one): what every kernel is passed. numba compiles
+    a kernel again for each layout it meets, a strided column ('A') and a contiguous one ('C') apart, and a compile
+    takes seconds where loading one from the cache takes milliseconds; `python -m arena.ratings` compiles each kernel
+    once, for contiguous arrays."""
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
 def truncated_moments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of a standard normal truncated to [lo, hi] (hi may be inf), elementwise (`_moments`)."""
-    lo, hi = (np.ascontiguousarray(a, dtype=np.float64) for a in np.broadcast_arrays(lo, hi))
+    lo, hi = (contiguous(a, np.float64) for a in np.broadcast_arrays(lo, hi))
     mean, var = np.empty(lo.shape), np.empty(lo.shape)
     _moments_of(lo.reshape(-1), hi.reshape(-1), mean.reshape(-1), var.reshape(-1))
     return mean, var

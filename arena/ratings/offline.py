@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from arena.config import RatingSettings
-from arena.ratings.kernels import finishing_order, newton_blocks, sweep
+from arena.ratings.kernels import contiguous, finishing_order, newton_blocks, sweep
 
 TOLERANCE = 1e-6
 """Convergence: the largest change of any mu or sigma in a sweep, relative to the smallest sigma (the
@@ -57,7 +57,7 @@ class Outcomes:
 
 def group_outcomes(bots: np.ndarray, ranks: np.ndarray) -> Outcomes:
     """Groups games (rows of seat bot codes and seat ranks, all of one size) by outcome, in a canonical order."""
-    bots, ranks = np.asarray(bots, dtype=np.int64), np.asarray(ranks, dtype=np.int64)
+    bots, ranks = contiguous(bots, np.int64), contiguous(ranks, np.int64)
     n = bots.shape[1]
     in_order, drawn = np.empty_like(bots), np.empty((len(bots), n - 1), dtype=np.bool_)
     finishing_order(bots, ranks, in_order, drawn)
@@ -122,6 +122,7 @@ def rate_outcomes(outcomes: Outcomes, n_bots: int, settings: RatingSettings | No
         prior_pi, prior_tau = (np.asarray(b, dtype=np.float64).reshape(1, n_bots) for b in base)
     # one factor per (replicate, group) that counts, replicate by replicate
     replicate, group = np.nonzero(weights > 0)
+    replicate = contiguous(replicate, np.int64)
     factors = len(group)
     if start is None:
         msg_pi, msg_tau = np.zeros((factors, n)), np.zeros((factors, n))
