@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 COMPILED := arena/games/compiled.json
 GAMES := $(wildcard arena/games/*/rules.py)
+KERNELS := $(VENV)/.warmed
 
 .PHONY: install browser demo test studies bench clean llm
 
-install: $(STAMP) $(COMPILED)
+install: $(STAMP) $(COMPILED) $(KERNELS)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +18,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --no-compile -e '.[dev,rl]'
 	@# compiled on both cores (pip compiles one file at a time): 26 s instead of 37 for the whole install
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
-	@# the ratings' numba kernels compiled into their on-disk cache once, here, rather than by the first run
-	$(BIN)/python -m arena.ratings
 	touch $(STAMP)
+
+# The ratings' numba kernels compiled into their on-disk cache once, here, rather than by the first run, and again
+# whenever kernels.py changes (numba then drops the whole cache): else every test process would compile them at once.
+$(KERNELS): $(STAMP) arena/ratings/kernels.py
+	$(BIN)/python -m arena.ratings
+	touch $(KERNELS)
 
 # The games compiled with mypyc (arena/games/compiled.py), again whenever one changes. Without a C compiler
 # they run interpreted: the same source, the same games, more slowly.
