@@ -6,7 +6,9 @@
 `nobody` needs a Python it may run holding arena's dependencies: a venv of the system's Python made in a
 temporary folder of the project's .venv, its site-packages hard links to the .venv's (a second or two, no copy,
 no download).
-arena itself is the project's own folder (the .venv's editable install), which every user may read here."""
+arena itself is the project's own folder (the .venv's editable install), which every user must be able to enter:
+under a folder closed to others (mode 700, as `mktemp -d` makes) the tests are skipped, saying which (a failure
+where the run requires the sandbox, as CI does)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,10 @@ def _cannot() -> str | None:
         return "no user nobody"
     if not SYSTEM_PYTHON.exists():
         return f"no {SYSTEM_PYTHON} for nobody to run"
+    shut = [folder for folder in (ROOT, *ROOT.parents) if not folder.stat().st_mode & 0o001]
+    if shut:  # a folder as `mktemp -d` makes one: nobody could not reach arena or the venv in it
+        mode = shut[-1].stat().st_mode & 0o777
+        return f"nobody may not enter {shut[-1]} (mode {mode:o}): the project must be in folders others may enter"
     return None
 
 
