@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from arena.config import Config, ConfigError, load_config, parse_config
 from arena.config.toml import toml_text
 from arena.isolation.clock import WALL_BACKSTOP
-from arena.results import RunDir
 
-if TYPE_CHECKING:  # pandas and the ratings take a second to import, which `arena play` never needs
+if TYPE_CHECKING:  # pandas, the ratings and pyarrow (the results) take a second to import: `arena play` needs none
     import pandas as pd
 
     from arena.ratings.tables import VariantRatings
+    from arena.results import RunDir
     from arena.tournament.runner import RunReport
 
 
@@ -41,6 +41,8 @@ class Run:
     @property
     def report_path(self) -> Path:
         """The run's HTML report."""
+        from arena.results import RunDir
+
         return RunDir(self.path).report
 
     @cached_property
@@ -53,7 +55,7 @@ class Run:
     @cached_property
     def results(self) -> pd.DataFrame:
         """One row per game, in game-index order (the columns of the Parquet parts)."""
-        from arena.results import load_results
+        from arena.results import RunDir, load_results
 
         return load_results(RunDir(self.path)).to_pandas()
 
@@ -67,6 +69,7 @@ def run(config: str | Path | Mapping[str, Any], *, workers: int | None = None, a
     a run directory that already holds a run needs `resume=True` or `overwrite=True`. `progress(done, most, note)`
     is called as games finish: the games played so far, the most the run may play, and a stopping rule's note.
     """
+    from arena.results import RunDir
     from arena.tournament.runner import play_missing
 
     if progress not in (None, False) and not callable(progress):  # `progress=True` once drew the terminal's bar
@@ -100,6 +103,7 @@ def finish_and_report(settings: Config, run: RunDir, report: RunReport) -> tuple
 def open_run(path: str | Path) -> Run:
     """A finished run directory, rated again from its parts with its config's settings."""
     from arena.ratings.tables import rate_run
+    from arena.results import RunDir
 
     directory = RunDir(Path(path))
     if not directory.manifest.is_file():

@@ -442,7 +442,7 @@ def test_the_matchmaker_plans_a_round_and_play_records_it(tmp_path):
 def test_the_history_is_a_table_of_rounds_by_bot():
     """`league table --history`: a row per round (per k-th round past a dozen, the last always shown), a column
     per bot in the last round's order, its mu; blank before the bot joined."""
-    from arena.cli.display import history_tables
+    from arena.cli.tables import history_tables
 
     rows = [(r, "caterpillar", bot, mu + r / 100, 1.0, r) for r in range(1, 35)
             for bot, mu in (("random", 20), ("greedy", 25)) + ((("late", 30),) if r > 20 else ())]

@@ -790,7 +790,7 @@ def test_the_plackett_luce_column_and_its_footer_agree_on_level_bots():
     place = dict(zip(rated.table["bot"], rated.table["pl_rank"], strict=True))
     assert rated.disagreements == ["taker above taker-cmd by TrueSkill, level with it by Plackett–Luce"]
     assert place == {"taker": 1, "taker-cmd": 1, "giver": 3}
-    from arena.cli.display import format_tables
+    from arena.cli.tables import format_tables
 
     shown = {row.split(" | ")[1]: row.split(" | ")[-1] for row in format_tables({"v": rated}, "markdown").splitlines()
              if row.startswith("| 1") or row.startswith("| 3")}

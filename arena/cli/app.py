@@ -290,7 +290,7 @@ def ratings(
     Parts that were moved, merged or reordered are simply re-rated (ratings.csv is only a cache).
     Example: arena ratings reports/quickstart --game caterpillar --pairs --format markdown
     """
-    from arena.cli.display import SECTIONS, format_tables
+    from arena.cli.tables import SECTIONS, format_tables
     from arena.ratings.tables import rate_run
     from arena.ratings.variants import select
 

@@ -88,7 +88,8 @@ def run_config(settings, *, workers: int | None, address: str | None, resume: bo
     """Plays a config's run (to the end or until its stopping rule stops it) in OUT/<name>/ (or `folder`) and prints
     the tables; `again` says how to finish a run cut short."""
     from arena.api import finish_and_report
-    from arena.cli.display import format_tables, progress_bar
+    from arena.cli.display import progress_bar
+    from arena.cli.tables import format_tables
     from arena.results import RunDir
     from arena.tournament.runner import RayLost, play_missing
     from arena.web.formats import counted, model_use_lines, move_times_line, stop_lines, suspension_lines

@@ -306,15 +306,8 @@ def league_table(
     """
     import pandas as pd
 
-    from arena.cli.display import (
-        console,
-        history_tables,
-        markdown_table,
-        misfit_lines,
-        model_name,
-        ranking_frame,
-        table,
-    )
+    from arena.cli.display import console, table
+    from arena.cli.tables import history_tables, markdown_table, misfit_lines, model_name, ranking_frame
     from arena.league.standings import history_frame, pair_frame, standing_frames
     from arena.web.formats import interval
 

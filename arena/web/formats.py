@@ -3,7 +3,11 @@ a count with its noun, shared places, what the slowest moves took, what a stoppi
 
 from __future__ import annotations
 
-import pandas as pd
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pandas is not imported for the formats: a command that shows no table spares its 0.2 s
+    import pandas as pd
 
 
 def interval(value: float, lo: float | None, hi: float | None, digits: int) -> str:
@@ -14,7 +18,7 @@ def interval(value: float, lo: float | None, hi: float | None, digits: int) -> s
 
 def bounds(lo: float | None, hi: float | None, digits: int) -> str:
     """`[lo, hi]`, with a dash for a bound that is undefined."""
-    bound = lambda x: "–" if x is None or pd.isna(x) else f"{x:.{digits}f}"
+    bound = lambda x: "–" if x is None or math.isnan(x) else f"{x:.{digits}f}"
     return f"[{bound(lo)}, {bound(hi)}]"
 
 
