@@ -2,6 +2,8 @@
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +40,17 @@ def test_play_json_replays_to_the_same_result(args):
     assert data["seed"] == 11 and data["players"] == args[1:len(data["players"]) + 1]
     outcome = referee.replay(data)
     assert list(outcome.scores) == data["scores"] and list(outcome.ranks) == data["ranks"]
+
+
+@pytest.mark.parametrize("args", [["games"], ["bots"], ["play", "caterpillar", "random", "greedy"]])
+def test_a_command_that_shows_no_rating_table_starts_without_the_ratings_libraries(args):
+    """pandas, pyarrow and numba take a second between them to import: a command that needs none of them is spared
+    them (arena/cli/tables.py)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "arena.cli", *args], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    imported = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
+    assert "typer" in imported and not imported & {"pandas", "pyarrow", "numba", "scipy"}
 
 
 def test_play_prints_a_readable_account():
