@@ -1,5 +1,5 @@
 """`python -m arena.ratings`: compiles the ratings' kernels (arena/ratings/kernels.py) into numba's on-disk cache,
-so that no run pays for it (about 7 s of CPU, once after installation: `make install` runs it). Each kernel is
+so that no run pays for it (about 11 s of CPU, once after installation: `make install` runs it). Each kernel is
 reached through the function the tables call it from, on a few made-up six-player games, so that it is compiled
 for the very argument types a run passes it (tests/test_ratings.py checks that a run compiles nothing more)."""
 
@@ -27,6 +27,10 @@ def warm() -> None:
         kernels.PARALLEL_FACTORS = parallel
     newton_terms(outcomes, 8, settings, fit)
     ClusteredMean().add(rng.random(12), np.arange(12) % 3, np.arange(12) // 6)
+    # and the two no run calls, which tests/test_ratings.py checks the sweep against
+    kernels.truncated_moments(rng.normal(size=6), np.full(6, np.inf))
+    pi, half = rng.random((3, 4)) + 0.1, np.zeros((3, 3))
+    kernels.chain_messages(pi, pi.copy(), half.copy(), half.copy(), half > 0, 4.1 ** 2, 0.6)
 
 
 if __name__ == "__main__":
