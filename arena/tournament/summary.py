@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arena.ratings import VariantRatings
 from arena.tournament.referee import WALL_FAULT
+
+if TYPE_CHECKING:  # `arena reproduce` reads the results here and rates nothing: numba and scipy stay unimported
+    from arena.ratings import VariantRatings
 
 REPLAY_TABLES = 4
 """Example replays per variant: the first game of at most this many tables, plus the biggest upset. Each is
