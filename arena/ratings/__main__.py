@@ -27,7 +27,7 @@ def warm() -> None:
         kernels.PARALLEL_FACTORS = parallel
     newton_terms(outcomes, 8, settings, fit)
     ClusteredMean().add(rng.random(12), np.arange(12) % 3, np.arange(12) // 6)
-    # and the two no run calls, which tests/test_ratings.py checks the sweep against
+    # and the two kernels no run calls: tests/test_ratings.py checks the sweep against them
     kernels.truncated_moments(rng.normal(size=6), np.full(6, np.inf))
     pi, half = rng.random((3, 4)) + 0.1, np.zeros((3, 3))
     kernels.chain_messages(pi, pi.copy(), half.copy(), half.copy(), half > 0, 4.1 ** 2, 0.6)
