@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The ratings' numba kernels compiled into their on-disk cache once, here, rather than by the first run, and again
-# whenever kernels.py changes (numba then drops the whole cache): else every test process would compile them at once.
-$(KERNELS): $(STAMP) arena/ratings/kernels.py
+# whenever kernels.py changes (numba then drops the whole cache) or the warm-up does: else every test process would
+# compile them at once.
+$(KERNELS): $(STAMP) arena/ratings/kernels.py arena/ratings/__main__.py
 	$(BIN)/python -m arena.ratings
 	touch $(KERNELS)
 
