@@ -44,8 +44,8 @@ def test_play_json_replays_to_the_same_result(args):
 
 @pytest.mark.parametrize("args", [["games"], ["bots"], ["play", "caterpillar", "random", "greedy"]])
 def test_a_command_that_shows_no_rating_table_starts_without_the_ratings_libraries(args):
-    """pandas, pyarrow and numba take a second between them to import: a command that needs none of them is spared
-    them (arena/cli/tables.py)."""
+    """pandas, pyarrow, numba and scipy take a second between them to import: a command that needs none of them is
+    spared them (arena/cli/tables.py)."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "arena.cli", *args], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr

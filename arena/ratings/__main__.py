@@ -1,7 +1,8 @@
 """`python -m arena.ratings`: compiles the ratings' kernels (arena/ratings/kernels.py) into numba's on-disk cache,
-so that no run pays for it (about 11 s of CPU, once after installation: `make install` runs it). Each kernel is
-reached through the function the tables call it from, on a few made-up six-player games, so that it is compiled
-for the very argument types a run passes it (tests/test_ratings.py checks that a run compiles nothing more)."""
+so that no run pays for it (about 11 s of CPU with an empty cache, by `time python -m arena.ratings`; once after
+installation: `make install` runs it). Each kernel is reached through the function the tables call it from, on a
+few made-up six-player games, so that it is compiled for the very argument types a run passes it
+(tests/test_ratings.py checks that a run compiles nothing more)."""
 
 from __future__ import annotations
 
